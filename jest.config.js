@@ -1,0 +1,17 @@
+/** One Jest run covers every workspace: unit specs and integration specs. */
+const swc = ['@swc/jest', { jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022', keepClassNames: true }, module: { type: 'commonjs' } }];
+const common = {
+  transform: { '^.+\\.(t|j)s$': swc },
+  moduleNameMapper: {
+    '^@rota/([a-z-]+)$': '<rootDir>/packages/$1/src',
+    '^@rota/([a-z-]+)/(.*)$': '<rootDir>/packages/$1/src/$2',
+  },
+  testEnvironment: 'node',
+  modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
+};
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,packages}/*/src/**/*.spec.ts'] },
+    { ...common, displayName: 'int', testMatch: ['<rootDir>/{apps,packages}/*/src/**/*.int-spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'], testTimeout: 60000 },
+  ],
+};

@@ -1,0 +1,97 @@
+/**
+ * Error codes that cross the service transport and reach HTTP clients.
+ *
+ * Every code has exactly one HTTP status here; the gateway never decides a
+ * status anywhere else. Adding a code without a status is a type error.
+ */
+export const ERROR_STATUS = {
+  /** The request body failed validation. Carries `issues`. */
+  invalid_body: 400,
+  /** The query string failed validation. Carries `issues`. */
+  invalid_query: 400,
+  /** `POST /v1/sessions` named servers that do not exist. Carries `unknown`. */
+  unknown_servers: 400,
+  /** Path C: the intent maps to no meta-tool. */
+  intent_unmappable: 400,
+  /** Missing or unknown credential. Sent as the raw body `{"error":"unauthorized"}`. */
+  unauthorized: 401,
+  /** The key lacks the scope the route needs. */
+  forbidden: 403,
+  /** The org is over its plan's quota. Carries `plan`, `limit`, `used`. */
+  quota_exceeded: 403,
+  /** Route or resource does not exist (or belongs to another tenant). */
+  not_found: 404,
+  /** A provider id that names nothing. */
+  unknown_server: 404,
+  /** A session id that names nothing visible to the caller. */
+  session_not_found: 404,
+  /** A unique constraint was violated. */
+  conflict: 409,
+  /** The session exists but is not active. Carries `status`. */
+  session_not_active: 409,
+  /** The body exceeds the route's size limit. */
+  payload_too_large: 413,
+  /** Unsupported media type for the body. */
+  unsupported_media_type: 415,
+  /** Path C: nothing eligible for this combination. */
+  eligibility_empty: 424,
+  /** Path C: candidates exist but all move money the wrong way. */
+  direction_blocked: 424,
+  /** Too many requests. */
+  rate_limited: 429,
+  /** Anything unexpected on our side; the body carries only the request id. */
+  internal: 500,
+  /** Path C: the natural-language extractor is disabled. */
+  nl_unavailable: 501,
+  /** Path C: the extractor ran and produced nothing usable. */
+  nl_extraction_failed: 502,
+  /** The transport or a dependency is unreachable. */
+  unavailable: 503,
+  /** A service did not answer within the call's deadline. */
+  upstream_timeout: 504,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && Object.prototype.hasOwnProperty.call(ERROR_STATUS, code);
+}
+
+/** The shape errors take when they cross the service transport. */
+export interface WireError {
+  code: ErrorCode;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * The one error type services throw on purpose. `details` are merged into the
+ * HTTP envelope as route-specific fields (for example `issues` or `unknown`).
+ */
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+
+  toWire(): WireError {
+    return this.details ? { code: this.code, message: this.message, details: this.details } : { code: this.code, message: this.message };
+  }
+
+  static fromWire(w: WireError): AppError {
+    return new AppError(isErrorCode(w.code) ? w.code : 'internal', w.message, w.details);
+  }
+}
+
+/** Turns a ZodError's issues into the `issues` array of a 400 envelope. */
+export function zodIssues(error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string; code: string }> }) {
+  return error.issues.map((i) => ({ path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)), message: i.message, code: i.code }));
+}

@@ -1,0 +1,196 @@
+import { randomBytes } from 'node:crypto';
+import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
+import { AppError } from '@rota/contracts';
+import Redis from 'ioredis';
+import { serviceOf, transportKeys, type StreamReply } from './keys';
+
+export interface RedisStreamsClientOptions {
+  url: string;
+  prefix: string;
+  /** Deadline of a call when the caller gives none. */
+  timeoutMs?: number;
+  /** Cap on a service's request stream so a long outage cannot fill Redis. */
+  maxStreamLength?: number;
+}
+
+/** Envelope the client wraps around every payload. */
+export interface RpcEnvelope {
+  payload: unknown;
+  requestId: string;
+  timeoutMs?: number;
+}
+
+interface Pending {
+  callback: (packet: WritePacket) => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * Nest client proxy for {@link RedisStreamsServer}.
+ *
+ * A request is one XADD on the target service's stream; the reply arrives on
+ * this client's own pub/sub channel. Every call has a deadline (504
+ * `upstream_timeout`); when Redis is unreachable calls fail at once with 503
+ * `unavailable` rather than queueing, and resume by themselves once ioredis
+ * has reconnected and the reply channel is subscribed again.
+ */
+export class RedisStreamsClient extends ClientProxy {
+  private readonly keys;
+  private readonly clientId = randomBytes(8).toString('hex');
+  private readonly replyChannel: string;
+  private readonly timeoutMs: number;
+  private readonly maxLen: number;
+  private pub?: Redis;
+  private sub?: Redis;
+  private subscribed = false;
+  private seq = 0;
+  private readonly pending = new Map<string, Pending>();
+  private connecting?: Promise<void>;
+
+  constructor(private readonly options: RedisStreamsClientOptions) {
+    super();
+    this.keys = transportKeys(options.prefix);
+    this.replyChannel = this.keys.reply(this.clientId);
+    this.timeoutMs = options.timeoutMs ?? 5000;
+    this.maxLen = options.maxStreamLength ?? 100_000;
+  }
+
+  connect(): Promise<void> {
+    if (this.connecting) return this.connecting;
+    const common = {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      connectTimeout: 800,
+      commandTimeout: 800,
+      retryStrategy: (n: number) => Math.min(50 * n, 300),
+    };
+    this.pub = new Redis(this.options.url, { ...common, connectionName: 'rota-rpc-pub' });
+    this.sub = new Redis(this.options.url, { ...common, commandTimeout: undefined, autoResubscribe: false, connectionName: 'rota-rpc-sub' });
+    this.pub.on('error', () => undefined);
+    this.sub.on('error', () => undefined);
+    this.sub.on('message', (_channel: string, message: string) => this.onReply(message));
+    // Replies travel over the subscriber connection: when it drops, no answer
+    // can arrive, so fail everything in flight right away.
+    this.sub.on('close', () => {
+      this.subscribed = false;
+      this.failAll('unavailable', 'The service transport lost its connection.');
+    });
+    this.sub.on('ready', () => {
+      this.sub!.subscribe(this.replyChannel).then(
+        () => (this.subscribed = true),
+        () => undefined,
+      );
+    });
+    this.connecting = new Promise<void>((resolve) => {
+      // Resolve on first subscription or after a short wait: callers made
+      // while Redis is down must get a fast 503, not hang on connect().
+      const done = () => resolve();
+      const t = setTimeout(done, 1000);
+      const check = setInterval(() => {
+        if (this.subscribed) {
+          clearTimeout(t);
+          clearInterval(check);
+          done();
+        }
+      }, 5);
+      t.unref?.();
+      setTimeout(() => clearInterval(check), 1000).unref?.();
+    });
+    return this.connecting;
+  }
+
+  async close() {
+    this.failAll('unavailable', 'The client is shutting down.');
+    this.pub?.disconnect();
+    this.sub?.disconnect();
+    this.connecting = undefined;
+  }
+
+  unwrap<T>(): T {
+    return { pub: this.pub, sub: this.sub } as T;
+  }
+
+  /** True when a request could be sent right now. */
+  get ready(): boolean {
+    return this.subscribed && this.pub?.status === 'ready';
+  }
+
+  protected publish(packet: ReadPacket<RpcEnvelope>, callback: (packet: WritePacket) => void): () => void {
+    const pattern = String(packet.pattern);
+    const env = packet.data;
+    const id = `${this.clientId}.${++this.seq}`;
+    const timeoutMs = env.timeoutMs ?? this.timeoutMs;
+    if (!this.ready) {
+      callback(errPacket('unavailable', 'The service transport is unavailable.'));
+      return () => undefined;
+    }
+    const timer = setTimeout(() => {
+      if (this.pending.delete(id)) callback(errPacket('upstream_timeout', `The ${serviceOf(pattern)} service did not answer within ${timeoutMs} ms.`));
+    }, timeoutMs);
+    this.pending.set(id, { callback, timer });
+    const deadline = Date.now() + timeoutMs;
+    this.pub!.xadd(
+      this.keys.stream(serviceOf(pattern)),
+      'MAXLEN',
+      '~',
+      this.maxLen,
+      '*',
+      'i',
+      id,
+      'p',
+      pattern,
+      'd',
+      JSON.stringify(env.payload ?? null),
+      'r',
+      this.replyChannel,
+      't',
+      String(deadline),
+      'q',
+      env.requestId,
+    ).catch(() => {
+      const p = this.pending.get(id);
+      if (!p) return;
+      this.pending.delete(id);
+      clearTimeout(p.timer);
+      callback(errPacket('unavailable', 'The service transport is unavailable.'));
+    });
+    return () => {
+      const p = this.pending.get(id);
+      if (p) {
+        clearTimeout(p.timer);
+        this.pending.delete(id);
+      }
+    };
+  }
+
+  protected dispatchEvent(): Promise<never> {
+    return Promise.reject(new Error('Events are not supported by this transport; use a queue.'));
+  }
+
+  private onReply(message: string) {
+    let reply: StreamReply;
+    try {
+      reply = JSON.parse(message);
+    } catch {
+      return;
+    }
+    const p = this.pending.get(reply.i);
+    if (!p) return;
+    this.pending.delete(reply.i);
+    clearTimeout(p.timer);
+    if (reply.err) p.callback({ err: AppError.fromWire(reply.err as never), isDisposed: true });
+    else p.callback({ response: reply.ok, isDisposed: true });
+  }
+
+  private failAll(code: 'unavailable', message: string) {
+    for (const [id, p] of this.pending) {
+      clearTimeout(p.timer);
+      this.pending.delete(id);
+      p.callback(errPacket(code, message));
+    }
+  }
+}
+
+function errPacket(code: 'unavailable' | 'upstream_timeout', message: string): WritePacket {
+  return { err: new AppError(code, message), isDisposed: true };
+}
