@@ -1,3 +1,4 @@
 export * from './errors';
 export * from './scopes';
 export * from './patterns';
+export * from './jobs';

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { type INestMicroservice, type Type } from '@nestjs/common';
+import { type DynamicModule, type INestMicroservice, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { ServiceName } from '@rota/contracts';
 import { createLogger, PinoNestLogger } from './logger';
@@ -20,7 +20,7 @@ export interface StartedService {
  * Boots a Nest microservice on the Redis Streams transport with JSON logs,
  * the wire-error filter and graceful shutdown on SIGTERM/SIGINT.
  */
-export async function startService(service: ServiceName, module: Type<unknown>, config: BaseConfig): Promise<StartedService> {
+export async function startService(service: ServiceName, module: Type<unknown> | DynamicModule, config: BaseConfig): Promise<StartedService> {
   const logger = createLogger(service, config.LOG_LEVEL);
   const server = new RedisStreamsServer({
     url: config.REDIS_URL,

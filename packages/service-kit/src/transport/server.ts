@@ -113,7 +113,9 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
     // The blocking read returns within its block period; do not wait on it
     // longer than the drain budget.
     const drained = Promise.all([this.loop, ...this.inFlight]);
-    await Promise.race([drained, sleep(this.drainTimeoutMs)]);
+    let budget: NodeJS.Timeout | undefined;
+    await Promise.race([drained, new Promise((r) => (budget = setTimeout(r, this.drainTimeoutMs)))]);
+    clearTimeout(budget);
     try {
       await this.writer?.del(this.keys.heartbeat(this.options.service, this.consumer));
       if (this.inFlight.size === 0) {

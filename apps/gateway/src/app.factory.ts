@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import { type Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createLogger, PinoNestLogger } from '@rota/service-kit';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { GatewayModule } from './app.module';
+import type { GatewayConfig } from './config';
+import { EnvelopeFilter } from './http/envelope.filter';
+import { toHttpError } from './http/errors';
+
+/** Largest JSON body accepted on ordinary routes. */
+export const BODY_LIMIT = 1024 * 1024;
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Builds the HTTP gateway: Fastify under Nest, request ids, the envelope for
+ * every refusal, auth on every non-public route.
+ */
+export async function createGateway(config: GatewayConfig, extra: Type<unknown>[] = []): Promise<NestFastifyApplication> {
+  const log = createLogger('gateway', config.LOG_LEVEL);
+  const adapter = new FastifyAdapter({
+    bodyLimit: BODY_LIMIT,
+    // Echo a caller's X-Request-Id when it is sane, else mint one.
+    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    logger: false,
+    return503OnClosing: true,
+  });
+  const fastify = adapter.getInstance();
+  fastify.addHook('onRequest', (req, reply, done) => {
+    void reply.header('x-request-id', req.id);
+    done();
+  });
+  // Refusals raised by Fastify itself (bad JSON, too large, wrong media type)
+  // never reach Nest's filters; render them in the same envelope.
+  fastify.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
+    const out = toHttpError(err, String(req.id));
+    if (out.unexpected) log.error({ err, request_id: req.id }, 'unhandled error');
+    void reply.status(out.status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(out.body));
+  });
+
+  const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forConfig(config, extra), adapter, {
+    logger: new PinoNestLogger(log),
+  });
+  app.useGlobalFilters(new EnvelopeFilter(log));
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+  return app;
+}

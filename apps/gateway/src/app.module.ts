@@ -1,0 +1,25 @@
+import { Module, type DynamicModule, type Type } from '@nestjs/common';
+import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { ApiKeyService } from './auth/api-key.service';
+import { AuthGuard } from './auth/auth.guard';
+import type { GatewayConfig } from './config';
+import { HealthController } from './health/health.controller';
+import { RequestContextInterceptor } from './http/request-context.interceptor';
+import { InfraModule } from './infra/infra.module';
+
+@Module({})
+export class GatewayModule {
+  /** `extra` lets benchmarks mount additional controllers on the same pipeline. */
+  static forConfig(config: GatewayConfig, extra: Type<unknown>[] = []): DynamicModule {
+    return {
+      module: GatewayModule,
+      imports: [InfraModule.forConfig(config), ...extra],
+      controllers: [HealthController],
+      providers: [
+        ApiKeyService,
+        { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_INTERCEPTOR, useClass: RequestContextInterceptor },
+      ],
+    };
+  }
+}

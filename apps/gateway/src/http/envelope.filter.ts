@@ -1,0 +1,19 @@
+import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { toHttpError } from './errors';
+
+/** Renders every refusal raised inside Nest's pipeline in the standard envelope. */
+@Catch()
+export class EnvelopeFilter implements ExceptionFilter {
+  constructor(private readonly log: Logger) {}
+
+  catch(exception: unknown, host: ArgumentsHost) {
+    const http = host.switchToHttp();
+    const req = http.getRequest<FastifyRequest>();
+    const reply = http.getResponse<FastifyReply>();
+    const out = toHttpError(exception, String(req.id));
+    if (out.unexpected) this.log.error({ err: out.unexpected, request_id: req.id, route: req.url }, 'unhandled error');
+    void reply.status(out.status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(out.body));
+  }
+}

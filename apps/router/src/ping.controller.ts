@@ -1,0 +1,11 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern } from '@nestjs/microservices';
+import { pingAnswer } from '@rota/service-kit';
+
+@Controller()
+export class PingController {
+  @MessagePattern('router.ping')
+  ping() {
+    return pingAnswer('router');
+  }
+}

@@ -1,0 +1,52 @@
+import { JOBS, QUEUES, type JobName, type QueueName } from '@rota/contracts';
+import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
+import { assertHandlersComplete, HANDLERS, type JobDeps } from './handlers';
+
+/**
+ * Owns the BullMQ queues and workers of this process: validates payloads,
+ * dispatches by job name, installs the schedules, and drains on close.
+ */
+export class JobRunner {
+  readonly queues = new Map<QueueName, Queue>();
+  private readonly workers: Worker[] = [];
+
+  constructor(
+    /** Shared by the queues and workers; BullMQ duplicates it for blocking reads. */
+    private readonly connection: ConnectionOptions & { quit?: () => Promise<unknown> },
+    private readonly prefix: string,
+    private readonly deps: JobDeps,
+  ) {
+    assertHandlersComplete();
+  }
+
+  async start() {
+    for (const name of Object.values(QUEUES)) {
+      const common = { connection: this.connection, prefix: this.prefix };
+      this.queues.set(name, new Queue(name, { ...common, defaultJobOptions: { removeOnComplete: 1000, removeOnFail: 5000, attempts: 5, backoff: { type: 'exponential', delay: 1000 } } }));
+      const worker = new Worker(name, (job) => this.dispatch(job), { ...common, concurrency: this.deps.config.ROTA_WORKER_CONCURRENCY });
+      worker.on('failed', (job, err) => this.deps.log.warn({ job: job?.name, id: job?.id, err: err.message }, 'job failed'));
+      this.workers.push(worker);
+    }
+    await this.queues.get(QUEUES.maintenance)!.upsertJobScheduler(
+      'sessions-expire',
+      { every: this.deps.config.ROTA_SWEEP_EVERY_MS },
+      { name: 'sessions.expire', data: {} },
+    );
+  }
+
+  private async dispatch(job: Job) {
+    const name = job.name as JobName;
+    const spec = JOBS[name];
+    if (!spec) throw new Error(`Unknown job ${job.name}`);
+    const payload = spec.payload.parse(job.data);
+    return HANDLERS[name](payload as never, this.deps);
+  }
+
+  /** Stops taking jobs and waits for the running ones to finish. */
+  async close() {
+    await Promise.all(this.workers.map((w) => w.close()));
+    await Promise.all([...this.queues.values()].map((q) => q.close()));
+    // BullMQ leaves a connection it was handed open; it is ours to close.
+    await this.connection.quit?.().catch(() => undefined);
+  }
+}

@@ -1,0 +1,107 @@
+import { API_KEY_PATTERN } from '@rota/contracts';
+import { ApiKeyRepository, seed } from '@rota/db';
+import { createTestDatabase, type TestDatabase } from '@rota/db/testing';
+import { run } from './main';
+
+/** Runs the CLI in-process against the test database and captures its output. */
+async function rota(db: TestDatabase, ...argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await run(argv, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env: { DATABASE_URL: db.url } });
+  return { code, stdout, stderr };
+}
+
+describe('rota CLI', () => {
+  let db: TestDatabase;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await seed(db.prisma);
+  });
+
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it('keys create prints only the new key', async () => {
+    const res = await rota(db, 'keys', 'create', '--scopes', 'servers:read, tools:execute');
+    expect(res).toMatchObject({ code: 0, stderr: '' });
+    expect(res.stdout).toMatch(/^csk_live_[A-Za-z0-9]{32}\n$/);
+    const key = res.stdout.trim();
+    expect(key).toMatch(API_KEY_PATTERN);
+    await expect(new ApiKeyRepository(db.prisma).findActiveByKey(key)).resolves.toMatchObject({
+      projectId: 'proj_dev',
+      orgId: 'org_dev',
+      environment: 'live',
+      scopes: ['servers:read', 'tools:execute'],
+    });
+  });
+
+  it('keys create honours --environment, --project and --name', async () => {
+    const project = await rota(db, 'projects', 'create', 'Shop');
+    expect(project.code).toBe(0);
+    const projectId = project.stdout.trim();
+    expect(projectId).toMatch(/^proj_[A-Za-z0-9]+$/);
+
+    const res = await rota(db, 'keys', 'create', '--scopes', 'catalog:write', '--environment', 'test', '--project', projectId, '--name', 'ci');
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/^csk_test_/);
+    const [row] = await db.prisma.apiKey.findMany({ where: { projectId } });
+    expect(row).toMatchObject({ name: 'ci', environment: 'test', scopes: ['catalog:write'] });
+  });
+
+  it('rejects an unknown scope on stderr with exit code 1 and creates nothing', async () => {
+    const before = await db.prisma.apiKey.count();
+    const res = await rota(db, 'keys', 'create', '--scopes', 'servers:read,servers:write');
+    expect(res.code).toBe(1);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toMatch(/unknown scope: servers:write/);
+    expect(res.stderr).not.toMatch(/\bat \S+:\d+/);
+    await expect(db.prisma.apiKey.count()).resolves.toBe(before);
+  });
+
+  it('rejects a bad environment, a missing --scopes and an unknown project', async () => {
+    expect((await rota(db, 'keys', 'create', '--scopes', 'servers:read', '--environment', 'prod')).code).toBe(1);
+    const missing = await rota(db, 'keys', 'create');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/--scopes/);
+    const noProject = await rota(db, 'keys', 'create', '--scopes', 'servers:read', '--project', 'proj_missing');
+    expect(noProject).toMatchObject({ code: 1, stdout: '' });
+    expect(noProject.stderr).toBe('error: project proj_missing not found\n');
+  });
+
+  it('keys list shows a table without secrets, and keys revoke revokes', async () => {
+    const key = (await rota(db, 'keys', 'create', '--scopes', 'sessions:create')).stdout.trim();
+    const id = (await new ApiKeyRepository(db.prisma).findActiveByKey(key))!.id;
+
+    const listed = await rota(db, 'keys', 'list', '--project', 'proj_dev');
+    expect(listed.code).toBe(0);
+    const lines = listed.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+PREFIX\s+ENVIRONMENT\s+SCOPES\s+CREATED\s+REVOKED$/);
+    const line = lines.find((l) => l.startsWith(id));
+    expect(line).toMatch(new RegExp(`^${id}\\s+${key.slice(0, 12)}\\s+live\\s+sessions:create\\s+\\S+Z\\s+-$`));
+    expect(listed.stdout).not.toContain(key);
+
+    const revoked = await rota(db, 'keys', 'revoke', id);
+    expect(revoked).toEqual({ code: 0, stdout: `revoked ${id}\n`, stderr: '' });
+    await expect(new ApiKeyRepository(db.prisma).findActiveByKey(key)).resolves.toBeNull();
+    const after = await rota(db, 'keys', 'list');
+    expect(after.stdout.split('\n').find((l) => l.startsWith(id))).not.toMatch(/\s-$/);
+  });
+
+  it('keys revoke of an unknown id fails cleanly', async () => {
+    await expect(rota(db, 'keys', 'revoke', 'key_missing')).resolves.toEqual({ code: 1, stdout: '', stderr: 'error: API key key_missing not found\n' });
+  });
+
+  it('projects create fails cleanly for an unknown org', async () => {
+    await expect(rota(db, 'projects', 'create', 'X', '--org', 'org_missing')).resolves.toEqual({ code: 1, stdout: '', stderr: 'error: org org_missing not found\n' });
+  });
+
+  it('explains an unreachable database in one line', async () => {
+    let stderr = '';
+    const code = await run(['keys', 'list'], { stdout: () => undefined, stderr: (t) => void (stderr += t), env: { DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/none' } });
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/^error: .*127\.0\.0\.1:1/);
+  });
+});

@@ -1,0 +1,1 @@
+export { run, parseScopes, formatTable, CliError, type CliIo } from './main';

@@ -1,0 +1,151 @@
+import { Controller, Get, Module, Post, Body } from '@nestjs/common';
+import { RequireScope, Auth } from '../apps/gateway/src/auth/decorators';
+import type { Principal } from '../apps/gateway/src/auth/principal';
+import { ApiKeyRepository } from '@rota/db';
+import { http, startStack, type Stack } from './helpers/stack';
+
+// Routes mounted only in this test, to exercise the gateway's pipeline
+// (auth, scopes, body parsing, envelope) independently of product routes.
+@Controller('__test')
+class ProbeController {
+  @Get('scoped')
+  @RequireScope('sessions:create')
+  scoped(@Auth() p: Principal) {
+    return { project: p.projectId, environment: p.environment };
+  }
+
+  @Post('echo')
+  @RequireScope('servers:read')
+  echo(@Body() body: unknown) {
+    return { body };
+  }
+
+  @Get('boom')
+  @RequireScope('servers:read')
+  boom() {
+    throw new Error('database password is hunter2');
+  }
+}
+@Module({ controllers: [ProbeController] })
+class ProbeModule {}
+
+describe('foundation: gateway pipeline over the running stack', () => {
+  let stack: Stack;
+  let key: string;
+
+  beforeAll(async () => {
+    stack = await startStack({ extraGatewayModules: [ProbeModule] });
+    key = (await stack.key(['servers:read', 'sessions:create'])).key;
+  });
+  afterAll(() => stack.close());
+
+  const auth = (k: string) => ({ authorization: `Bearer ${k}` });
+
+  describe('health', () => {
+    it('live answers without a credential', async () => {
+      const r = await http(`${stack.url}/health/live`);
+      expect(r.status).toBe(200);
+      expect(r.json).toEqual({ status: 'ok' });
+    });
+
+    it('ready checks Postgres, Redis and every service over the transport', async () => {
+      const r = await http(`${stack.url}/health/ready`);
+      expect(r.status).toBe(200);
+      expect(r.json.status).toBe('ready');
+      expect(Object.keys(r.json.checks.services).sort()).toEqual(['router', 'search', 'session', 'worker']);
+      for (const c of Object.values<{ ok: boolean }>(r.json.checks.services)) expect(c.ok).toBe(true);
+      expect(r.json.checks.postgres.ok).toBe(true);
+      expect(r.json.checks.redis.ok).toBe(true);
+    });
+  });
+
+  describe('authentication and scopes', () => {
+    it('401 with the exact raw body when no key is sent', async () => {
+      const r = await http(`${stack.url}/__test/scoped`);
+      expect(r.status).toBe(401);
+      expect(r.text).toBe('{"error":"unauthorized"}');
+    });
+
+    it('401 for a well-formed key nobody issued, and for garbage', async () => {
+      for (const k of ['csk_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'not-a-key']) {
+        const r = await http(`${stack.url}/__test/scoped`, { headers: auth(k) });
+        expect(r.status).toBe(401);
+        expect(r.text).toBe('{"error":"unauthorized"}');
+      }
+    });
+
+    it('401 once a key is revoked, within a second', async () => {
+      const k = await stack.key(['sessions:create']);
+      expect((await http(`${stack.url}/__test/scoped`, { headers: auth(k.key) })).status).toBe(200);
+      await new ApiKeyRepository(stack.db.prisma).revoke(k.id);
+      await new Promise((r) => setTimeout(r, 1100));
+      const r = await http(`${stack.url}/__test/scoped`, { headers: auth(k.key) });
+      expect(r.status).toBe(401);
+      expect(r.text).toBe('{"error":"unauthorized"}');
+    });
+
+    it('403 in the envelope naming the missing scope', async () => {
+      const k = await stack.key(['servers:read']);
+      const r = await http(`${stack.url}/__test/scoped`, { headers: { ...auth(k.key), 'x-request-id': 'req-403' } });
+      expect(r.status).toBe(403);
+      expect(r.json).toEqual({ error: 'forbidden', message: "API key does not have the 'sessions:create' scope.", request_id: 'req-403' });
+    });
+
+    it('passes the key tenant to the handler', async () => {
+      const k = await stack.key(['sessions:create'], { environment: 'test' });
+      const r = await http(`${stack.url}/__test/scoped`, { headers: auth(k.key) });
+      expect(r.json).toEqual({ project: 'proj_dev', environment: 'test' });
+    });
+  });
+
+  describe('error envelope and request ids', () => {
+    it('echoes X-Request-Id on every response, and mints one when absent', async () => {
+      const given = await http(`${stack.url}/health/live`, { headers: { 'x-request-id': 'abc-123' } });
+      expect(given.headers.get('x-request-id')).toBe('abc-123');
+      const minted = await http(`${stack.url}/health/live`);
+      expect(minted.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    });
+
+    it('unknown routes are 404 not_found in the envelope', async () => {
+      const r = await http(`${stack.url}/v1/nothing-here`, { headers: { 'x-request-id': 'nf-1' } });
+      expect(r.status).toBe(404);
+      expect(r.json).toMatchObject({ error: 'not_found', request_id: 'nf-1' });
+      expect(typeof r.json.message).toBe('string');
+    });
+
+    it('malformed JSON is 400 invalid_body', async () => {
+      const r = await http(`${stack.url}/__test/echo`, { method: 'POST', headers: { ...auth(key), 'content-type': 'application/json', 'x-request-id': 'bad-json' }, body: '{"intent": ' });
+      expect(r.status).toBe(400);
+      expect(r.json).toMatchObject({ error: 'invalid_body', request_id: 'bad-json' });
+    });
+
+    it('bodies over 1 MiB are 413 in the envelope', async () => {
+      const big = JSON.stringify({ x: 'a'.repeat(1024 * 1024 + 10) });
+      const r = await http(`${stack.url}/__test/echo`, { method: 'POST', headers: { ...auth(key), 'content-type': 'application/json' }, body: big });
+      expect(r.status).toBe(413);
+      expect(r.json.error).toBe('payload_too_large');
+      expect(r.json.request_id).toBeTruthy();
+    });
+
+    it('a non-JSON media type is a 4xx, never a 5xx', async () => {
+      const r = await http(`${stack.url}/__test/echo`, { method: 'POST', headers: { ...auth(key), 'content-type': 'application/x-thing' }, body: 'hello' });
+      expect(r.status).toBe(415);
+      expect(r.json.error).toBe('unsupported_media_type');
+    });
+
+    it('a 5xx carries only the request id and a generic message', async () => {
+      const r = await http(`${stack.url}/__test/boom`, { headers: { ...auth(key), 'x-request-id': 'boom-1' } });
+      expect(r.status).toBe(500);
+      expect(r.json).toEqual({ error: 'internal', message: expect.any(String), request_id: 'boom-1' });
+      expect(r.text).not.toContain('hunter2');
+    });
+  });
+
+  it('ready turns 503 when a service stops answering', async () => {
+    await stack.services.router.app.close();
+    const r = await http(`${stack.url}/health/ready`);
+    expect(r.status).toBe(503);
+    expect(r.json.status).toBe('not_ready');
+    expect(r.json.checks.services.router.ok).toBe(false);
+  });
+});
