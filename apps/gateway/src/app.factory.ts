@@ -3,11 +3,9 @@ import { type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createLogger, PinoNestLogger } from '@rota/service-kit';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayModule } from './app.module';
 import type { GatewayConfig } from './config';
 import { EnvelopeFilter } from './http/envelope.filter';
-import { toHttpError } from './http/errors';
 
 /** Largest JSON body accepted on ordinary routes. */
 export const BODY_LIMIT = 1024 * 1024;
@@ -35,14 +33,8 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
     void reply.header('x-request-id', req.id);
     done();
   });
-  // Refusals raised by Fastify itself (bad JSON, too large, wrong media type)
-  // never reach Nest's filters; render them in the same envelope.
-  fastify.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
-    const out = toHttpError(err, String(req.id));
-    if (out.unexpected) log.error({ err, request_id: req.id }, 'unhandled error');
-    void reply.status(out.status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(out.body));
-  });
-
+  // Fastify's own refusals (bad JSON, too large, wrong media type) reach
+  // Nest's error handler too, so EnvelopeFilter renders every error.
   const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forConfig(config, extra), adapter, {
     logger: new PinoNestLogger(log),
   });

@@ -64,7 +64,7 @@ export class RedisStreamsClient extends ClientProxy {
       commandTimeout: 800,
       retryStrategy: (n: number) => Math.min(50 * n, 300),
     };
-    this.pub = new Redis(this.options.url, { ...common, connectionName: 'rota-rpc-pub' });
+    this.pub = new Redis(this.options.url, { ...common, enableAutoPipelining: true, connectionName: 'rota-rpc-pub' });
     this.sub = new Redis(this.options.url, { ...common, commandTimeout: undefined, autoResubscribe: false, connectionName: 'rota-rpc-sub' });
     this.pub.on('error', () => undefined);
     this.sub.on('error', () => undefined);

@@ -85,7 +85,8 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
   listen(callback: (...optionalParams: unknown[]) => unknown) {
     const common = { lazyConnect: false, maxRetriesPerRequest: null, retryStrategy: (n: number) => Math.min(50 * n, 500) };
     this.reader = new Redis(this.options.url, { ...common, connectionName: `rota-${this.options.service}-reader` });
-    this.writer = new Redis(this.options.url, { ...common, connectionName: `rota-${this.options.service}-writer` });
+    // Auto-pipelining folds the replies and acks of one tick into a single write.
+    this.writer = new Redis(this.options.url, { ...common, enableAutoPipelining: true, connectionName: `rota-${this.options.service}-writer` });
     this.reader.on('error', () => undefined);
     this.writer.on('error', () => undefined);
     this.running = true;
@@ -213,7 +214,7 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
 
   private async ack(entryId: string) {
     try {
-      await this.writer!.multi().xack(this.stream, this.options.service, entryId).xdel(this.stream, entryId).exec();
+      await Promise.all([this.writer!.xack(this.stream, this.options.service, entryId), this.writer!.xdel(this.stream, entryId)]);
     } catch {
       // Redis gone: the entry vanishes with it, or is reclaimed later.
     }

@@ -127,6 +127,27 @@ describe('Redis Streams transport', () => {
     }
   });
 
+  it('drains in-flight requests on SIGTERM before the replica exits', async () => {
+    const prefix = testPrefix('drain');
+    const replica = await startReplica('draining', url, prefix);
+    const client = new RedisStreamsClient({ url, prefix });
+    await client.connect();
+    try {
+      const calls = Array.from({ length: 10 }, (_, n) => call<{ n: number }>(client, 'fixture.slow', { ms: 600, n }));
+      await sleep(150);
+      const exited = new Promise<number | null>((resolve) => replica.proc.once('exit', (code) => resolve(code)));
+      replica.proc.kill('SIGTERM');
+      const answers = await Promise.all(calls);
+      expect(answers.map((a) => a.n).sort((x, y) => x - y)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      await exited;
+      // Once gone, new requests find nobody and time out instead of hanging.
+      await expect(call(client, 'fixture.echo', { n: 1 }, 300)).rejects.toMatchObject({ code: 'upstream_timeout' });
+    } finally {
+      await client.close();
+      await stopReplica(replica, 'SIGKILL');
+    }
+  });
+
   it('fails with unavailable while Redis is down and recovers by itself', async () => {
     const redis = await OwnRedis.start();
     const prefix = testPrefix('outage');

@@ -1,0 +1,92 @@
+// Helpers shared by the benchmark scripts: child processes, load, formatting.
+import { fork, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const SHARED = join(ROOT, '..', 'shared');
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export function benchPrefix(label) {
+  return `rota-bench-${label}-${process.pid}-${Math.random().toString(36).slice(2, 7)}`;
+}
+
+/** Starts a compiled app (`apps/<name>/dist/main.js`) or any script; resolves when `ready()` says so. */
+const children = new Set();
+process.on('exit', () => {
+  for (const c of children) c.kill('SIGKILL');
+});
+
+export async function startProcess(script, env, ready) {
+  const proc = spawn(process.execPath, [script], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  children.add(proc);
+  proc.once('exit', () => children.delete(proc));
+  const t0 = Date.now();
+  while (Date.now() - t0 < 30_000) {
+    if (proc.exitCode !== null) throw new Error(`${script} exited with ${proc.exitCode}`);
+    if (await ready().catch(() => false)) return proc;
+    await sleep(100);
+  }
+  proc.kill('SIGKILL');
+  throw new Error(`${script} did not become ready`);
+}
+
+export function forkReplica(name, env) {
+  return new Promise((resolve, reject) => {
+    const proc = fork(join(ROOT, 'packages/service-kit/dist/testing/replica-main.js'), [], {
+      env: { ...process.env, ...env, REPLICA_NAME: name, LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    children.add(proc);
+    proc.once('exit', () => children.delete(proc));
+    proc.on('message', (m) => m.ready && resolve(proc));
+    proc.once('exit', (c) => reject(new Error(`replica exited ${c}`)));
+  });
+}
+
+export async function stop(proc) {
+  if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+  await new Promise((resolve) => {
+    proc.once('exit', resolve);
+    proc.kill('SIGTERM');
+    setTimeout(() => proc.kill('SIGKILL'), 5000).unref();
+  });
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Runs autocannon; returns requests/s and latency percentiles in ms. */
+export async function load({ url, method = 'GET', body, headers = {}, connections, seconds }) {
+  const opts = { url, method, connections, duration: seconds, headers: { ...headers }, pipelining: 1 };
+  if (body !== undefined) {
+    opts.body = typeof body === 'string' ? body : JSON.stringify(body);
+    opts.headers['content-type'] = 'application/json';
+  }
+  // Warm up JIT and connection pools before measuring.
+  await autocannon({ ...opts, duration: 1 });
+  const r = await autocannon(opts);
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx answers and ${r.errors} errors`);
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, total: r.requests.total };
+}
+
+export const fmt = (n, d = 1) => (typeof n === 'number' ? n.toFixed(d) : String(n));
+
+export function table(rows) {
+  const cols = Object.keys(rows[0]);
+  const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)));
+  const line = (vals) => vals.map((v, i) => String(v).padEnd(widths[i])).join('  ');
+  console.log(line(cols));
+  for (const r of rows) console.log(line(cols.map((c) => r[c])));
+}

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The whole test suite on a fresh machine: installs and builds what is
+# missing, then runs unit, integration and end-to-end tests. Every test file
+# makes its own database and Redis prefix, so this can run twice in a row.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+bash scripts/bootstrap.sh
+pnpm exec turbo run typecheck --output-logs=errors-only
+pnpm exec jest --ci --maxWorkers=2 "$@"

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Quick start: installs what is missing, makes sure Postgres (with pgvector)
+# and Redis run, migrates, seeds, starts the five services in the background
+# and prints the gateway URL and a fresh dev API key.
+# Logs: .rota/logs/<app>.log   Stop: bash scripts/down.sh
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+bash scripts/bootstrap.sh
+
+export DATABASE_URL="${DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/rota}"
+export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
+export PORT="${PORT:-3000}"
+
+node packages/db/dist/migrate-cli.js
+node packages/db/dist/seed-cli.js
+
+bash scripts/down.sh >/dev/null 2>&1 || true
+mkdir -p .rota/logs .rota/pids
+for app in search session router worker gateway; do
+  nohup node "apps/$app/dist/main.js" >".rota/logs/$app.log" 2>&1 &
+  echo $! >".rota/pids/$app.pid"
+done
+
+url="http://127.0.0.1:${PORT}"
+for _ in $(seq 1 120); do
+  if curl -fsS "$url/health/ready" >/dev/null 2>&1; then break; fi
+  sleep 0.5
+done
+if ! curl -fsS "$url/health/ready" >/dev/null 2>&1; then
+  echo "The stack did not become ready; see .rota/logs/." >&2
+  curl -sS "$url/health/ready" >&2 || true
+  exit 1
+fi
+
+key="$(node packages/cli/dist/main.js keys create --scopes servers:read,sessions:create,tools:execute,connections:write,catalog:write --name quickstart)"
+echo
+echo "Rota is up."
+echo "  gateway:     $url"
+echo "  dev API key: $key"
+echo "  try:         curl -s $url/health/ready"
