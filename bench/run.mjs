@@ -1,12 +1,21 @@
-// `pnpm bench`: runs every benchmark in order and prints its figures.
-// Needs a build (`pnpm build`) and the machine's Postgres and Redis.
-import { roundTrip, replicas } from './transport.mjs';
+// `pnpm bench [suite]`: runs the benchmarks in order and prints their figures.
+// Needs a build (`pnpm build`), Postgres and Redis (scripts/up.sh gives all three).
+import { cpus } from 'node:os';
+import { pathA } from './path-a.mjs';
+import { replicas, roundTrip } from './transport.mjs';
 
+const suites = {
+  transport: async () => {
+    await roundTrip();
+    await replicas();
+  },
+  'path-a': pathA,
+};
 const only = process.argv[2];
-const suites = { transport: async () => { await roundTrip(); await replicas(); } };
-console.log(`Rota benchmarks on ${(await import('node:os')).cpus().length} cores, node ${process.version}`);
-for (const [name, fn] of Object.entries(suites)) {
-  if (only && only !== name) continue;
-  await fn();
+if (only && !suites[only]) {
+  console.error(`unknown suite ${only}; one of: ${Object.keys(suites).join(', ')}`);
+  process.exit(2);
 }
+console.log(`Rota benchmarks on ${cpus().length} cores, node ${process.version}`);
+for (const [name, fn] of Object.entries(suites)) if (!only || only === name) await fn();
 process.exit(0);

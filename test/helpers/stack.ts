@@ -9,6 +9,7 @@ import { createGateway } from '../../apps/gateway/src/app.factory';
 import { GatewayConfig } from '../../apps/gateway/src/config';
 import { RouterModule } from '../../apps/router/src/router.module';
 import { SearchModule } from '../../apps/search/src/search.module';
+import { SearchConfig } from '../../apps/search/src/config';
 import { SessionModule } from '../../apps/session/src/session.module';
 import { WorkerConfig } from '../../apps/worker/src/config';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
@@ -40,7 +41,7 @@ export async function startStack(opts: { env?: Record<string, string>; extraGate
   };
   const base = loadConfig(BaseConfig, env);
   const services = {
-    search: await startService('search', SearchModule, base),
+    search: await startService('search', SearchModule.forConfig(loadConfig(SearchConfig, env)), base),
     session: await startService('session', SessionModule, base),
     router: await startService('router', RouterModule, base),
     worker: await startService('worker', WorkerModule.forConfig(loadConfig(WorkerConfig, env)), base),

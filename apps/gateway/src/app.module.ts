@@ -6,6 +6,8 @@ import type { GatewayConfig } from './config';
 import { HealthController } from './health/health.controller';
 import { RequestContextInterceptor } from './http/request-context.interceptor';
 import { InfraModule } from './infra/infra.module';
+import { MetaToolsController } from './tools/meta-tools.controller';
+import { ToolsController } from './tools/tools.controller';
 
 @Module({})
 export class GatewayModule {
@@ -14,7 +16,7 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [InfraModule.forConfig(config), ...extra],
-      controllers: [HealthController],
+      controllers: [HealthController, ToolsController, MetaToolsController],
       providers: [
         ApiKeyService,
         { provide: APP_GUARD, useClass: AuthGuard },

@@ -1,8 +1,10 @@
 import 'reflect-metadata';
-import { BaseConfig, loadConfig, startService } from '@rota/service-kit';
+import { loadConfig, startService } from '@rota/service-kit';
+import { SearchConfig } from './config';
 import { SearchModule } from './search.module';
 
-startService('search', SearchModule, loadConfig(BaseConfig)).catch((err) => {
+const config = loadConfig(SearchConfig);
+startService('search', SearchModule.forConfig(config), config).catch((err) => {
   process.stderr.write(`search service failed to start: ${(err as Error).message}\n`);
   process.exit(1);
 });

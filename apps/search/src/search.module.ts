@@ -1,5 +1,30 @@
-import { Module } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
+import { warmUp } from '@rota/lexicon';
+import { loadConfig } from '@rota/service-kit';
+import { SearchConfig } from './config';
+import { llmFromEnv } from './path-a/classifier';
 import { PingController } from './ping.controller';
+import { INTENT_CLASSIFIER, ToolSearchController } from './tool-search.controller';
 
-@Module({ controllers: [PingController] })
-export class SearchModule {}
+@Module({})
+export class SearchModule {
+  static forConfig(config: SearchConfig = loadConfig(SearchConfig)): DynamicModule {
+    // Load stemmers and vocabulary at boot, not on the first request.
+    warmUp();
+    return {
+      module: SearchModule,
+      controllers: [PingController, ToolSearchController],
+      providers: [
+        {
+          provide: INTENT_CLASSIFIER,
+          // An empty key counts as no key: no model, no network call.
+          useFactory: () =>
+            llmFromEnv({ ANTHROPIC_API_KEY: config.ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL: config.ANTHROPIC_BASE_URL || undefined }, {
+              model: config.ROTA_TOOL_SEARCH_MODEL,
+              timeoutMs: config.ROTA_TOOL_SEARCH_TIMEOUT_MS,
+            }),
+        },
+      ],
+    };
+  }
+}

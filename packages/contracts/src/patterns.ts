@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ToolSearchRequest, ToolSearchResponse } from './tool-search';
 
 /** Services reachable over the transport. Each owns the patterns prefixed with its name. */
 export const SERVICES = ['search', 'session', 'router', 'worker'] as const;
@@ -16,6 +17,8 @@ export type PingResponse = z.infer<typeof PingResponse>;
  */
 export const PATTERNS = {
   'search.ping': { request: PingRequest, response: PingResponse },
+  /** Path A: rank the 15 published meta-tools for a sentence. */
+  'search.tools': { request: ToolSearchRequest, response: ToolSearchResponse },
   'session.ping': { request: PingRequest, response: PingResponse },
   'router.ping': { request: PingRequest, response: PingResponse },
   'worker.ping': { request: PingRequest, response: PingResponse },

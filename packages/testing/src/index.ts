@@ -1,0 +1,2 @@
+/** @rota/testing: helpers shared by the test suites of every app. */
+export * from './fake-anthropic';
