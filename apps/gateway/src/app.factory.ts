@@ -10,6 +10,9 @@ import { EnvelopeFilter } from './http/envelope.filter';
 /** Largest JSON body accepted on ordinary routes. */
 export const BODY_LIMIT = 1024 * 1024;
 
+/** Routes registered per app instance (read by the OpenAPI coverage test). */
+export const REGISTERED_ROUTES = new WeakMap<object, { method: string; url: string }[]>();
+
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
@@ -29,6 +32,11 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
     return503OnClosing: true,
   });
   const fastify = adapter.getInstance();
+  // Every route Fastify registers, so a test can hold the OpenAPI document to it.
+  const registered: { method: string; url: string }[] = [];
+  fastify.addHook('onRoute', (route) => {
+    for (const m of ([] as string[]).concat(route.method)) registered.push({ method: m, url: route.url });
+  });
   fastify.addHook('onRequest', (req, reply, done) => {
     void reply.header('x-request-id', req.id);
     done();
@@ -39,6 +47,7 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
     logger: new PinoNestLogger(log),
   });
   app.useGlobalFilters(new EnvelopeFilter(log));
+  REGISTERED_ROUTES.set(app, registered);
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   return app;
 }

@@ -6,6 +6,7 @@ import type { GatewayConfig } from './config';
 import { HealthController } from './health/health.controller';
 import { RequestContextInterceptor } from './http/request-context.interceptor';
 import { InfraModule } from './infra/infra.module';
+import { OpenApiController } from './openapi/openapi.controller';
 import { MetaToolsController } from './tools/meta-tools.controller';
 import { ToolsController } from './tools/tools.controller';
 
@@ -16,7 +17,7 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [InfraModule.forConfig(config), ...extra],
-      controllers: [HealthController, ToolsController, MetaToolsController],
+      controllers: [HealthController, ToolsController, MetaToolsController, OpenApiController],
       providers: [
         ApiKeyService,
         { provide: APP_GUARD, useClass: AuthGuard },

@@ -56,6 +56,7 @@ async function main() {
     consumer: replica,
     heartbeatMs: Number(process.env.HEARTBEAT_MS ?? 300),
     reclaimEveryMs: Number(process.env.RECLAIM_MS ?? 300),
+    concurrency: Number(process.env.CONCURRENCY ?? 128),
   });
   const app = await NestFactory.createMicroservice(FixtureModule, { strategy: server, logger: false });
   app.useGlobalFilters(new WireErrorFilter());

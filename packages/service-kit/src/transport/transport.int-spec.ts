@@ -15,10 +15,10 @@ interface Replica {
   handled: number;
 }
 
-function startReplica(name: string, redisUrl: string, prefix: string): Promise<Replica> {
+function startReplica(name: string, redisUrl: string, prefix: string, extraEnv: Record<string, string> = {}): Promise<Replica> {
   return new Promise((resolve, reject) => {
     const proc = fork(REPLICA_MAIN, [], {
-      env: { ...process.env, REDIS_URL: redisUrl, ROTA_REDIS_PREFIX: prefix, REPLICA_NAME: name, LOG_LEVEL: 'silent' },
+      env: { ...process.env, REDIS_URL: redisUrl, ROTA_REDIS_PREFIX: prefix, REPLICA_NAME: name, LOG_LEVEL: 'silent', ...extraEnv },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
     const r: Replica = { proc, name, handled: 0 };
@@ -97,13 +97,14 @@ describe('Redis Streams transport', () => {
 
   it('lets no request hang past its deadline when a replica dies mid-flight', async () => {
     const prefix = testPrefix('kill');
-    const [a, b] = await Promise.all([startReplica('a', url, prefix), startReplica('b', url, prefix)]);
+    // Each replica holds at most 10 requests, so 20 in flight must be split 10/10.
+    const [a, b] = await Promise.all([startReplica('a', url, prefix, { CONCURRENCY: '10' }), startReplica('b', url, prefix, { CONCURRENCY: '10' })]);
     const client = new RedisStreamsClient({ url, prefix });
     await client.connect();
     try {
       const deadline = 4000;
       const started = Date.now();
-      const calls = Array.from({ length: 40 }, (_, n) =>
+      const calls = Array.from({ length: 20 }, (_, n) =>
         call<{ replica: string }>(client, 'fixture.slow', { ms: 1200, n }, deadline).then(
           (v) => ({ ok: true as const, replica: v.replica, at: Date.now() - started }),
           (e: AppError) => ({ ok: false as const, code: e.code, at: Date.now() - started }),
@@ -121,6 +122,8 @@ describe('Redis Streams transport', () => {
       // The dead replica's requests fail fast with unavailable (reclaimed by b) rather than running twice.
       expect(failed.length).toBeGreaterThan(0);
       for (const f of failed) expect(['unavailable', 'upstream_timeout']).toContain(!f.ok && f.code);
+      // The survivor keeps serving.
+      await expect(call(client, 'fixture.echo', { n: 99 })).resolves.toMatchObject({ replica: 'b', n: 99 });
     } finally {
       await client.close();
       await stopReplica(b, 'SIGKILL');
