@@ -41,6 +41,11 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
     void reply.header('x-request-id', req.id);
     done();
   });
+  // One access line per request; headers are not logged, so keys never are.
+  fastify.addHook('onResponse', (req, reply, done) => {
+    log.info({ request_id: req.id, method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+    done();
+  });
   // Fastify's own refusals (bad JSON, too large, wrong media type) reach
   // Nest's error handler too, so EnvelopeFilter renders every error.
   const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forConfig(config, extra), adapter, {

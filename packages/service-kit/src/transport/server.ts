@@ -205,6 +205,7 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
       }
     });
     this.handled++;
+    this.log.debug({ request_id: f.q, pattern: f.p, ok: !reply.err, code: reply.err?.code }, 'handled');
     try {
       await this.writer!.publish(f.r, JSON.stringify(reply));
     } finally {
