@@ -7,4 +7,5 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 bash scripts/bootstrap.sh
 pnpm exec turbo run typecheck --output-logs=errors-only
+pnpm lint
 pnpm exec jest --ci --maxWorkers=2 "$@"

@@ -1,0 +1,31 @@
+// Type-aware lint for every workspace. The rules that matter most here:
+// no floating promises, exhaustive switches, and Prisma only in repositories.
+import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/generated/**', 'node_modules/**', 'bench/**', '**/*.spec.ts', '**/*.int-spec.ts', 'test/**'] },
+  ...tseslint.configs.recommended,
+  {
+    files: ['apps/*/src/**/*.ts', 'packages/*/src/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // Services and controllers never talk to the database directly.
+    files: ['apps/*/src/**/*.ts'],
+    ignores: ['apps/*/src/**/*.repository.ts', 'apps/*/src/**/repository.ts', 'apps/*/src/**/*.module.ts', 'apps/*/src/main.ts', 'apps/gateway/src/infra/**', 'apps/gateway/src/health/**'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [
+            { name: '@prisma/client', message: 'Prisma belongs in repositories.' },
+            { name: '@rota/db', importNames: ['Prisma'], message: 'SQL belongs in repositories.' },
+          ], patterns: [{ group: ['**/generated/prisma*'], message: 'Prisma belongs in repositories.' }] }],
+    },
+  },
+  prettier,
+);
