@@ -10,6 +10,8 @@ const common = {
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
 };
 module.exports = {
+  // Per-project testTimeout is not honoured; e2e hooks boot a whole stack.
+  testTimeout: 60000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,packages}/*/src/**/*.spec.ts'] },
     { ...common, displayName: 'int', testMatch: ['<rootDir>/{apps,packages}/*/src/**/*.int-spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'], testTimeout: 60000 },

@@ -1,7 +1,11 @@
 // `pnpm bench [suite]`: runs the benchmarks in order and prints their figures.
 // Needs a build (`pnpm build`), Postgres and Redis (scripts/up.sh gives all three).
 import { cpus } from 'node:os';
+import { catalog } from './catalog.mjs';
+import { discoverBench } from './discover.mjs';
 import { pathA } from './path-a.mjs';
+import { pathC } from './path-c.mjs';
+import { sessionsBench } from './sessions.mjs';
 import { replicas, roundTrip } from './transport.mjs';
 
 const suites = {
@@ -10,6 +14,10 @@ const suites = {
     await replicas();
   },
   'path-a': pathA,
+  'path-c': pathC,
+  catalog,
+  discover: discoverBench,
+  sessions: sessionsBench,
 };
 const only = process.argv[2];
 if (only && !suites[only]) {

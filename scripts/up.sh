@@ -15,6 +15,8 @@ export PORT="${PORT:-3000}"
 
 node packages/db/dist/migrate-cli.js
 node packages/db/dist/seed-cli.js
+# The demo provider catalog; the worker embeds it as soon as it starts.
+node packages/cli/dist/main.js catalog seed
 
 bash scripts/down.sh >/dev/null 2>&1 || true
 mkdir -p .rota/logs .rota/pids

@@ -11,17 +11,19 @@ export function createKey(scopes, env = process.env) {
   return execFileSync(process.execPath, [cli, 'keys', 'create', '--scopes', scopes, '--name', 'bench'], { env, encoding: 'utf8' }).trim();
 }
 
-export async function benchStack(extraEnv = {}) {
+/** `services`: which apps to start behind the gateway (`apps/<name>/dist/main.js`). */
+export async function benchStack(extraEnv = {}, services = ['search']) {
   const port = await freePort();
   const env = { ROTA_REDIS_PREFIX: benchPrefix('stack'), PORT: String(port), ANTHROPIC_API_KEY: '', ...extraEnv };
   const base = `http://127.0.0.1:${port}`;
-  const search = await startProcess(join(ROOT, 'apps/search/dist/main.js'), env, async () => true);
+  const started = [];
+  for (const name of services) started.push(await startProcess(join(ROOT, `apps/${name}/dist/main.js`), env, async () => true));
   const gateway = await startProcess(join(ROOT, 'bench/lib/gateway-child.cjs'), env, async () => (await fetch(`${base}/bench/transport`)).ok);
   return {
     base,
     close: async () => {
       await stop(gateway);
-      await stop(search);
+      for (const p of started) await stop(p);
     },
   };
 }

@@ -2,15 +2,18 @@ import 'reflect-metadata';
 import type { Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Environment, Scope } from '@rota/contracts';
+import { currentEmbeddingModel, seedDemoCatalog } from '@rota/catalog';
 import { ApiKeyRepository, createTestDatabase, seed } from '@rota/db';
 import { BaseConfig, loadConfig, startService, type StartedService } from '@rota/service-kit';
 import { testPrefix } from '@rota/service-kit/testing/redis-server';
 import { createGateway } from '../../apps/gateway/src/app.factory';
 import { GatewayConfig } from '../../apps/gateway/src/config';
 import { RouterModule } from '../../apps/router/src/router.module';
+import { RouterConfig } from '../../apps/router/src/config';
 import { SearchModule } from '../../apps/search/src/search.module';
 import { SearchConfig } from '../../apps/search/src/config';
 import { SessionModule } from '../../apps/session/src/session.module';
+import { SessionConfig } from '../../apps/session/src/config';
 import { WorkerConfig } from '../../apps/worker/src/config';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
 
@@ -29,9 +32,11 @@ export interface Stack {
  * from the migrated template) and its own Redis prefix, with the gateway on a
  * random port. Tests drive it over HTTP like any client.
  */
-export async function startStack(opts: { env?: Record<string, string>; extraGatewayModules?: Type<unknown>[] } = {}): Promise<Stack> {
+export async function startStack(
+  opts: { env?: Record<string, string>; extraGatewayModules?: Type<unknown>[]; /** Also load packages/catalog/data/demo-catalog.json (the worker embeds it). */ demoCatalog?: boolean } = {},
+): Promise<Stack> {
   const db = await createTestDatabase();
-  await seed(db.prisma);
+  await seed(db.prisma, opts.demoCatalog ? { providerCatalog: (p) => seedDemoCatalog(p, { model: currentEmbeddingModel({ ...process.env, ...opts.env }) }) } : {});
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
     DATABASE_URL: db.url,
@@ -42,8 +47,8 @@ export async function startStack(opts: { env?: Record<string, string>; extraGate
   const base = loadConfig(BaseConfig, env);
   const services = {
     search: await startService('search', SearchModule.forConfig(loadConfig(SearchConfig, env)), base),
-    session: await startService('session', SessionModule, base),
-    router: await startService('router', RouterModule, base),
+    session: await startService('session', SessionModule.forConfig(loadConfig(SessionConfig, env)), base),
+    router: await startService('router', RouterModule.forConfig(loadConfig(RouterConfig, env)), base),
     worker: await startService('worker', WorkerModule.forConfig(loadConfig(WorkerConfig, env)), base),
   };
   const gateway = await createGateway(loadConfig(GatewayConfig, { ...env, PORT: '0' }), opts.extraGatewayModules ?? []);

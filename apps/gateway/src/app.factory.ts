@@ -39,6 +39,11 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
   });
   fastify.addHook('onRequest', (req, reply, done) => {
     void reply.header('x-request-id', req.id);
+    // Many clients send `Content-Type: application/json` on every request;
+    // a GET or DELETE without a body must not fail as malformed JSON.
+    if ((req.method === 'DELETE' || req.method === 'GET') && !Number(req.headers['content-length'] ?? 0) && !req.headers['transfer-encoding']) {
+      delete req.headers['content-type'];
+    }
     done();
   });
   // One access line per request; headers are not logged, so keys never are.

@@ -2,6 +2,8 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { warmUp } from '@rota/lexicon';
 import { loadConfig } from '@rota/service-kit';
 import { SearchConfig } from './config';
+import { CatalogModule } from './catalog/catalog.module';
+import { DiscoverModule } from './discover/discover.module';
 import { llmFromEnv } from './path-a/classifier';
 import { PingController } from './ping.controller';
 import { INTENT_CLASSIFIER, ToolSearchController } from './tool-search.controller';
@@ -13,6 +15,7 @@ export class SearchModule {
     warmUp();
     return {
       module: SearchModule,
+      imports: [DiscoverModule.forConfig(config), CatalogModule.forConfig(config)],
       controllers: [PingController, ToolSearchController],
       providers: [
         {

@@ -1,8 +1,14 @@
 import 'reflect-metadata';
-import { BaseConfig, loadConfig, startService } from '@rota/service-kit';
+import { loadConfig, startService } from '@rota/service-kit';
+import { SessionConfig } from './config';
 import { SessionModule } from './session.module';
 
-startService('session', SessionModule, loadConfig(BaseConfig)).catch((err) => {
+async function main() {
+  const config = loadConfig(SessionConfig);
+  await startService('session', SessionModule.forConfig(config), config);
+}
+
+main().catch((err) => {
   process.stderr.write(`session service failed to start: ${(err as Error).message}\n`);
   process.exit(1);
 });

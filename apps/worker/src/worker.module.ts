@@ -1,11 +1,10 @@
 import { Controller, Inject, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { createPrisma, type PrismaClient } from '@rota/db';
-import { createLogger, pingAnswer } from '@rota/service-kit';
-import Redis from 'ioredis';
+import { pingAnswer } from '@rota/service-kit';
 import type { WorkerConfig } from './config';
+import { createJobRunner } from './jobs/create-runner';
 import { JobRunner } from './jobs/runner';
-import { SessionsRepository } from './jobs/sessions.repository';
 
 const CONFIG = Symbol('WORKER_CONFIG');
 const PRISMA = Symbol('PRISMA');
@@ -45,12 +44,7 @@ export class WorkerModule {
         {
           provide: JobRunner,
           inject: [PRISMA],
-          useFactory: (prisma: PrismaClient) =>
-            new JobRunner(new Redis(config.REDIS_URL, { maxRetriesPerRequest: null }) as never, `${config.ROTA_REDIS_PREFIX}:bull`, {
-              config,
-              sessions: new SessionsRepository(prisma),
-              log: createLogger('worker', config.LOG_LEVEL),
-            }),
+          useFactory: (prisma: PrismaClient) => createJobRunner(config, prisma),
         },
       ],
     };

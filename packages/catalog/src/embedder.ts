@@ -13,3 +13,79 @@ export interface Embedder {
   /** One unit-length vector per text, in order. Rejects on failure; never returns partial results. */
   embed(texts: string[]): Promise<Float32Array[]>;
 }
+
+/**
+ * Why an embedding call failed. `retryable` is false for mistakes a retry
+ * cannot fix (a refused key, a malformed request); the worker fails those
+ * jobs at once instead of backing off.
+ */
+export class EmbeddingError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'EmbeddingError';
+  }
+}
+
+/** Scales a vector to unit length in place (float64 accumulation, float32 storage). */
+export function normalizeInPlace(v: Float32Array): Float32Array {
+  let sum = 0;
+  for (let i = 0; i < v.length; i++) sum += v[i]! * v[i]!;
+  if (sum === 0) return v;
+  const inv = 1 / Math.sqrt(sum);
+  for (let i = 0; i < v.length; i++) v[i] = v[i]! * inv;
+  return v;
+}
+
+/** Cosine similarity of two vectors of equal length. */
+export function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
+/**
+ * pgvector's text form (`[0.1,-0.2,…]`), for `${literal}::vector` in SQL.
+ * Each float32 is written with enough digits to come back as the same float32;
+ * zeros are written as `0` so sparse vectors stay short.
+ */
+export function toVectorLiteral(v: Float32Array): string {
+  const parts = new Array<string>(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i]!;
+    parts[i] = x === 0 ? '0' : String(x);
+  }
+  return `[${parts.join(',')}]`;
+}
+
+/**
+ * The form this package writes vectors in: pgvector's sparse text form
+ * (`{i:v,…}/1536`, 1-based) when most entries are zero, which Postgres parses
+ * several times faster, else the dense form. SQL reads it with
+ * `vectorFromParam` in the repository. Queries should use
+ * {@link toVectorLiteral}.
+ */
+export function toVectorParam(v: Float32Array): string {
+  let nonZero = 0;
+  for (let i = 0; i < v.length; i++) if (v[i] !== 0) nonZero++;
+  if (nonZero * 3 > v.length) return toVectorLiteral(v);
+  const parts: string[] = [];
+  for (let i = 0; i < v.length; i++) if (v[i] !== 0) parts.push(`${i + 1}:${v[i]}`);
+  return `{${parts.join(',')}}/${v.length}`;
+}
+
+/** Parses pgvector's text form back into a Float32Array. */
+export function fromVectorLiteral(text: string): Float32Array {
+  const body = text.trim().replace(/^\[/, '').replace(/\]$/, '');
+  if (body === '') return new Float32Array(0);
+  return Float32Array.from(body.split(',').map(Number));
+}

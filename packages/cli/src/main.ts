@@ -8,12 +8,16 @@
 import { AppError, ENVIRONMENTS, SCOPES, type Environment, type Scope } from '@rota/contracts';
 import { ApiKeyRepository, DEFAULT_DATABASE_URL, DEV_ORG_ID, DEV_PROJECT_ID, ProjectRepository, createPrisma, prismaErrorCode, type ApiKeySummary, type PrismaClient } from '@rota/db';
 import { Command, CommanderError, Option } from 'commander';
+import { CatalogCliError, registerCatalogCommands } from './catalog';
+import { ConnectionsCliError, registerConnectionCommands } from './connections';
 
 /** Where the CLI reads its environment and writes its output. */
 export interface CliIo {
   stdout(text: string): void;
   stderr(text: string): void;
   env: Record<string, string | undefined>;
+  /** stdout is a terminal: progress redraws one line instead of printing many. */
+  isTTY?: boolean;
 }
 
 /** A mistake on the caller's side: printed as one line, exit code 1, no stack. */
@@ -24,6 +28,7 @@ function processIo(): CliIo {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     env: process.env,
+    isTTY: Boolean(process.stdout.isTTY),
   };
 }
 
@@ -82,7 +87,7 @@ function databaseProblem(err: unknown): string | undefined {
 
 function buildProgram(io: CliIo, db: () => PrismaClient): Command {
   const program = new Command('rota')
-    .description('Manage API keys and projects in a Rota database (DATABASE_URL)')
+    .description('Manage API keys, projects and the provider catalog in a Rota database (DATABASE_URL)')
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError(false);
@@ -131,6 +136,9 @@ function buildProgram(io: CliIo, db: () => PrismaClient): Command {
       io.stdout(`${project.id}\n`);
     });
 
+  registerCatalogCommands(program, io, db);
+  registerConnectionCommands(program, io, db);
+
   return program;
 }
 
@@ -147,7 +155,7 @@ export async function run(argv: string[], io: CliIo = processIo()): Promise<numb
   } catch (err) {
     // Commander has already printed its own message (usage errors, --help).
     if (err instanceof CommanderError) return err.exitCode;
-    if (err instanceof CliError || err instanceof AppError) {
+    if (err instanceof CliError || err instanceof AppError || err instanceof CatalogCliError || err instanceof ConnectionsCliError) {
       io.stderr(`error: ${err.message}\n`);
       return 1;
     }

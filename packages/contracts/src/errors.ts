@@ -13,6 +13,8 @@ export const ERROR_STATUS = {
   unknown_servers: 400,
   /** Path C: the intent maps to no meta-tool. */
   intent_unmappable: 400,
+  /** A tool's input is unusable (for example `codespar_discover` without `use_case`). */
+  invalid_args: 400,
   /** Missing or unknown credential. Sent as the raw body `{"error":"unauthorized"}`. */
   unauthorized: 401,
   /** The key lacks the scope the route needs. */
@@ -25,6 +27,10 @@ export const ERROR_STATUS = {
   unknown_server: 404,
   /** A session id that names nothing visible to the caller. */
   session_not_found: 404,
+  /** A connection id that names nothing in the caller's project and environment. */
+  connection_not_found: 404,
+  /** The route exists but not for this method (GET and DELETE on the stateless MCP endpoints). */
+  method_not_allowed: 405,
   /** A unique constraint was violated. */
   conflict: 409,
   /** The session exists but is not active. Carries `status`. */

@@ -1,13 +1,19 @@
 import { z } from 'zod';
 
 /** BullMQ queues. Job payloads carry ids only; handlers reload state. */
-export const QUEUES = { maintenance: 'maintenance' } as const;
+export const QUEUES = { maintenance: 'maintenance', catalog: 'catalog' } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
 /** Every job name with its queue and payload schema. The worker refuses to boot unless each has exactly one handler. */
 export const JOBS = {
   /** Marks sessions idle past the configured time as `expired`. Scheduled. */
   'sessions.expire': { queue: QUEUES.maintenance, payload: z.object({}).strict() },
+  /** Finds catalog rows without a vector of the current model and enqueues them as `catalog.embed` batches. Scheduled, and requested after imports. */
+  'catalog.sweep': { queue: QUEUES.catalog, payload: z.object({}).strict() },
+  /** Embeds one batch of `mcp_tools` rows in one embedding call (compare-and-set on each row's hash). */
+  'catalog.embed': { queue: QUEUES.catalog, payload: z.object({ ids: z.array(z.uuid()).min(1).max(2048) }).strict() },
+  /** Builds the HNSW index again after a bulk re-embed dropped it, once no catalog job is pending. */
+  'catalog.reindex': { queue: QUEUES.catalog, payload: z.object({}).strict() },
 } as const satisfies Record<string, { queue: QueueName; payload: z.ZodType }>;
 
 export type JobName = keyof typeof JOBS;

@@ -67,11 +67,13 @@ describe('META_TOOLS', () => {
     expect(enumOf('codespar_manage_connections', 'environment')).toEqual(['live', 'test']);
     expect(enumOf('codespar_checkout', 'paymentMethod')).toEqual(['pix', 'boleto', 'card']);
     expect(enumOf('codespar_pay', 'action')).toEqual(['pay', 'status']);
-    expect(enumOf('codespar_pay', 'method')).toEqual(['pix', 'card', 'boleto', 'wire']);
+    // Published values first, then Rota's Latin American extensions (documented in each description).
+    expect(enumOf('codespar_pay', 'method')).toEqual(['pix', 'card', 'boleto', 'wire', 'spei']);
     expect(enumOf('codespar_wallet', 'action')).toEqual(['balance', 'statement', 'receive']);
     expect(enumOf('codespar_shop', 'action')).toEqual(['search', 'checkout', 'checkout_status']);
     expect(enumOf('codespar_shop', 'paymentMethod')).toEqual(['pix']);
-    expect(enumOf('codespar_charge', 'method')).toEqual(['pix', 'boleto', 'card', 'wallet']);
+    expect(enumOf('codespar_charge', 'method')).toEqual(['pix', 'boleto', 'card', 'wallet', 'spei', 'oxxo', 'pse']);
+    expect(enumOf('codespar_charge', 'action')).toEqual(['charge', 'refund']);
     expect(enumOf('codespar_invoice', 'action')).toEqual(['issue', 'status', 'amend']);
     expect(enumOf('codespar_invoice', 'type')).toEqual(['nfe', 'nfse', 'invoice']);
     expect(enumOf('codespar_ship', 'action')).toEqual(['label', 'track', 'quote']);

@@ -162,7 +162,7 @@ export const META_TOOLS: ReadonlyArray<MetaToolDefinition> = [
       type: 'object',
       properties: {
         action: enumOf(['pay', 'status'], 'Make a payment, or check one already made.'),
-        method: enumOf(['pix', 'card', 'boleto', 'wire'], 'The rail to pay through.'),
+        method: enumOf(['pix', 'card', 'boleto', 'wire', 'spei'], 'The rail to pay through. spei (Mexican interbank transfer) is a Rota extension.'),
         amount: { type: 'integer', minimum: 1, description: 'Amount in minor units (cents).' },
         currency: str('ISO 4217 currency code.'),
         country: str('ISO 3166-1 alpha-2 country of the payee.'),
@@ -233,13 +233,24 @@ export const META_TOOLS: ReadonlyArray<MetaToolDefinition> = [
     description:
       'Collects a single amount from a customer: creates a Pix charge or QR code, a boleto with a due date, a card charge, or a wallet charge. ' +
       'Use it when the workspace is being paid and there is an amount and a payer but no cart, including recurring or instalment card charges. ' +
-      'For a payment page covering several cart items use codespar_checkout; to pay someone else use codespar_pay; to be paid in crypto use codespar_crypto_pay.',
+      'For a payment page covering several cart items use codespar_checkout; to pay someone else use codespar_pay; to be paid in crypto use codespar_crypto_pay. ' +
+      'Rota extensions: action refund with a charge_id sends a charge back to the payer, and method also takes spei, oxxo and pse.',
     inputSchema: {
       type: 'object',
       properties: {
+        action: {
+          type: 'string',
+          enum: ['charge', 'refund'],
+          default: 'charge',
+          description: 'Rota extension: charge (the default) collects; refund returns all or part (amount) of the charge named by charge_id.',
+        },
+        charge_id: str('Rota extension: the charge to refund, with action refund.'),
         amount: { type: 'number', description: 'Amount in major units (for example 150.00).' },
         currency: str('ISO 4217 currency code, for example BRL or MXN.'),
-        method: enumOf(['pix', 'boleto', 'card', 'wallet'], 'How the customer pays.'),
+        method: enumOf(
+          ['pix', 'boleto', 'card', 'wallet', 'spei', 'oxxo', 'pse'],
+          'How the customer pays. spei (Mexican bank transfer), oxxo (Mexican cash voucher) and pse (Colombian online bank debit) are Rota extensions.',
+        ),
         description: str('What the charge is for, shown to the payer.'),
         buyer: obj('Who pays: name, document, e-mail or phone.'),
         country: str('ISO 3166-1 alpha-2 country of the charge.'),

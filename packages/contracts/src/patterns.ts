@@ -1,5 +1,29 @@
 import { z } from 'zod';
 import { ToolSearchRequest, ToolSearchResponse } from './tool-search';
+import {
+  CatalogImportCommand,
+  CatalogImportResult,
+  CatalogStatus,
+  CatalogStatusCommand,
+  ProvidersList,
+  ProvidersListCommand,
+  ServerToolsCommand,
+  ServerToolsList,
+} from './catalog';
+import { DiscoverRequest, DiscoverResult } from './discover';
+import { ConnectionDeleteCommand, ConnectionDeleted, ConnectionList, ConnectionListCommand, ConnectionSaveCommand, ConnectionSaved } from './connections';
+import { ExecuteCommand, ExecuteResult } from './execute';
+import {
+  EligibilityRefreshResponse,
+  MetaToolsDiscoverResponse,
+  RouterMetricsQuery,
+  RouterMetricsResponse,
+  RouterRecordRequest,
+  RouterRecordResponse,
+  RouterRouteRequest,
+  RouterTenant,
+} from './path-c';
+import { SessionClosed, SessionCreateCommand, SessionRecord, SessionRefCommand } from './sessions';
 
 /** Services reachable over the transport. Each owns the patterns prefixed with its name. */
 export const SERVICES = ['search', 'session', 'router', 'worker'] as const;
@@ -19,8 +43,38 @@ export const PATTERNS = {
   'search.ping': { request: PingRequest, response: PingResponse },
   /** Path A: rank the 15 published meta-tools for a sentence. */
   'search.tools': { request: ToolSearchRequest, response: ToolSearchResponse },
+  /** `GET /v1/providers`: providers with filters and paging. */
+  'search.catalog.providers': { request: ProvidersListCommand, response: ProvidersList },
+  /** `GET /v1/servers/{id}/tools`: one provider's tools visible to the caller (`unknown_server` otherwise). */
+  'search.catalog.tools': { request: ServerToolsCommand, response: ServerToolsList },
+  /** `GET /v1/catalog/status`: embedding coverage of the current model and queued jobs. */
+  'search.catalog.status': { request: CatalogStatusCommand, response: CatalogStatus },
+  /** `POST /v1/catalog/import`: upsert a catalog in one transaction and queue a re-embed sweep. */
+  'search.catalog.import': { request: CatalogImportCommand, response: CatalogImportResult },
+  /** `codespar_discover`: rank catalog tools and native meta-tools for a use case. */
+  'search.discover': { request: DiscoverRequest, response: DiscoverResult },
   'session.ping': { request: PingRequest, response: PingResponse },
+  /** Open a session over 1..20 providers in the caller's project and environment. */
+  'session.create': { request: SessionCreateCommand, response: SessionRecord },
+  /** Read a session visible to the caller (`session_not_found` otherwise). */
+  'session.get': { request: SessionRefCommand, response: SessionRecord },
+  /** Close a session; idempotent, keeps the first `closed_at`. */
+  'session.close': { request: SessionRefCommand, response: SessionClosed },
+  /** Run one tool in a session, or in the project context of `POST /mcp` (`session_id: null`). */
+  'session.execute': { request: ExecuteCommand, response: ExecuteResult },
+  /** Store (or replace) a provider's credentials for a project and environment. */
+  'session.connections.save': { request: ConnectionSaveCommand, response: ConnectionSaved },
+  'session.connections.list': { request: ConnectionListCommand, response: ConnectionList },
+  'session.connections.delete': { request: ConnectionDeleteCommand, response: ConnectionDeleted },
   'router.ping': { request: PingRequest, response: PingResponse },
+  /** Path C: pick the provider rail for an operation (`POST /v1/meta-tools/discover`). */
+  'router.route': { request: RouterRouteRequest, response: MetaToolsDiscoverResponse },
+  /** Telemetry of one routed execution; feeds routing and the metrics route. */
+  'router.record': { request: RouterRecordRequest, response: RouterRecordResponse },
+  /** Per provider-and-tool counters over the last 24 hours (`GET /v1/router/metrics`). */
+  'router.metrics': { request: RouterMetricsQuery, response: RouterMetricsResponse },
+  /** Recomputes a project's eligible rails; call it after its connections change. */
+  'router.eligibility.refresh': { request: RouterTenant, response: EligibilityRefreshResponse },
   'worker.ping': { request: PingRequest, response: PingResponse },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 

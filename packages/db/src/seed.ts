@@ -12,7 +12,16 @@ export interface SeedResult {
  * Development data. Safe to run any number of times: everything is an upsert
  * on a fixed id, and existing rows are left as they are.
  */
-export async function seed(prisma: PrismaClient): Promise<SeedResult> {
+export interface SeedOptions {
+  /**
+   * Loads the provider catalog. The catalog package depends on this one, so
+   * it cannot be imported here: callers that want the demo catalog pass
+   * `seedDemoCatalog` from `@rota/catalog` (as `rota catalog seed` does).
+   */
+  providerCatalog?: (prisma: PrismaClient) => Promise<unknown>;
+}
+
+export async function seed(prisma: PrismaClient, opts: SeedOptions = {}): Promise<SeedResult> {
   await prisma.org.upsert({
     where: { id: DEV_ORG_ID },
     create: { id: DEV_ORG_ID, name: 'Dev org' },
@@ -27,15 +36,17 @@ export async function seed(prisma: PrismaClient): Promise<SeedResult> {
     update: {},
   });
 
-  await seedProviderCatalog(prisma);
+  await seedProviderCatalog(prisma, opts.providerCatalog);
 
   return { orgId: DEV_ORG_ID, projectId: DEV_PROJECT_ID };
 }
 
 /**
- * Hook for the provider catalog: providers and their mcp_tools rows.
- * Intentionally empty for now; the catalog seed plugs in here and must stay
- * idempotent like the rest of this file (upsert providers by id, tools by
- * server_id + tool_name with a NULL project_id).
+ * Hook for the provider catalog: providers and their mcp_tools rows. The
+ * loader (normally `seedDemoCatalog` from `@rota/catalog`) must stay
+ * idempotent like the rest of this file; it upserts providers by id and tools
+ * by server_id + tool_name with a NULL project_id.
  */
-export async function seedProviderCatalog(_prisma: PrismaClient): Promise<void> {}
+export async function seedProviderCatalog(prisma: PrismaClient, load?: (prisma: PrismaClient) => Promise<unknown>): Promise<void> {
+  if (load) await load(prisma);
+}

@@ -1,2 +1,3 @@
 /** @rota/testing: helpers shared by the test suites of every app. */
 export * from './fake-anthropic';
+export * from './fake-openai';

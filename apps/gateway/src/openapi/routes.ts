@@ -1,5 +1,8 @@
 import { ToolSearchRequest, ToolSearchResponse, type Scope } from '@rota/contracts';
 import { z } from 'zod';
+import { SESSION_ROUTES } from '../sessions/openapi';
+import { CATALOG_ROUTES } from '../catalog/openapi';
+import { ROUTER_ROUTES } from '../router/openapi';
 
 /** How one gateway route is described in the OpenAPI document. */
 export interface RouteDoc {
@@ -48,4 +51,7 @@ export const ROUTES: RouteDoc[] = [
   { method: 'get', path: '/v1/meta-tools.json', summary: 'Same bytes as /meta-tools.json', tag: 'tools', scope: null, response: MetaToolsDoc, errors: [304] },
   { method: 'get', path: '/openapi.json', summary: 'This document', tag: 'docs', scope: null },
   { method: 'get', path: '/docs', summary: 'A readable page of this document', tag: 'docs', scope: null, contentType: 'text/html' },
+  ...SESSION_ROUTES,
+  ...CATALOG_ROUTES,
+  ...ROUTER_ROUTES,
 ];

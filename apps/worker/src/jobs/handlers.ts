@@ -1,15 +1,26 @@
-import { JOBS, type JobName, type JobPayload } from '@rota/contracts';
+import { JOBS, QUEUES, type JobName, type JobPayload, type QueueName } from '@rota/contracts';
+import type { Job, Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import type { WorkerConfig } from '../config';
+import type { CatalogJobs } from './catalog.jobs';
 import type { SessionsRepository } from './sessions.repository';
 
 export interface JobDeps {
   config: WorkerConfig;
   sessions: SessionsRepository;
+  catalog: CatalogJobs;
   log: Logger;
 }
 
-type Handler<J extends JobName> = (payload: JobPayload<J>, deps: JobDeps) => Promise<unknown>;
+/** What a handler may touch besides its payload: the running job (progress) and the queues (follow-up jobs). */
+export interface JobContext {
+  job: Job;
+  /** The lock token of this run, for moving the job back to delayed. */
+  token?: string;
+  queue(name: QueueName): Queue;
+}
+
+type Handler<J extends JobName> = (payload: JobPayload<J>, deps: JobDeps, ctx: JobContext) => Promise<unknown>;
 export type HandlerTable = { [J in JobName]: Handler<J> };
 
 /** One handler per job name; the mapped type makes a missing one a compile error. */
@@ -19,6 +30,9 @@ export const HANDLERS: HandlerTable = {
     if (expired > 0) log.info({ expired }, 'expired idle sessions');
     return { expired };
   },
+  'catalog.sweep': (_payload, { catalog }, { job, queue }) => catalog.sweep(queue(QUEUES.catalog), job),
+  'catalog.embed': ({ ids }, { catalog }, { job }) => catalog.embed(ids, job),
+  'catalog.reindex': (_payload, { catalog }, { job, token, queue }) => catalog.reindex(queue(QUEUES.catalog), job, token),
 };
 
 /** Boot check: every declared job has exactly one handler and no handler is orphaned. */

@@ -1,6 +1,12 @@
+import { CATALOG_JOB_OPTIONS, requestSweep } from '@rota/catalog';
 import { JOBS, QUEUES, type JobName, type QueueName } from '@rota/contracts';
 import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import { assertHandlersComplete, HANDLERS, type JobDeps } from './handlers';
+
+/** Catalog jobs: the package defaults with this worker's backoff. */
+export function catalogJobOptions(config: JobDeps['config']) {
+  return { ...CATALOG_JOB_OPTIONS, backoff: { type: 'exponential', delay: config.ROTA_EMBED_BACKOFF_MS } };
+}
 
 /**
  * Owns the BullMQ queues and workers of this process: validates payloads,
@@ -20,10 +26,18 @@ export class JobRunner {
   }
 
   async start() {
+    const { config } = this.deps;
     for (const name of Object.values(QUEUES)) {
       const common = { connection: this.connection, prefix: this.prefix };
-      this.queues.set(name, new Queue(name, { ...common, defaultJobOptions: { removeOnComplete: 1000, removeOnFail: 5000, attempts: 5, backoff: { type: 'exponential', delay: 1000 } } }));
-      const worker = new Worker(name, (job) => this.dispatch(job), { ...common, concurrency: this.deps.config.ROTA_WORKER_CONCURRENCY });
+      const defaults = name === QUEUES.catalog ? catalogJobOptions(config) : { removeOnComplete: 1000, removeOnFail: 5000, attempts: 5, backoff: { type: 'exponential', delay: 1000 } };
+      this.queues.set(name, new Queue(name, { ...common, defaultJobOptions: defaults }));
+      const worker = new Worker(name, (job, token) => this.dispatch(job, token), {
+        ...common,
+        concurrency: name === QUEUES.catalog ? config.ROTA_EMBED_CONCURRENCY : config.ROTA_WORKER_CONCURRENCY,
+        // A job whose worker died is handed to another one after this long.
+        lockDuration: config.ROTA_WORKER_LOCK_MS,
+        stalledInterval: config.ROTA_WORKER_LOCK_MS,
+      });
       worker.on('failed', (job, err) => this.deps.log.warn({ job: job?.name, id: job?.id, err: err.message }, 'job failed'));
       this.workers.push(worker);
     }
@@ -32,14 +46,18 @@ export class JobRunner {
       { every: this.deps.config.ROTA_SWEEP_EVERY_MS },
       { name: 'sessions.expire', data: {} },
     );
+    const catalog = this.queues.get(QUEUES.catalog)!;
+    await catalog.upsertJobScheduler('catalog-sweep', { every: config.ROTA_EMBED_SWEEP_EVERY_MS }, { name: 'catalog.sweep', data: {} });
+    // And one now, so a fresh start or a model switch does not wait a whole period.
+    await requestSweep(catalog);
   }
 
-  private async dispatch(job: Job) {
+  private async dispatch(job: Job, token?: string) {
     const name = job.name as JobName;
     const spec = JOBS[name];
     if (!spec) throw new Error(`Unknown job ${job.name}`);
     const payload = spec.payload.parse(job.data);
-    return HANDLERS[name](payload as never, this.deps);
+    return HANDLERS[name](payload as never, this.deps, { job, token, queue: (q) => this.queues.get(q)! });
   }
 
   /** Stops taking jobs and waits for the running ones to finish. */

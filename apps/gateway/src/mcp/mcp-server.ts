@@ -1,0 +1,49 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { AppError, LIST_TOOLS_TOOL, metaToolsDocument, type ExecuteResult } from '@rota/contracts';
+
+/** What `tools/list` answers: exactly the 15 published meta-tools, the same definitions as /meta-tools.json. */
+export const PUBLISHED_TOOLS = metaToolsDocument().tools as unknown as Tool[];
+
+/** Names the MCP transports accept: the published meta-tools plus the built-in `codespar_list_tools`. */
+export const CALLABLE_OVER_MCP: ReadonlySet<string> = new Set([...PUBLISHED_TOOLS.map((t) => t.name), LIST_TOOLS_TOOL]);
+
+export type ExecuteFn = (tool: string, input: Record<string, unknown>) => Promise<ExecuteResult>;
+
+function toolResult(payload: Record<string, unknown>, isError: boolean): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload, isError };
+}
+
+/**
+ * One MCP server for one HTTP request. The low-level `Server` is used rather
+ * than `McpServer` because the tool definitions are served verbatim as JSON
+ * Schema from the contracts, not declared with zod.
+ *
+ * Every refusal of a call is a tool result with `isError: true`, never a
+ * JSON-RPC or HTTP error, so agents read it like any tool answer.
+ */
+export function createMcpServer(execute: ExecuteFn): Server {
+  const server = new Server({ name: 'rota', version: '0.1.0' }, { capabilities: { tools: { listChanged: false } } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: PUBLISHED_TOOLS }));
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const { name } = request.params;
+    if (!CALLABLE_OVER_MCP.has(name)) {
+      return toolResult(
+        {
+          code: 'tool_not_published',
+          message: `${name} is not published on this transport; it accepts the published meta-tools and ${LIST_TOOLS_TOOL}. Catalog tools run only through POST /v1/sessions/{id}/execute.`,
+          tool: name,
+        },
+        true,
+      );
+    }
+    try {
+      const result = await execute(name, (request.params.arguments ?? {}) as Record<string, unknown>);
+      return toolResult(result as unknown as Record<string, unknown>, !result.success);
+    } catch (err) {
+      if (err instanceof AppError) return toolResult({ ...(err.details ?? {}), code: err.code, message: err.status >= 500 ? 'The call could not be completed; try again.' : err.message }, true);
+      throw err;
+    }
+  });
+  return server;
+}

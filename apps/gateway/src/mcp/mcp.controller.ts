@@ -1,0 +1,84 @@
+import { Controller, Delete, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { AppError } from '@rota/contracts';
+import { createLogger, RpcClient } from '@rota/service-kit';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Auth, RequireScope } from '../auth/decorators';
+import type { Principal } from '../auth/principal';
+import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
+import { sessionIdParam, tenantOf } from '../sessions/tenant';
+import { createMcpServer } from './mcp-server';
+
+/**
+ * The MCP endpoints, over Streamable HTTP in stateless mode: every POST gets
+ * a fresh server and transport, nothing is kept between requests, so any
+ * gateway replica can answer any request. There is no server-initiated
+ * stream, hence 405 on GET and DELETE.
+ *
+ * `POST /mcp` runs calls in the project context (no session; the callable
+ * providers are the ones the project has connected in the key's
+ * environment). `POST /v1/sessions/{id}/mcp` runs them in that session.
+ */
+@Controller()
+export class McpController {
+  private readonly log;
+
+  constructor(
+    private readonly rpc: RpcClient,
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+  ) {
+    this.log = createLogger('gateway', config.LOG_LEVEL);
+  }
+
+  @Post('mcp')
+  @RequireScope('tools:execute')
+  project(@Auth() p: Principal, @Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.serve(p, null, req, reply);
+  }
+
+  @Post('v1/sessions/:id/mcp')
+  @RequireScope('tools:execute')
+  async session(@Auth() p: Principal, @Param('id') id: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+    // An unknown or foreign session is a plain 404 before any MCP exchange.
+    await this.rpc.send('session.get', { tenant: tenantOf(p), session_id: sessionIdParam(id) });
+    return this.serve(p, id, req, reply);
+  }
+
+  @Get(['mcp', 'v1/sessions/:id/mcp'])
+  @RequireScope('tools:execute')
+  noStream(@Res() reply: FastifyReply) {
+    void reply.header('allow', 'POST');
+    throw new AppError('method_not_allowed', 'This MCP endpoint is stateless: send JSON-RPC messages with POST; there is no event stream to open.');
+  }
+
+  @Delete(['mcp', 'v1/sessions/:id/mcp'])
+  @RequireScope('tools:execute')
+  noSession(@Res() reply: FastifyReply) {
+    void reply.header('allow', 'POST');
+    throw new AppError('method_not_allowed', 'This MCP endpoint is stateless: there is no MCP session to end.');
+  }
+
+  private async serve(p: Principal, sessionId: string | null, req: FastifyRequest, reply: FastifyReply) {
+    const server = createMcpServer((tool, input) =>
+      this.rpc.send('session.execute', { tenant: tenantOf(p), scopes: p.scopes, session_id: sessionId, via: 'mcp', tool, input }),
+    );
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    // From here the SDK writes the response itself.
+    reply.hijack();
+    reply.raw.setHeader('x-request-id', String(req.id));
+    reply.raw.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    try {
+      await transport.handleRequest(req.raw, reply.raw, req.body);
+    } catch (err) {
+      this.log.error({ err, request_id: req.id }, 'MCP request failed');
+      if (!reply.raw.headersSent) {
+        reply.raw.writeHead(500, { 'content-type': 'application/json' });
+        reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
+      }
+    }
+  }
+}

@@ -1,0 +1,32 @@
+import type { Environment } from '@rota/contracts';
+import type { PrismaClient } from '@rota/db';
+
+/** What the database says about one project's access to the providers the rails name. */
+export interface ProviderAccess {
+  /** Providers of the rail catalog that exist in the `providers` table. */
+  catalog: Array<{ id: string; authType: string; sandboxAvailable: boolean }>;
+  /** Providers the project has a usable connection to in this environment. */
+  connected: string[];
+}
+
+/** Connection statuses under which the provider can be called. */
+const USABLE_STATUSES = ['connected', 'not_required'];
+
+/** The router's only database access: providers and a project's connections. */
+export class EligibilityRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  async providerAccess(projectId: string, environment: Environment, providerIds: readonly string[]): Promise<ProviderAccess> {
+    const [providers, connections] = await Promise.all([
+      this.prisma.provider.findMany({
+        where: { id: { in: [...providerIds] } },
+        select: { id: true, authType: true, sandboxAvailable: true },
+      }),
+      this.prisma.connection.findMany({
+        where: { projectId, environment, status: { in: USABLE_STATUSES } },
+        select: { serverId: true },
+      }),
+    ]);
+    return { catalog: providers, connected: connections.map((c) => c.serverId) };
+  }
+}

@@ -1,0 +1,252 @@
+import 'reflect-metadata';
+import { AppError, DiscoverResult, type DiscoverRequest } from '@rota/contracts';
+import { LocalEmbedder } from '@rota/catalog/local-embedder';
+import { toVectorLiteral } from '@rota/catalog/embedder';
+import { toolEmbeddingText } from '@rota/catalog/text';
+import { createTestDatabase, type TestDatabase } from '@rota/db';
+import { BaseConfig, loadConfig, RpcClient, startService, type StartedService } from '@rota/service-kit';
+import { testPrefix } from '@rota/service-kit/testing/redis-server';
+import { SearchConfig } from '../config';
+import { SearchModule } from '../search.module';
+import { DiscoverConfig } from './config';
+import { DiscoverRepository } from './discover.repository';
+import { DiscoverService } from './discover.service';
+
+/**
+ * A small catalog written for these tests. Two providers carry the same Pix
+ * tool so a connection alone can decide between them; a bank behind a client
+ * certificate has the best transfer tool; one tool belongs to project B only.
+ */
+const PROVIDERS = [
+  { id: 'alfapay', name: 'Alfa Pay', category: 'payments', country: 'BR', auth: 'api_key', description: 'Collects payments for small shops in Brazil.' },
+  { id: 'betapay', name: 'Beta Pay', category: 'payments', country: 'BR', auth: 'api_key', description: 'Collects payments for small shops in Brazil.' },
+  {
+    id: 'bancocerto',
+    name: 'Banco Certo',
+    category: 'banking',
+    country: 'BR',
+    auth: 'certificate',
+    description: 'Corporate bank with an API for transfers and statements.',
+  },
+  { id: 'easybank', name: 'Easy Bank', category: 'payments', country: 'BR', auth: 'api_key', description: 'Digital account for freelancers.' },
+  { id: 'mensageiro', name: 'Mensageiro', category: 'communication', country: 'BR', auth: 'two_header', description: 'WhatsApp messaging gateway.' },
+  { id: 'cepfacil', name: 'Cep Facil', category: 'logistics', country: 'BR', auth: 'none', description: 'Free lookup of Brazilian addresses.' },
+  { id: 'mxpagos', name: 'MX Pagos', category: 'payments', country: 'MX', auth: 'api_key', description: 'Cash and card payments in Mexico.' },
+] as const;
+
+const TOOLS: Array<{ server: string; name: string; description: string; project?: string; model?: string }> = [
+  { server: 'alfapay', name: 'create_pix_charge', description: 'Create a Pix charge for a customer and return its QR code and copy-and-paste code.' },
+  { server: 'betapay', name: 'create_pix_charge', description: 'Create a Pix charge for a customer and return its QR code and copy-and-paste code.' },
+  { server: 'bancocerto', name: 'send_pix', description: 'Send a Pix transfer from the company account to a Pix key.' },
+  { server: 'bancocerto', name: 'export_statement_ofx', description: 'Export the account statement of a period as an OFX file.' },
+  { server: 'easybank', name: 'transfer_funds', description: 'Move money out of the account to another bank account or key.' },
+  { server: 'mensageiro', name: 'send_text', description: 'Send a WhatsApp text message to a phone number.' },
+  { server: 'cepfacil', name: 'lookup_postal_code', description: 'Return the street, district and city of an eight-digit CEP.' },
+  { server: 'mxpagos', name: 'create_cash_voucher', description: 'Generate a cash payment reference payable at convenience stores.' },
+  { server: 'alfapay', name: 'nightly_warehouse_report', description: 'Build the nightly reconciliation report for the warehouse team.', project: 'proj_b' },
+  { server: 'alfapay', name: 'legacy_refund', description: 'Refund a legacy charge created before the migration.', model: 'some-older-model' },
+];
+
+const SELF_SERVE = new Set(['api_key', 'basic', 'oauth2', 'none']);
+
+async function seedCatalog(db: TestDatabase, embedder: LocalEmbedder) {
+  await db.prisma.$executeRaw`INSERT INTO orgs (id, name) VALUES ('org_1', 'Org')`;
+  await db.prisma.$executeRaw`INSERT INTO projects (id, org_id, name) VALUES ('proj_a', 'org_1', 'A'), ('proj_b', 'org_1', 'B')`;
+  for (const p of PROVIDERS) {
+    await db.prisma.$executeRaw`
+      INSERT INTO providers (id, name, description, category, country, countries, auth_type, self_serve_auth, base_urls, status, sandbox_available)
+      VALUES (${p.id}, ${p.name}, ${p.description}, ${p.category}, ${p.country}, ARRAY[${p.country}]::text[], ${p.auth}, ${SELF_SERVE.has(p.auth)}, '{}'::jsonb, 'stable', true)`;
+  }
+  for (const t of TOOLS) {
+    const provider = PROVIDERS.find((p) => p.id === t.server)!;
+    const vector = toVectorLiteral(embedder.embedOne(toolEmbeddingText({ providerName: provider.name, toolName: t.name, description: t.description })));
+    await db.prisma.$executeRaw`
+      INSERT INTO mcp_tools (server_id, tool_name, description, http_method, endpoint_template, project_id, description_hash, embedding, embedding_model, embedded_at)
+      VALUES (${t.server}, ${t.name}, ${t.description}, 'POST', ${`/${t.name}`}, ${t.project ?? null}, 'h', ${vector}::vector, ${t.model ?? embedder.model}, now())`;
+  }
+}
+
+async function connect(db: TestDatabase, project: string, environment: 'live' | 'test', server: string) {
+  await db.prisma.$executeRaw`
+    INSERT INTO connections (id, project_id, environment, server_id, status)
+    VALUES (${`con_${project}_${environment}_${server}`}, ${project}, ${environment}::environment, ${server}, 'connected')`;
+}
+
+async function disconnectAll(db: TestDatabase) {
+  await db.prisma.$executeRaw`DELETE FROM connections`;
+}
+
+const ranked = (r: DiscoverResult) => [r.recommended, ...r.related].filter((m) => m !== null).map((m) => m.tool);
+
+describe('codespar_discover against Postgres', () => {
+  let db: TestDatabase;
+  const embedder = new LocalEmbedder();
+  const config = DiscoverConfig.parse({});
+  let withVectors: DiscoverService;
+  let trigramOnly: DiscoverService;
+
+  const ask = (svc: DiscoverService, input: Record<string, unknown>, o: Partial<Omit<DiscoverRequest, 'input'>> = {}) =>
+    svc.discover({ org_id: 'org_1', project_id: o.project_id ?? 'proj_a', environment: o.environment ?? 'live', input });
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await seedCatalog(db, embedder);
+    const repo = new DiscoverRepository(db.prisma);
+    withVectors = new DiscoverService(repo, embedder, config);
+    trigramOnly = new DiscoverService(repo, null, config);
+  });
+  afterAll(() => db.drop());
+  afterEach(() => disconnectAll(db));
+
+  it('answers in the published shape, each match with its own scores', async () => {
+    const res = await ask(withVectors, { use_case: 'create a pix charge for a customer' });
+    expect(DiscoverResult.parse(res)).toEqual(res);
+    expect(res.search_strategy).toBe('embedding');
+    const top = res.recommended ?? res.related[0]!;
+    expect(top.tool).toBe(`${top.server_id}/${top.tool_name}`);
+    expect(top.cosine_distance).toEqual(expect.any(Number));
+    expect(top.trigram_similarity).toEqual(expect.any(Number));
+    expect(ranked(res).slice(0, 2).sort()).toEqual(['alfapay/create_pix_charge', 'betapay/create_pix_charge']);
+  });
+
+  it('lets a connection decide between two equal rails (connection bonus)', async () => {
+    const before = ranked(await ask(withVectors, { use_case: 'create a pix charge for a customer' }));
+    const [first, second] = before;
+    expect([first, second].sort()).toEqual(['alfapay/create_pix_charge', 'betapay/create_pix_charge']);
+    const secondServer = second!.split('/')[0]!;
+    await connect(db, 'proj_a', 'live', secondServer);
+    const after = await ask(withVectors, { use_case: 'create a pix charge for a customer' });
+    expect(ranked(after).slice(0, 2)).toEqual([second, first]);
+    const connected = [after.recommended, ...after.related].find((m) => m?.server_id === secondServer)!;
+    expect(connected.connection_status).toBe('connected');
+    // The connection belongs to live only: the test environment still sees the first order.
+    expect(ranked(await ask(withVectors, { use_case: 'create a pix charge for a customer' }, { environment: 'test' })).slice(0, 2)).toEqual([first, second]);
+  });
+
+  it('buries a disconnected certificate rail in test, not in live, and not once it is connected', async () => {
+    const useCase = 'send a pix transfer from the company account to a pix key';
+    const live = ranked(await ask(withVectors, { use_case: useCase }));
+    expect(live[0]).toBe('bancocerto/send_pix');
+    const test = await ask(withVectors, { use_case: useCase }, { environment: 'test' });
+    const order = ranked(test);
+    expect(order.indexOf('bancocerto/send_pix')).toBeGreaterThan(order.indexOf('easybank/transfer_funds'));
+    expect(order[order.length - 1]!.startsWith('bancocerto/')).toBe(true);
+    await connect(db, 'proj_a', 'test', 'bancocerto');
+    expect(ranked(await ask(withVectors, { use_case: useCase }, { environment: 'test' }))[0]).toBe('bancocerto/send_pix');
+  });
+
+  it('never shows a tool generated for another project', async () => {
+    const useCase = 'nightly reconciliation report for the warehouse team';
+    const other = await ask(withVectors, { use_case: useCase, limit: 20 });
+    expect(ranked(other)).not.toContain('alfapay/nightly_warehouse_report');
+    const other2 = await ask(trigramOnly, { use_case: useCase, limit: 20 });
+    expect(ranked(other2)).not.toContain('alfapay/nightly_warehouse_report');
+    const owner = await ask(withVectors, { use_case: useCase }, { project_id: 'proj_b' });
+    expect(owner.recommended?.tool).toBe('alfapay/nightly_warehouse_report');
+  });
+
+  it('reports embedding, trigram and empty strategies', async () => {
+    expect((await ask(withVectors, { use_case: 'look up a street from a CEP' })).search_strategy).toBe('embedding');
+    const lexical = await ask(trigramOnly, { use_case: 'look up a street from a CEP' });
+    expect(lexical.search_strategy).toBe('trigram');
+    for (const m of [lexical.recommended, ...lexical.related]) if (m) expect(m.cosine_distance).toBeNull();
+    const empty = await ask(withVectors, { use_case: 'qwxz vbnmk' });
+    expect(empty).toMatchObject({ search_strategy: 'empty', recommended: null, recommended_reason: 'no_match', related: [] });
+  });
+
+  it('finds a lexical match that pg_trgm at its default 0.3 threshold would drop', async () => {
+    const useCase = 'which district is this CEP in';
+    const [{ sim }] = await db.prisma.$queryRaw<Array<{ sim: number }>>`
+      SELECT greatest(similarity(tool_name, ${useCase}), similarity(description, ${useCase})) AS sim FROM mcp_tools WHERE tool_name = 'lookup_postal_code'`;
+    expect(sim).toBeGreaterThanOrEqual(0.1);
+    expect(sim).toBeLessThan(0.3);
+    const res = await ask(trigramOnly, { use_case: useCase });
+    const hit = [res.recommended, ...res.related].find((m) => m?.tool === 'cepfacil/lookup_postal_code');
+    expect(hit?.trigram_similarity).toBeGreaterThanOrEqual(sim);
+    // The lowered threshold lived only inside the discover transaction.
+    const [{ t }] = await db.prisma.$queryRaw<Array<{ t: string }>>`SELECT current_setting('pg_trgm.similarity_threshold') AS t`;
+    expect(Number(t)).toBeCloseTo(0.3, 5);
+  });
+
+  it('leaves rows embedded by another model out of the vector pass', async () => {
+    const res = await ask(withVectors, { use_case: 'refund a legacy charge created before the migration', limit: 20 });
+    const legacy = [res.recommended, ...res.related].find((m) => m?.tool === 'alfapay/legacy_refund');
+    expect(legacy).toBeDefined();
+    expect(legacy!.cosine_distance).toBeNull();
+    expect(legacy!.trigram_similarity).toBeGreaterThan(0.3);
+  });
+
+  it('gives recommended_reason for every null recommendation', async () => {
+    const native = await ask(withVectors, { use_case: 'enviar uma mensagem de WhatsApp para o cliente' });
+    expect(native).toMatchObject({ recommended: null, recommended_reason: 'native_meta_tool' });
+    expect(native.meta_tools[0]).toBe('codespar_notify');
+    expect(native.next_steps[0]).toContain('codespar_notify');
+    expect(ranked(native)).toContain('mensageiro/send_text');
+
+    const blocked = await ask(withVectors, { use_case: 'export the account statement as an OFX file', category: 'banking' }, { environment: 'test' });
+    expect(blocked).toMatchObject({ recommended: null, recommended_reason: 'blocked_in_test', meta_tools: [] });
+    expect(blocked.related[0]!.tool).toBe('bancocerto/export_statement_ofx');
+    expect(blocked.related[0]!.known_pitfalls.join(' ')).toContain('client certificate');
+
+    const none = await ask(withVectors, { use_case: 'qwxz vbnmk' });
+    expect(none.recommended_reason).toBe('no_match');
+  });
+
+  it('filters by category and by country, global providers included', async () => {
+    const mx = ranked(await ask(withVectors, { use_case: 'cash payment reference at a convenience store', country: 'MX', limit: 20 }));
+    expect(mx[0]).toBe('mxpagos/create_cash_voucher');
+    expect(mx.every((t) => t.startsWith('mxpagos/'))).toBe(true);
+    const logistics = ranked(await ask(withVectors, { use_case: 'create a pix charge', category: 'logistics', limit: 20 }));
+    expect(logistics.every((t) => t.startsWith('cepfacil/'))).toBe(true);
+  });
+
+  describe('over the transport', () => {
+    let service: StartedService;
+    let rpc: RpcClient;
+
+    beforeAll(async () => {
+      const env = {
+        ...(process.env as Record<string, string>),
+        DATABASE_URL: db.url,
+        ROTA_REDIS_PREFIX: testPrefix('discover'),
+        LOG_LEVEL: 'silent',
+        ROTA_EMBEDDER: 'local',
+        OPENAI_API_KEY: '',
+      };
+      const base = loadConfig(BaseConfig, env);
+      service = await startService('search', SearchModule.forConfig(loadConfig(SearchConfig, env)), base);
+      rpc = new RpcClient({ url: base.REDIS_URL, prefix: base.ROTA_REDIS_PREFIX, timeoutMs: 10_000 });
+      await rpc.connect();
+    });
+    afterAll(async () => {
+      await rpc.close();
+      await service.app.close();
+    });
+
+    it('answers search.discover', async () => {
+      const res = await rpc.send('search.discover', {
+        org_id: 'org_1',
+        project_id: 'proj_a',
+        environment: 'live',
+        input: { query: 'look up a street from a CEP' },
+      });
+      expect(DiscoverResult.safeParse(res).success).toBe(true);
+      expect(ranked(res)[0]).toBe('cepfacil/lookup_postal_code');
+      expect(res.recommended?.connection_status).toBe('not_required');
+    });
+
+    it('refuses an input without use_case or query with invalid_args', async () => {
+      const err = await rpc
+        .send('search.discover', { org_id: 'org_1', project_id: 'proj_a', environment: 'live', input: { use_case: ' ', limit: 5 } })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(AppError);
+      expect((err as AppError).code).toBe('invalid_args');
+      expect((err as AppError).status).toBe(400);
+    });
+
+    it('refuses a malformed envelope with invalid_body', async () => {
+      const err = await rpc.send('search.discover', { org_id: 'org_1', environment: 'live', input: { use_case: 'x' } } as never).catch((e: unknown) => e);
+      expect((err as AppError).code).toBe('invalid_body');
+    });
+  });
+});

@@ -1,0 +1,157 @@
+import { AppError, DiscoverResult, type DiscoverRequest } from '@rota/contracts';
+import type { Embedder } from '@rota/catalog/embedder';
+import { DiscoverConfig } from './config';
+import type { CandidateQuery, DiscoverCatalog } from './discover.repository';
+import { DiscoverService } from './discover.service';
+import type { Candidate } from './ranking';
+
+const CONFIG = DiscoverConfig.parse({});
+
+function row(over: Partial<Candidate> = {}): Candidate {
+  return {
+    serverId: 'acme',
+    toolName: 'create_payment',
+    description: 'Create a payment.',
+    httpMethod: 'POST',
+    endpointTemplate: '/payments',
+    projectId: null,
+    providerName: 'Acme',
+    category: 'payments',
+    providerCountry: 'BR',
+    providerCountries: ['BR'],
+    authType: 'api_key',
+    selfServeAuth: true,
+    sandboxAvailable: true,
+    providerStatus: 'stable',
+    cosineDistance: 0.3,
+    fromVectorPass: true,
+    nameSimilarity: 0.2,
+    descriptionSimilarity: 0.2,
+    providerNameSimilarity: 0,
+    providerDescriptionSimilarity: 0,
+    connectionRowStatus: null,
+    ...over,
+  };
+}
+
+/** The catalog edge, answering from a fixed list and remembering what it was asked. */
+class FakeCatalog implements DiscoverCatalog {
+  queries: CandidateQuery[] = [];
+  constructor(private readonly rows: Candidate[]) {}
+  candidates(q: CandidateQuery) {
+    this.queries.push(q);
+    // Without a query vector nothing has a distance, as in the real query.
+    return Promise.resolve(q.vector ? this.rows : this.rows.map((r) => ({ ...r, cosineDistance: null, fromVectorPass: false })));
+  }
+}
+
+const embedder = (fail = false): Embedder => ({
+  model: 'test-model',
+  dimensions: 3,
+  embed: (texts: string[]) => (fail ? Promise.reject(new Error('down')) : Promise.resolve(texts.map(() => Float32Array.from([1, 0, 0])))),
+});
+
+function request(input: Record<string, unknown>, environment: 'live' | 'test' = 'live'): DiscoverRequest {
+  return { org_id: 'org_1', project_id: 'proj_1', environment, input };
+}
+
+describe('DiscoverService', () => {
+  describe('input', () => {
+    it.each([{}, { use_case: '' }, { use_case: '   ', query: '' }, { query: '\n' }, { limit: 3 }])(
+      'refuses %j with invalid_args before reading the catalog',
+      async (input) => {
+        const catalog = new FakeCatalog([row()]);
+        const err = await new DiscoverService(catalog, embedder(), CONFIG).discover(request(input)).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(AppError);
+        expect((err as AppError).code).toBe('invalid_args');
+        expect((err as AppError).status).toBe(400);
+        expect(catalog.queries).toHaveLength(0);
+      },
+    );
+
+    it.each([{ limit: 0 }, { limit: 21 }, { limit: 2.5 }, { country: 'Brazil' }, { use_case: 42 }])(
+      'refuses a malformed field %j with invalid_args',
+      async (extra) => {
+        const err = await new DiscoverService(new FakeCatalog([]), null, CONFIG)
+          .discover(request({ query: 'refund a payment', ...extra }))
+          .catch((e: unknown) => e);
+        expect((err as AppError).code).toBe('invalid_args');
+      },
+    );
+
+    it('reads query as an alias, prefers use_case, and normalises the filters', async () => {
+      const catalog = new FakeCatalog([row()]);
+      const svc = new DiscoverService(catalog, embedder(), CONFIG);
+      const a = await svc.discover(request({ query: '  refund a payment ' }));
+      expect(a.use_case).toBe('refund a payment');
+      await svc.discover(request({ use_case: 'create a payment', query: 'ignored', country: 'br', category: 'Payments', limit: 7 }));
+      expect(catalog.queries[1]).toMatchObject({
+        text: 'create a payment',
+        country: 'BR',
+        category: 'payments',
+        model: 'test-model',
+        projectId: 'proj_1',
+        environment: 'live',
+      });
+      await svc.discover(request({ use_case: 'create a payment', country: '*' }));
+      expect(catalog.queries[2]!.country).toBeNull();
+    });
+  });
+
+  it('recommends the best match, lists the rest as related up to limit, and fits the contract', async () => {
+    const rows = [1, 2, 3, 4].map((i) => row({ toolName: `tool_${i}`, cosineDistance: 0.1 * i }));
+    const res = await new DiscoverService(new FakeCatalog(rows), embedder(), CONFIG).discover(request({ use_case: 'create a payment at acme', limit: 2 }));
+    expect(DiscoverResult.parse(res)).toEqual(res);
+    expect(res.recommended?.tool).toBe('acme/tool_1');
+    expect(res.related.map((m) => m.tool)).toEqual(['acme/tool_2', 'acme/tool_3']);
+    expect(res.recommended_reason).toBeUndefined();
+    expect(res.search_strategy).toBe('embedding');
+    expect(res.meta_tools).toEqual([]);
+    expect(res.next_steps[0]).toContain('acme/tool_1');
+    expect(res.recommended!.known_pitfalls.join(' ')).toContain('no live connection to Acme');
+    expect(res.recommended!.recommended_plan[0]).toContain('POST /v1/connections');
+  });
+
+  it('gives the recommended slot to a native meta-tool and keeps the catalog in related', async () => {
+    const rows = [row({ serverId: 'zapi', toolName: 'send_text' }), row({ serverId: 'twilio', toolName: 'send_whatsapp', cosineDistance: 0.35 })];
+    const res = await new DiscoverService(new FakeCatalog(rows), embedder(), CONFIG).discover(
+      request({ use_case: 'enviar uma mensagem no WhatsApp para o cliente' }),
+    );
+    expect(res.recommended).toBeNull();
+    expect(res.recommended_reason).toBe('native_meta_tool');
+    expect(res.meta_tools[0]).toBe('codespar_notify');
+    expect(res.next_steps[0]).toMatch(/^Call codespar_notify/);
+    expect(res.related.map((m) => m.tool)).toEqual(['zapi/send_text', 'twilio/send_whatsapp']);
+    expect(DiscoverResult.safeParse(res).success).toBe(true);
+  });
+
+  it('answers no_match and an empty strategy when nothing matched', async () => {
+    const res = await new DiscoverService(new FakeCatalog([]), embedder(), CONFIG).discover(request({ use_case: 'xyzzy plugh', category: 'fiscal' }));
+    expect(res).toMatchObject({ search_strategy: 'empty', recommended: null, recommended_reason: 'no_match', related: [], meta_tools: [] });
+    expect(res.next_steps.join(' ')).toContain('without the category or country filter');
+  });
+
+  it('answers blocked_in_test when every match is buried by the test penalty', async () => {
+    const rows = [row({ serverId: 'stp', toolName: 'register_payment_order', authType: 'certificate', selfServeAuth: false })];
+    const svc = new DiscoverService(new FakeCatalog(rows), embedder(), CONFIG);
+    const test = await svc.discover(request({ use_case: 'stp daily order reconciliation' }, 'test'));
+    expect(test.recommended).toBeNull();
+    expect(test.recommended_reason).toBe('blocked_in_test');
+    expect(test.related[0]!.known_pitfalls[0]).toMatch(/test environment/);
+    const live = await svc.discover(request({ use_case: 'stp daily order reconciliation' }, 'live'));
+    expect(live.recommended?.tool).toBe('stp/register_payment_order');
+  });
+
+  it('ranks by trigrams alone without an embedder, or when embedding fails', async () => {
+    const rows = [row()];
+    const none = await new DiscoverService(new FakeCatalog(rows), null, CONFIG).discover(request({ use_case: 'create a payment at acme' }));
+    expect(none.search_strategy).toBe('trigram');
+    expect(none.recommended?.cosine_distance).toBeNull();
+    expect(none.recommended?.trigram_similarity).toBeCloseTo(0.2, 6);
+    const warnings: string[] = [];
+    const failing = new DiscoverService(new FakeCatalog(rows), embedder(true), CONFIG, { warn: (m) => warnings.push(m) });
+    const res = await failing.discover(request({ use_case: 'create a payment at acme' }));
+    expect(res.search_strategy).toBe('trigram');
+    expect(warnings).toHaveLength(1);
+  });
+});

@@ -1,0 +1,139 @@
+import type { DiscoverMetaToolName, DiscoverRequest, DiscoverResult } from '@rota/contracts';
+import type { Embedder } from '@rota/catalog/embedder';
+import { nextSteps, toMatch, type AdviceContext } from './advice';
+import type { DiscoverConfig } from './config';
+import type { DiscoverCatalog } from './discover.repository';
+import { parseDiscoverInput } from './input';
+import { metaToolGist, metaToolHints } from './meta-tool-hints';
+import { rankCandidates, type RankedTool, type RankingSettings } from './ranking';
+
+export interface DiscoverLogger {
+  warn(message: string, meta?: Record<string, unknown>): void;
+}
+
+/** Query embeddings are kept for repeated use cases; an agent often asks the same thing twice. */
+const EMBED_CACHE_SIZE = 512;
+
+export function rankingSettings(c: DiscoverConfig): RankingSettings {
+  return {
+    bonusVector: c.ROTA_DISCOVER_BONUS_VECTOR,
+    bonusTrigram: c.ROTA_DISCOVER_BONUS_TRIGRAM,
+    testPenalty: c.ROTA_DISCOVER_TEST_PENALTY,
+    trigramThreshold: c.ROTA_DISCOVER_TRIGRAM_THRESHOLD,
+    providerWeight: c.ROTA_DISCOVER_PROVIDER_WEIGHT,
+    weightVector: c.ROTA_DISCOVER_WEIGHT_VECTOR,
+    weightTrigram: c.ROTA_DISCOVER_WEIGHT_TRIGRAM,
+    maxDistance: c.ROTA_DISCOVER_MAX_DISTANCE,
+  };
+}
+
+/**
+ * `codespar_discover`: validates the input, reads the keyword table, embeds
+ * the use case, asks the catalog for candidates in one query, fuses the
+ * scores and writes the answer.
+ */
+export class DiscoverService {
+  private readonly settings: RankingSettings;
+  private readonly cache = new Map<string, Float32Array>();
+
+  constructor(
+    private readonly catalog: DiscoverCatalog,
+    /** Null when no embedder is configured: discover then ranks by trigrams alone. */
+    private readonly embedder: Embedder | null,
+    private readonly config: DiscoverConfig,
+    private readonly log: DiscoverLogger = { warn: () => undefined },
+  ) {
+    this.settings = rankingSettings(config);
+  }
+
+  async discover(req: DiscoverRequest): Promise<DiscoverResult> {
+    const q = parseDiscoverInput(req.input);
+    const hints = metaToolHints(q.useCase);
+    const vector = await this.embed(q.useCase);
+    const rows = await this.catalog.candidates({
+      projectId: req.project_id,
+      environment: req.environment,
+      text: q.useCase,
+      vector,
+      model: vector && this.embedder ? this.embedder.model : null,
+      category: q.category,
+      country: q.country,
+      candidates: Math.max(this.config.ROTA_DISCOVER_CANDIDATES, q.limit + 1),
+      providerCandidates: this.config.ROTA_DISCOVER_PROVIDER_CANDIDATES,
+      trigramThreshold: this.config.ROTA_DISCOVER_TRIGRAM_THRESHOLD,
+      efSearch: this.config.ROTA_DISCOVER_EF_SEARCH,
+      lexicalScanCap: this.config.ROTA_DISCOVER_LEXICAL_SCAN_CAP,
+    });
+    const ranked = rankCandidates(rows, req.environment, this.settings);
+    const ctx: AdviceContext = { environment: req.environment, country: q.country };
+    const metaTools = hints.map((h) => h.tool);
+
+    let recommended: RankedTool | null = null;
+    let related: RankedTool[];
+    let reason: DiscoverResult['recommended_reason'];
+    if (metaTools.length > 0) {
+      // A native meta-tool covers the job: the catalog is still shown, but only as related rails.
+      related = ranked.slice(0, q.limit);
+      reason = 'native_meta_tool';
+    } else if (ranked.length === 0) {
+      related = [];
+      reason = 'no_match';
+    } else if (ranked[0]!.blocked) {
+      // The penalty sorts blocked rails last, so a blocked top means every match is blocked.
+      related = ranked.slice(0, q.limit);
+      reason = 'blocked_in_test';
+    } else {
+      recommended = ranked[0]!;
+      related = ranked.slice(1, q.limit + 1);
+    }
+    const shown = recommended ? [recommended, ...related] : related;
+    const strategy = shown.length === 0 ? 'empty' : shown.some((r) => r.cosineDistance !== null) ? 'embedding' : 'trigram';
+
+    const result: DiscoverResult = {
+      use_case: q.useCase,
+      search_strategy: strategy,
+      recommended: recommended ? toMatch(recommended, ctx) : null,
+      related: related.map((r) => toMatch(r, ctx)),
+      next_steps: nextSteps({
+        useCase: q.useCase,
+        environment: req.environment,
+        metaTools: metaTools.map((tool: DiscoverMetaToolName) => ({ tool, gist: metaToolGist(tool) })),
+        recommended,
+        related,
+        blockedInTest: reason === 'blocked_in_test',
+        filtered: q.category !== null || q.country !== null,
+      }),
+      meta_tools: metaTools,
+    };
+    if (reason) result.recommended_reason = reason;
+    return result;
+  }
+
+  /** The query vector, or null (no embedder, failure, or past the deadline): the trigram pass still answers. */
+  private async embed(text: string): Promise<Float32Array | null> {
+    if (!this.embedder) return null;
+    const key = `${this.embedder.model}\0${text}`;
+    const hit = this.cache.get(key);
+    if (hit) {
+      this.cache.delete(key);
+      this.cache.set(key, hit);
+      return hit;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('embedding timed out')), this.config.ROTA_DISCOVER_EMBED_TIMEOUT_MS);
+      });
+      const [v] = await Promise.race([this.embedder.embed([text]), deadline]);
+      if (!v) return null;
+      this.cache.set(key, v);
+      if (this.cache.size > EMBED_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
+      return v;
+    } catch (err) {
+      this.log.warn('discover: query embedding failed; ranking by trigrams alone', { error: (err as Error).message, model: this.embedder.model });
+      return null;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,32 @@
+import { BaseConfig } from '@rota/service-kit';
+import { z } from 'zod';
+
+const flag = z
+  .enum(['true', 'false', '1', '0', ''])
+  .default('false')
+  .transform((v) => v === 'true' || v === '1');
+
+export const SessionConfig = BaseConfig.extend({
+  /**
+   * A session with no activity for this long is `expired`. The worker's sweep
+   * reads the same variable; the session service also applies it on read, so
+   * an idle session never runs a tool between two sweeps.
+   */
+  ROTA_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).default(30),
+  /** Credentials key: base64 of 32 bytes. See credentials/keyring.ts for rotation. */
+  ROTA_CREDENTIALS_KEY: z.string().optional(),
+  /** Keyring for rotation: `id:base64,id:base64`. */
+  ROTA_CREDENTIALS_KEYS: z.string().optional(),
+  /** Which key of the keyring (or the id given to ROTA_CREDENTIALS_KEY) seals new credentials. */
+  ROTA_CREDENTIALS_KEY_ID: z.string().optional(),
+  /** Refuse execute with 403 `quota_exceeded` once an org has used its monthly calls. Off by default. */
+  ROTA_QUOTA_ENFORCE: flag,
+  /** Monthly calls of an org whose `quota_monthly_calls` is null. */
+  ROTA_QUOTA_DEFAULT_MONTHLY_CALLS: z.coerce.number().int().min(0).default(10_000),
+  /** Refuse a tool action whose scope the key lacks (403 `forbidden`). Off by default, as documented. */
+  META_TOOL_ACTION_SCOPES_ENFORCE: flag,
+  /** Upper bound of one `codespar_discover` call to the search service. */
+  ROTA_DISCOVER_TIMEOUT_MS: z.coerce.number().int().positive().default(4000),
+});
+export type SessionConfig = z.infer<typeof SessionConfig>;
+export const SESSION_CONFIG = Symbol('SESSION_CONFIG');

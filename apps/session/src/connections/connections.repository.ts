@@ -1,0 +1,146 @@
+import type { Environment } from '@rota/contracts';
+import { newId, Prisma, type PrismaClient } from '@rota/db';
+
+/** The provider facts the session service needs. */
+export interface ProviderRow {
+  id: string;
+  name: string;
+  category: string;
+  authType: string;
+  selfServeAuth: boolean;
+}
+
+/** A connection row without its sealed credentials. */
+export interface ConnectionRow {
+  id: string;
+  projectId: string;
+  environment: Environment;
+  serverId: string;
+  authType: string;
+  hasCredentials: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface RawConnection {
+  id: string;
+  project_id: string;
+  environment: Environment;
+  server_id: string;
+  auth_type: string;
+  has_credentials: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const toRow = (r: RawConnection): ConnectionRow => ({
+  id: r.id,
+  projectId: r.project_id,
+  environment: r.environment,
+  serverId: r.server_id,
+  authType: r.auth_type,
+  hasCredentials: r.has_credentials,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+/** Providers and connections. The only code that reads or writes them for the session service. */
+export class ConnectionsRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  /** The providers among `ids` that exist, in no particular order. */
+  async providers(ids: readonly string[]): Promise<ProviderRow[]> {
+    if (ids.length === 0) return [];
+    // Raw SQL: on this hot path the query builder costs several times the query.
+    const rows = await this.prisma.$queryRaw<Array<{ id: string; name: string; category: string; auth_type: string; self_serve_auth: boolean }>>(Prisma.sql`
+      SELECT id, name, category, auth_type, self_serve_auth FROM providers WHERE id IN (${Prisma.join([...ids])})`);
+    return rows.map((r) => ({ id: r.id, name: r.name, category: r.category, authType: r.auth_type, selfServeAuth: r.self_serve_auth }));
+  }
+
+  /**
+   * Inserts the connection, or replaces the sealed credentials of the existing
+   * one for the same project, environment and provider, in one statement.
+   * `created` tells the two apart (a fresh row has `xmax = 0`).
+   */
+  async upsert(input: {
+    projectId: string;
+    environment: Environment;
+    serverId: string;
+    ciphertext: Buffer | null;
+    keyId: string | null;
+  }): Promise<{ row: ConnectionRow; created: boolean }> {
+    const rows = await this.prisma.$queryRaw<Array<RawConnection & { created: boolean }>>(Prisma.sql`
+      WITH saved AS (
+        INSERT INTO connections (id, project_id, environment, server_id, credentials_ciphertext, credentials_key_id, status, updated_at)
+        VALUES (${newId('conn')}, ${input.projectId}, ${input.environment}::environment, ${input.serverId},
+                ${input.ciphertext}, ${input.keyId}, 'connected', now())
+        ON CONFLICT (project_id, environment, server_id) DO UPDATE
+          SET credentials_ciphertext = EXCLUDED.credentials_ciphertext,
+              credentials_key_id = EXCLUDED.credentials_key_id,
+              status = 'connected',
+              updated_at = now()
+        RETURNING id, project_id, environment, server_id, credentials_ciphertext IS NOT NULL AS has_credentials,
+                  created_at, updated_at, (xmax = 0) AS created
+      )
+      SELECT saved.*, p.auth_type FROM saved JOIN providers p ON p.id = saved.server_id`);
+    const r = rows[0]!;
+    return { row: toRow(r), created: r.created };
+  }
+
+  /** The connections of one project and environment, oldest first. */
+  async list(projectId: string, environment: Environment): Promise<ConnectionRow[]> {
+    const rows = await this.prisma.$queryRaw<RawConnection[]>(Prisma.sql`
+      SELECT c.id, c.project_id, c.environment, c.server_id, p.auth_type,
+             c.credentials_ciphertext IS NOT NULL AS has_credentials, c.created_at, c.updated_at
+      FROM connections c JOIN providers p ON p.id = c.server_id
+      WHERE c.project_id = ${projectId} AND c.environment = ${environment}::environment AND c.status = 'connected'
+      ORDER BY c.created_at, c.id`);
+    return rows.map(toRow);
+  }
+
+  /** Deletes a connection of this project and environment; null when there is none by that id. */
+  async delete(id: string, projectId: string, environment: Environment): Promise<ConnectionRow | null> {
+    const rows = await this.prisma.$queryRaw<RawConnection[]>(Prisma.sql`
+      WITH gone AS (
+        DELETE FROM connections
+        WHERE id = ${id} AND project_id = ${projectId} AND environment = ${environment}::environment
+        RETURNING id, project_id, environment, server_id, credentials_ciphertext IS NOT NULL AS has_credentials, created_at, updated_at
+      )
+      SELECT gone.*, p.auth_type FROM gone JOIN providers p ON p.id = gone.server_id`);
+    return rows[0] ? toRow(rows[0]) : null;
+  }
+
+  /** Every provider with its name and whether this project has a connection to it, for the given ids (all connected ones when `ids` is null). */
+  async providerStates(
+    projectId: string,
+    environment: Environment,
+    ids: readonly string[] | null,
+  ): Promise<Array<ProviderRow & { connectedAt: Date | null }>> {
+    const filter = ids === null ? Prisma.sql`c.id IS NOT NULL` : ids.length ? Prisma.sql`p.id IN (${Prisma.join([...ids])})` : Prisma.sql`false`;
+    const rows = await this.prisma.$queryRaw<Array<{ id: string; name: string; category: string; auth_type: string; self_serve_auth: boolean; connected_at: Date | null }>>(Prisma.sql`
+      SELECT p.id, p.name, p.category, p.auth_type, p.self_serve_auth, c.created_at AS connected_at
+      FROM providers p
+      LEFT JOIN connections c
+        ON c.server_id = p.id AND c.project_id = ${projectId} AND c.environment = ${environment}::environment AND c.status = 'connected'
+      WHERE ${filter}
+      ORDER BY p.id`);
+    return rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      category: r.category,
+      authType: r.auth_type,
+      selfServeAuth: r.self_serve_auth,
+      connectedAt: r.connected_at,
+    }));
+  }
+
+  /** The sealed credentials of one connection, for executors. */
+  async sealed(projectId: string, environment: Environment, serverId: string): Promise<{ ciphertext: Buffer; keyId: string } | null> {
+    const row = await this.prisma.connection.findUnique({
+      where: { projectId_environment_serverId: { projectId, environment, serverId } },
+      select: { credentialsCiphertext: true, credentialsKeyId: true },
+    });
+    if (!row?.credentialsCiphertext || !row.credentialsKeyId) return null;
+    return { ciphertext: Buffer.from(row.credentialsCiphertext), keyId: row.credentialsKeyId };
+  }
+}

@@ -1,0 +1,95 @@
+import {
+  AppError,
+  type ConnectionCredentials,
+  type ConnectionDeleted,
+  type ConnectionList,
+  type ConnectionSaveCommand,
+  type ConnectionSaved,
+  type ConnectionScope,
+  type ConnectionStatus,
+  type ConnectionView,
+  type Environment,
+} from '@rota/contracts';
+import type { Keyring } from '../credentials/keyring';
+import type { ConnectionRow, ConnectionsRepository, ProviderRow } from './connections.repository';
+
+/** Binds sealed credentials to the row they belong to (see keyring.ts). */
+export function credentialsAad(projectId: string, environment: Environment, serverId: string): string {
+  return `rota/connection/${projectId}/${environment}/${serverId}`;
+}
+
+/** A provider's status for a project: stored credentials win, then auth `none`, else disconnected. */
+export function connectionStatus(authType: string, connected: boolean): ConnectionStatus {
+  if (authType === 'none') return 'not_required';
+  return connected ? 'connected' : 'disconnected';
+}
+
+function view(row: ConnectionRow): ConnectionView {
+  return {
+    id: row.id,
+    server_id: row.serverId,
+    environment: row.environment,
+    status: connectionStatus(row.authType, true),
+    auth_type: row.authType,
+    has_credentials: row.hasCredentials,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * Stores, lists and removes provider connections. Credentials are sealed here,
+ * before anything reaches the database, and no method ever returns them.
+ */
+export class ConnectionsService {
+  constructor(
+    private readonly repo: ConnectionsRepository,
+    private readonly keyring: Keyring,
+  ) {}
+
+  async save({ scope, body }: ConnectionSaveCommand): Promise<ConnectionSaved> {
+    const [provider] = await this.repo.providers([body.server_id]);
+    if (!provider) {
+      throw new AppError('unknown_servers', `No provider has the id "${body.server_id}".`, { unknown: [body.server_id] });
+    }
+    const sealed = this.sealFor(provider, scope, body.credentials);
+    const { row, created } = await this.repo.upsert({
+      projectId: scope.project_id,
+      environment: scope.environment,
+      serverId: provider.id,
+      ciphertext: sealed?.ciphertext ?? null,
+      keyId: sealed?.keyId ?? null,
+    });
+    return { connection: view(row), created };
+  }
+
+  async list({ scope }: { scope: ConnectionScope }): Promise<ConnectionList> {
+    const rows = await this.repo.list(scope.project_id, scope.environment);
+    return { environment: scope.environment, connections: rows.map(view) };
+  }
+
+  async delete({ scope, connection_id }: { scope: ConnectionScope; connection_id: string }): Promise<ConnectionDeleted> {
+    const row = await this.repo.delete(connection_id, scope.project_id, scope.environment);
+    if (!row) throw new AppError('connection_not_found', 'No connection with this id.');
+    return { id: row.id, server_id: row.serverId, environment: row.environment, status: 'disconnected', deleted: true };
+  }
+
+  /** The plain credentials of a connection, for the executors that call providers. Never returned to a client. */
+  async credentialsFor(projectId: string, environment: Environment, serverId: string): Promise<ConnectionCredentials | null> {
+    const sealed = await this.repo.sealed(projectId, environment, serverId);
+    if (!sealed) return null;
+    const plain = this.keyring.open(sealed.ciphertext, sealed.keyId, credentialsAad(projectId, environment, serverId));
+    return JSON.parse(plain.toString('utf8')) as ConnectionCredentials;
+  }
+
+  private sealFor(provider: ProviderRow, scope: ConnectionScope, credentials: ConnectionCredentials | undefined) {
+    const given = credentials && Object.keys(credentials).length > 0 ? credentials : undefined;
+    if (!given) {
+      if (provider.authType === 'none') return null;
+      throw new AppError('invalid_body', 'The request body is invalid.', {
+        issues: [{ path: ['credentials'], message: `${provider.id} authenticates with ${provider.authType}; send its credentials.`, code: 'custom' }],
+      });
+    }
+    return this.keyring.seal(Buffer.from(JSON.stringify(given), 'utf8'), credentialsAad(scope.project_id, scope.environment, provider.id));
+  }
+}

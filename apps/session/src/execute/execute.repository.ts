@@ -1,0 +1,83 @@
+import type { Environment } from '@rota/contracts';
+import { newId, Prisma, type PrismaClient } from '@rota/db';
+
+export interface CatalogTool {
+  serverId: string;
+  toolName: string;
+  description: string;
+  inputSchema: unknown;
+}
+
+export interface OrgUsage {
+  plan: string;
+  quotaMonthlyCalls: number | null;
+  used: number;
+}
+
+export interface ToolCallInsert {
+  sessionId: string | null;
+  projectId: string;
+  environment: Environment;
+  tool: string;
+  server: string | null;
+  input: unknown;
+  output: unknown;
+  success: boolean;
+  error: string | null;
+  durationMs: number;
+  calledAt: Date;
+}
+
+/**
+ * What the execute pipeline reads and writes besides sessions and
+ * connections: catalog tools, tool-call rows and the org's monthly usage.
+ */
+export class ExecuteRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  /**
+   * A catalog tool callable by this project: a global tool, or one the
+   * project registered itself (which wins over a global one of the same name).
+   * Tools of other projects are never found.
+   */
+  async findTool(serverId: string, toolName: string, projectId: string): Promise<CatalogTool | null> {
+    const rows = await this.prisma.$queryRaw<Array<{ server_id: string; tool_name: string; description: string; input_schema: unknown }>>(Prisma.sql`
+      SELECT server_id, tool_name, description, input_schema FROM mcp_tools
+      WHERE server_id = ${serverId} AND tool_name = ${toolName} AND (project_id IS NULL OR project_id = ${projectId})
+      ORDER BY project_id NULLS LAST LIMIT 1`);
+    const r = rows[0];
+    return r ? { serverId: r.server_id, toolName: r.tool_name, description: r.description, inputSchema: r.input_schema } : null;
+  }
+
+  /** Every catalog tool of these providers callable by the project, by provider then name. */
+  async listTools(serverIds: readonly string[], projectId: string): Promise<CatalogTool[]> {
+    if (serverIds.length === 0) return [];
+    const rows = await this.prisma.$queryRaw<Array<{ server_id: string; tool_name: string; description: string }>>(Prisma.sql`
+      SELECT DISTINCT ON (server_id, tool_name) server_id, tool_name, description FROM mcp_tools
+      WHERE server_id IN (${Prisma.join([...serverIds])}) AND (project_id IS NULL OR project_id = ${projectId})
+      ORDER BY server_id, tool_name, project_id NULLS LAST`);
+    return rows.map((r) => ({ serverId: r.server_id, toolName: r.tool_name, description: r.description, inputSchema: null }));
+  }
+
+  /** The org's plan, its quota override and the calls its projects made this calendar month (UTC). */
+  async usage(orgId: string): Promise<OrgUsage | null> {
+    const rows = await this.prisma.$queryRaw<Array<{ plan: string; quota_monthly_calls: number | null; used: bigint }>>(Prisma.sql`
+      SELECT o.plan, o.quota_monthly_calls,
+             (SELECT count(*) FROM session_tool_calls t JOIN projects p ON p.id = t.project_id
+               WHERE p.org_id = o.id AND t.called_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC') AS used
+      FROM orgs o WHERE o.id = ${orgId}`);
+    const r = rows[0];
+    return r ? { plan: r.plan, quotaMonthlyCalls: r.quota_monthly_calls, used: Number(r.used) } : null;
+  }
+
+  /** Records one dispatched call; returns its id (`tc_…`). */
+  async recordCall(call: ToolCallInsert): Promise<string> {
+    const id = newId('tc');
+    const output = call.output === null || call.output === undefined ? null : JSON.stringify(call.output);
+    await this.prisma.$executeRaw(Prisma.sql`
+      INSERT INTO session_tool_calls (id, session_id, project_id, environment, tool, server, input, output, success, error, duration_ms, called_at)
+      VALUES (${id}, ${call.sessionId}, ${call.projectId}, ${call.environment}::environment, ${call.tool}, ${call.server},
+              ${JSON.stringify(call.input)}::jsonb, ${output}::jsonb, ${call.success}, ${call.error}, ${call.durationMs}, ${call.calledAt})`);
+    return id;
+  }
+}

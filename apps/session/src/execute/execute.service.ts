@@ -1,0 +1,272 @@
+import { performance } from 'node:perf_hooks';
+import {
+  AppError,
+  LIST_TOOLS_TOOL,
+  META_TOOLS,
+  isMetaToolName,
+  type Environment,
+  type ExecuteCommand,
+  type ExecuteFailureCode,
+  type ExecuteResult,
+  type ManageConnectionsData,
+  type MetaToolName,
+  type Tenant,
+} from '@rota/contracts';
+import { createLogger, requestContext, type RpcClient } from '@rota/service-kit';
+import type { SessionConfig } from '../config';
+import type { ConnectionsRepository } from '../connections/connections.repository';
+import { connectionStatus } from '../connections/connections.service';
+import type { SessionsService } from '../sessions/sessions.service';
+import { requiredScope } from './action-scopes';
+import { getStarted, listTools, providerConnection, type ProviderState } from './builtins';
+import { coerceArgs } from './coerce';
+import type { ExecuteRepository } from './execute.repository';
+
+/** What a call runs against: a session's providers, or the project's connected ones (`POST /mcp`). */
+interface CallContext {
+  tenant: Tenant;
+  sessionId: string | null;
+  /** Provider ids callable here. */
+  servers: string[];
+}
+
+type Resolved =
+  | { kind: 'list_tools'; name: string; schema: null }
+  | { kind: 'meta'; name: MetaToolName; schema: unknown }
+  | { kind: 'catalog'; name: string; server: string; schema: unknown };
+
+/** What a dispatched tool produced; `record: false` for the refusals that write nothing. */
+interface Outcome {
+  success: boolean;
+  data: unknown;
+  error: string | null;
+  server: string | null;
+  record: boolean;
+}
+
+const META_SCHEMAS = new Map(META_TOOLS.map((t) => [t.name, t.inputSchema]));
+const CALLABLE_NAME = /^([^/\s]+)\/([^\s]+)$/;
+
+/** Outputs larger than this are recorded as their size only: the call row is an audit line, not a cache. */
+export const RECORDED_OUTPUT_MAX_BYTES = 16 * 1024;
+
+function recordedOutput(data: unknown): unknown {
+  if (data === null || data === undefined) return null;
+  const bytes = Buffer.byteLength(JSON.stringify(data));
+  return bytes > RECORDED_OUTPUT_MAX_BYTES ? { omitted: true, bytes } : data;
+}
+
+const failureData = (code: ExecuteFailureCode, message: string, extra: Record<string, unknown> = {}) => ({ code, message, ...extra });
+
+/**
+ * The execute pipeline, after the gateway has authenticated the key and
+ * parsed the body. The checks run in the documented order, and each early
+ * exit says whether a `session_tool_calls` row is written:
+ *
+ * 1. session lookup (404, nothing written) and status (409 with the real status);
+ * 2. org quota (403 `quota_exceeded`), only when enforced;
+ * 3. tool resolution: `codespar_list_tools`, the published meta-tools, then the
+ *    catalog by `server/tool` limited to the session's providers. No match is
+ *    200 `Tool not registered`, nothing written;
+ * 4. argument coercion from the tool's input schema (`invalid_args`, nothing written);
+ * 5. the per-action scope gate (403, only when enforced);
+ * 6. dispatch, recorded as one row whatever the tool answers, except
+ *    `codespar_discover` refusing its arguments, which writes nothing.
+ */
+export class ExecuteService {
+  private readonly log;
+
+  constructor(
+    private readonly config: SessionConfig,
+    private readonly sessions: SessionsService,
+    private readonly connections: ConnectionsRepository,
+    private readonly repo: ExecuteRepository,
+    private readonly rpc: RpcClient,
+  ) {
+    this.log = createLogger('session', config.LOG_LEVEL);
+  }
+
+  async execute(cmd: ExecuteCommand): Promise<ExecuteResult> {
+    const calledAt = new Date();
+    const ctx = await this.context(cmd);
+    await this.checkQuota(cmd.tenant);
+
+    const resolved = await this.resolve(cmd, ctx);
+    if (!resolved) {
+      return this.unrecorded(cmd.tool, calledAt, 'tool_not_registered', 'Tool not registered', { tool: cmd.tool });
+    }
+    if (cmd.via === 'mcp' && resolved.kind === 'catalog') {
+      return this.unrecorded(cmd.tool, calledAt, 'tool_not_published', 'Catalog tools run only through POST /v1/sessions/{id}/execute.', { tool: cmd.tool });
+    }
+
+    const coerced = coerceArgs(cmd.input, resolved.schema);
+    if (!coerced.ok) {
+      return this.unrecorded(resolved.name, calledAt, 'invalid_args', 'The arguments do not fit the tool input schema.', { issues: coerced.issues });
+    }
+
+    const scope = requiredScope(resolved.name, coerced.value);
+    if (this.config.META_TOOL_ACTION_SCOPES_ENFORCE && !cmd.scopes.includes(scope)) {
+      throw new AppError('forbidden', `API key does not have the '${scope}' scope.`);
+    }
+
+    const started = performance.now();
+    const outcome = await this.dispatch(resolved, coerced.value, ctx);
+    const duration = Math.round((performance.now() - started) * 100) / 100;
+
+    let toolCallId: string | null = null;
+    if (outcome.record) {
+      toolCallId = await this.repo.recordCall({
+        sessionId: ctx.sessionId,
+        projectId: ctx.tenant.project_id,
+        environment: ctx.tenant.environment,
+        tool: resolved.name,
+        server: outcome.server,
+        input: coerced.value,
+        output: recordedOutput(outcome.data),
+        success: outcome.success,
+        error: outcome.error,
+        durationMs: Math.round(duration),
+        calledAt,
+      });
+    }
+    // One line per dispatched call; arguments and outputs stay in the call row, never in logs.
+    this.log.info(
+      { session_id: ctx.sessionId, project_id: ctx.tenant.project_id, tool: resolved.name, server: outcome.server, success: outcome.success, duration_ms: duration, tool_call_id: toolCallId },
+      'tool call',
+    );
+    return {
+      success: outcome.success,
+      data: outcome.data,
+      error: outcome.error,
+      duration,
+      server: outcome.server,
+      tool: resolved.name,
+      tool_call_id: toolCallId,
+      called_at: calledAt.toISOString(),
+    };
+  }
+
+  private async context(cmd: ExecuteCommand): Promise<CallContext> {
+    if (cmd.session_id !== null) {
+      const session = await this.sessions.requireActive(cmd.tenant, cmd.session_id);
+      return { tenant: cmd.tenant, sessionId: session.id, servers: session.servers };
+    }
+    const connected = await this.connections.providerStates(cmd.tenant.project_id, cmd.tenant.environment, null);
+    return { tenant: cmd.tenant, sessionId: null, servers: connected.map((p) => p.id) };
+  }
+
+  private async checkQuota(tenant: Tenant) {
+    if (!this.config.ROTA_QUOTA_ENFORCE) return;
+    const usage = await this.repo.usage(tenant.org_id);
+    if (!usage) return;
+    const limit = usage.quotaMonthlyCalls ?? this.config.ROTA_QUOTA_DEFAULT_MONTHLY_CALLS;
+    if (usage.used >= limit) {
+      throw new AppError('quota_exceeded', `The org has used its ${limit} tool calls for this month.`, { plan: usage.plan, limit, used: usage.used });
+    }
+  }
+
+  private async resolve(cmd: ExecuteCommand, ctx: CallContext): Promise<Resolved | null> {
+    if (cmd.tool === LIST_TOOLS_TOOL) return { kind: 'list_tools', name: LIST_TOOLS_TOOL, schema: null };
+    if (isMetaToolName(cmd.tool)) return { kind: 'meta', name: cmd.tool, schema: META_SCHEMAS.get(cmd.tool) };
+    const m = CALLABLE_NAME.exec(cmd.tool);
+    if (!m || !ctx.servers.includes(m[1]!)) return null;
+    const tool = await this.repo.findTool(m[1]!, m[2]!, ctx.tenant.project_id);
+    return tool ? { kind: 'catalog', name: cmd.tool, server: tool.serverId, schema: tool.inputSchema } : null;
+  }
+
+  private async dispatch(resolved: Resolved, input: Record<string, unknown>, ctx: CallContext): Promise<Outcome> {
+    switch (resolved.kind) {
+      case 'list_tools':
+        return this.ok(await this.listTools(ctx));
+      case 'catalog':
+        return this.notImplemented(resolved.name, resolved.server);
+      case 'meta':
+        switch (resolved.name) {
+          case 'codespar_discover':
+            return this.discover(input, ctx);
+          case 'codespar_get_started':
+            return this.ok(
+              getStarted({ environment: ctx.tenant.environment, providers: await this.usableProviders(ctx, ctx.tenant.environment), inSession: ctx.sessionId !== null }),
+            );
+          case 'codespar_manage_connections':
+            return this.manageConnections(input, ctx);
+          default:
+            return this.notImplemented(resolved.name, null);
+        }
+    }
+  }
+
+  private ok(data: unknown, server: string | null = null): Outcome {
+    return { success: true, data, error: null, server, record: true };
+  }
+
+  private notImplemented(tool: string, server: string | null): Outcome {
+    const message = `${tool} has no executor in this release; nothing was sent to any provider.`;
+    return { success: false, data: failureData('not_implemented', message), error: message, server, record: true };
+  }
+
+  private unrecorded(tool: string, calledAt: Date, code: ExecuteFailureCode, message: string, extra: Record<string, unknown> = {}): ExecuteResult {
+    return { success: false, data: failureData(code, message, extra), error: message, duration: 0, server: null, tool, tool_call_id: null, called_at: calledAt.toISOString() };
+  }
+
+  /** A pure read in the search service. Its `invalid_args` becomes a result and writes nothing. */
+  private async discover(input: Record<string, unknown>, ctx: CallContext): Promise<Outcome> {
+    const deadline = requestContext.getStore()?.deadline;
+    const left = deadline ? deadline - Date.now() - 100 : Infinity;
+    const timeoutMs = Math.max(50, Math.min(this.config.ROTA_DISCOVER_TIMEOUT_MS, left));
+    try {
+      const result = await this.rpc.send('search.discover', { org_id: ctx.tenant.org_id, project_id: ctx.tenant.project_id, environment: ctx.tenant.environment, input }, { timeoutMs });
+      return this.ok(result);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'invalid_args') {
+        return { success: false, data: failureData('invalid_args', err.message, err.details ?? {}), error: err.message, server: null, record: false };
+      }
+      throw err;
+    }
+  }
+
+  private async listTools(ctx: CallContext) {
+    const [catalog, servers] = await Promise.all([this.repo.listTools(ctx.servers, ctx.tenant.project_id), this.providerStates(ctx.tenant, ctx.tenant.environment, ctx.servers)]);
+    return listTools(catalog, servers);
+  }
+
+  private async manageConnections(input: Record<string, unknown>, ctx: CallContext): Promise<Outcome> {
+    const action = typeof input.action === 'string' ? input.action : 'list';
+    if (action !== 'list' && action !== 'status') return this.notImplemented(`codespar_manage_connections ${action}`, null);
+    const environment = (input.environment as Environment | undefined) ?? ctx.tenant.environment;
+    const serverId = typeof input.server_id === 'string' ? input.server_id : undefined;
+    let providers: ProviderState[];
+    if (action === 'status' && serverId) {
+      providers = await this.providerStates(ctx.tenant, environment, [serverId]);
+      if (providers.length === 0) {
+        const message = `No provider has the id "${serverId}".`;
+        return { success: false, data: failureData('unknown_server', message, { server_id: serverId }), error: message, server: null, record: true };
+      }
+    } else if (action === 'status') {
+      providers = await this.providerStates(ctx.tenant, environment, ctx.servers);
+    } else {
+      providers = await this.usableProviders(ctx, environment);
+    }
+    const data: ManageConnectionsData = { action, environment, connections: providers.map(providerConnection) };
+    return this.ok(data);
+  }
+
+  /** The project's connected providers plus the context's own providers, each with its status. */
+  private async usableProviders(ctx: CallContext, environment: Environment): Promise<ProviderState[]> {
+    const [connected, named] = await Promise.all([this.providerStates(ctx.tenant, environment, null), this.providerStates(ctx.tenant, environment, ctx.servers)]);
+    const byId = new Map([...connected, ...named].map((p) => [p.id, p]));
+    return [...byId.values()].sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  private async providerStates(tenant: Tenant, environment: Environment, ids: readonly string[] | null): Promise<ProviderState[]> {
+    const rows = await this.connections.providerStates(tenant.project_id, environment, ids);
+    return rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      category: r.category,
+      authType: r.authType,
+      status: connectionStatus(r.authType, r.connectedAt !== null),
+      connectedAt: r.connectedAt,
+    }));
+  }
+}

@@ -1,0 +1,76 @@
+import { AppError, type SessionClosed, type SessionCreateCommand, type SessionRecord, type SessionRefCommand, type Tenant } from '@rota/contracts';
+import type { ConnectionsRepository } from '../connections/connections.repository';
+import type { SessionRow, SessionsRepository } from './sessions.repository';
+
+/** The one 404 for a session that does not exist and for one that belongs to someone else. */
+export const sessionNotFound = () => new AppError('session_not_found', 'No session with this id.');
+
+export function sessionRecord(row: SessionRow, idleMinutes: number): SessionRecord {
+  return {
+    id: row.id,
+    user_id: row.userId,
+    servers: row.servers,
+    status: row.status,
+    environment: row.environment,
+    created_at: row.createdAt.toISOString(),
+    metadata: row.metadata,
+    last_active_at: row.lastActiveAt.toISOString(),
+    expires_at: row.status === 'active' ? new Date(row.lastActiveAt.getTime() + idleMinutes * 60_000).toISOString() : null,
+    closed_at: row.closedAt?.toISOString() ?? null,
+  };
+}
+
+/** Opening, reading and closing sessions. */
+export class SessionsService {
+  constructor(
+    private readonly sessions: SessionsRepository,
+    private readonly providers: ConnectionsRepository,
+    private readonly idleMinutes: number,
+  ) {}
+
+  async create({ tenant, body }: SessionCreateCommand): Promise<SessionRecord> {
+    const found = new Set((await this.providers.providers(body.servers)).map((p) => p.id));
+    const unknown = body.servers.filter((id) => !found.has(id));
+    if (unknown.length) {
+      const list = unknown.map((u) => `"${u}"`).join(', ');
+      throw new AppError('unknown_servers', `No provider has the id ${list}.`, { unknown });
+    }
+    const row = await this.sessions.create({
+      projectId: tenant.project_id,
+      environment: tenant.environment,
+      userId: body.user_id ?? null,
+      servers: body.servers,
+      metadata: body.metadata ?? null,
+    });
+    return sessionRecord(row, this.idleMinutes);
+  }
+
+  async get({ tenant, session_id }: SessionRefCommand): Promise<SessionRecord> {
+    return sessionRecord(await this.find(tenant, session_id), this.idleMinutes);
+  }
+
+  async close({ tenant, session_id }: SessionRefCommand): Promise<SessionClosed> {
+    const row = await this.sessions.close(session_id, tenant.project_id, tenant.environment);
+    if (!row) throw sessionNotFound();
+    return { id: row.id, status: 'closed', closed_at: row.closedAt!.toISOString() };
+  }
+
+  /** The session, visible to this tenant, with idle expiry applied; 404 otherwise. */
+  async find(tenant: Tenant, id: string, touch = false): Promise<SessionRow> {
+    const row = await this.sessions.find(id, tenant.project_id, tenant.environment, this.idleMinutes, touch);
+    if (!row) throw sessionNotFound();
+    return row;
+  }
+
+  /**
+   * The session if it can run tools now, its idle clock restarted; 409
+   * `session_not_active` with the real status otherwise.
+   */
+  async requireActive(tenant: Tenant, id: string): Promise<SessionRow> {
+    const row = await this.find(tenant, id, true);
+    if (row.status !== 'active') {
+      throw new AppError('session_not_active', `The session is ${row.status}; open a new session to run tools.`, { status: row.status });
+    }
+    return row;
+  }
+}

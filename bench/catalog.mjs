@@ -1,0 +1,212 @@
+// Catalog benchmark:
+//  (a) the shared catalog (2,359 tools) embedded by the real worker through a
+//      fake OpenAI server: API calls (batching ratio) and wall time; then a
+//      second sweep with nothing changed, which must make no call;
+//  (b) the local embedder's texts per second on one core;
+//  (c) 100,000 tools (the shared catalog replicated with suffixed ids, each
+//      copy's provider named after another provider and its country, so no two
+//      texts are alike) imported and embedded end to end with the local
+//      embedder, HNSW index included, with the time split printed.
+// Uses its own database (created and dropped here) and Redis prefix. Needs
+// `pnpm build`. Reads ../shared/data/provider_catalog.json; skips without it.
+import { existsSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { ROOT, SHARED, benchPrefix, fmt, sleep, startProcess, stop, table } from './lib/common.mjs';
+
+const require = createRequire(import.meta.url);
+const catalogLib = require(join(ROOT, 'packages/catalog/dist/index.js'));
+const db = require(join(ROOT, 'packages/db/dist/index.js'));
+const { startFakeOpenAI } = require(join(ROOT, 'packages/testing/dist/fake-openai.js'));
+
+const DATA = join(SHARED, 'data/provider_catalog.json');
+const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+const BASE_URL = process.env.DATABASE_URL || db.DEFAULT_DATABASE_URL;
+const TARGET_TOOLS = Number(process.env.BENCH_CATALOG_TOOLS ?? 100_000);
+
+async function freshDatabase() {
+  const name = `rota_bench_catalog_${randomBytes(4).toString('hex')}`;
+  await db.withAdminClient(BASE_URL, (c) => c.query(`CREATE DATABASE ${db.quoteIdent(name)}`));
+  const url = db.withDatabase(BASE_URL, name);
+  await db.migrate(url);
+  return {
+    url,
+    drop: () => db.withAdminClient(BASE_URL, (c) => c.query(`DROP DATABASE IF EXISTS ${db.quoteIdent(name)} WITH (FORCE)`)),
+  };
+}
+
+const now = () => performance.now();
+
+async function sharedCatalog() {
+  return JSON.parse(readFileSync(DATA, 'utf8'));
+}
+
+// ---------------------------------------------------------------- (a)
+async function throughFakeOpenAI(servers) {
+  const database = await freshDatabase();
+  const prisma = db.createPrisma(database.url, { poolMax: 4 });
+  const fake = await startFakeOpenAI();
+  const prefix = benchPrefix('catalog');
+  const queue = catalogLib.CatalogQueue.connect(REDIS_URL, prefix);
+  let worker;
+  try {
+    const doc = catalogLib.parseCatalogValue(servers);
+    const tools = doc.servers.reduce((n, s) => n + s.tools.length, 0);
+    const model = catalogLib.OPENAI_EMBEDDING_MODEL;
+    const t0 = now();
+    await catalogLib.importCatalog(prisma, doc, { model });
+    const importMs = now() - t0;
+    const repo = new catalogLib.CatalogRepository(prisma);
+    const env = { DATABASE_URL: database.url, REDIS_URL, ROTA_REDIS_PREFIX: prefix, OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: fake.baseURL, LOG_LEVEL: 'warn' };
+    const t1 = now();
+    // The worker sweeps at boot: nothing else is needed to start the embedding.
+    worker = await startProcess(join(ROOT, 'apps/worker/dist/main.js'), env, async () => true);
+    let firstCallMs;
+    for (;;) {
+      if (firstCallMs === undefined && fake.calls.length > 0) firstCallMs = now() - t1;
+      const c = await repo.counts(model);
+      if (c.embedded === c.tools) break;
+      await sleep(50);
+    }
+    const embedMs = now() - t1;
+    // A load this large (every row stale) makes the worker rebuild the HNSW index after the batches.
+    while (!(await repo.vectorIndexExists())) await sleep(50);
+    const indexMs = now() - t1;
+    const calls = fake.calls.length;
+    const inputs = fake.calls.reduce((n, c) => n + c.inputs.length, 0);
+
+    // Nothing changed: a sweep must find nothing and call nothing.
+    await queue.requestSweep();
+    for (;;) {
+      const job = await queue.queue.getJob(catalogLib.SWEEP_JOB_ID);
+      const counts = await queue.counts();
+      if (!job && counts.waiting + counts.active + counts.delayed === 0) break;
+      await sleep(50);
+    }
+    const secondCalls = fake.calls.length - calls;
+
+    console.log(`\n## Catalog (a): the shared catalog (${tools} tools) embedded by the worker through a fake OpenAI server`);
+    table([
+      { step: 'import (one transaction)', tools, 'wall ms': fmt(importMs, 0), 'API calls': '-', 'inputs/call': '-' },
+      { step: 'worker start to its first embeddings call', tools: '-', 'wall ms': fmt(firstCallMs ?? 0, 0), 'API calls': '-', 'inputs/call': '-' },
+      { step: 'worker start to coverage 1.0', tools: inputs, 'wall ms': fmt(embedMs, 0), 'API calls': calls, 'inputs/call': fmt(inputs / calls, 1) },
+      { step: 'worker start to HNSW index rebuilt', tools: '-', 'wall ms': fmt(indexMs, 0), 'API calls': '-', 'inputs/call': '-' },
+      { step: 'second sweep, nothing changed', tools: 0, 'wall ms': '-', 'API calls': secondCalls, 'inputs/call': '-' },
+    ]);
+    if (secondCalls !== 0) throw new Error(`the second sweep made ${secondCalls} calls`);
+    if (inputs !== tools) throw new Error(`${inputs} inputs sent for ${tools} tools`);
+  } finally {
+    await stop(worker);
+    await queue.queue.obliterate({ force: true }).catch(() => undefined);
+    await queue.close();
+    await fake.close();
+    await prisma.$disconnect();
+    await database.drop();
+  }
+}
+
+// ---------------------------------------------------------------- (b)
+function localEmbedderSpeed(servers) {
+  const e = new catalogLib.LocalEmbedder();
+  const short = [
+    'quero cobrar um cliente via pix',
+    'send a whatsapp message to the buyer',
+    'emitir nota fiscal de serviço',
+    'necesito generar una guía de envío',
+    'consultar saldo da conta',
+    'create a boleto due next friday',
+    'rastrear minha encomenda',
+    'validar CPF do cliente',
+  ];
+  const toolTexts = servers.flatMap((s) => s.tools.map((t) => catalogLib.toolEmbeddingText({ providerName: s.server_name, toolName: t.name, description: t.description })));
+  const rate = (texts, n) => {
+    for (let i = 0; i < 500; i++) e.embedOne(texts[i % texts.length]);
+    const t0 = now();
+    for (let i = 0; i < n; i++) e.embedOne(`${texts[i % texts.length]} ${i}`);
+    return (n / (now() - t0)) * 1000;
+  };
+  const shortRate = rate(short, 50_000);
+  const toolRate = rate(toolTexts, 10_000);
+  const avg = (xs) => xs.reduce((n, t) => n + t.length, 0) / xs.length;
+  console.log(`\n## Catalog (b): local embedder (${e.model}), one core`);
+  table([
+    { texts: 'short requests', 'avg chars': fmt(avg(short), 0), 'texts/s': fmt(shortRate, 0) },
+    { texts: 'catalog tool texts', 'avg chars': fmt(avg(toolTexts), 0), 'texts/s': fmt(toolRate, 0) },
+  ]);
+}
+
+// ---------------------------------------------------------------- (c)
+/** The shared catalog replicated to `target` tools; copy k names each provider after another one and its country. */
+function replicate(servers, target) {
+  const out = [];
+  let n = 0;
+  for (let k = 0; n < target; k++) {
+    for (let i = 0; i < servers.length && n < target; i++) {
+      const s = servers[i];
+      const other = servers[(i + 1 + k * 7) % servers.length];
+      const tools = s.tools.slice(0, target - n);
+      n += tools.length;
+      out.push({
+        ...s,
+        server_id: `${s.server_id}-r${k}`,
+        // The copy's own id keeps "A with B" and "B with A" apart.
+        server_name: k === 0 ? s.server_name : `${s.server_name} ${s.server_id}-r${k} with ${other.server_name} (${other.country === '*' ? 'global' : other.country})`,
+        tools,
+      });
+    }
+  }
+  return out;
+}
+
+async function atScale(servers) {
+  const database = await freshDatabase();
+  const prisma = db.createPrisma(database.url, { poolMax: 4 });
+  const pool = new catalogLib.LocalEmbedderPool();
+  try {
+    const t0 = now();
+    const doc = catalogLib.parseCatalogValue(replicate(servers, TARGET_TOOLS));
+    const parseMs = now() - t0;
+    const tools = doc.servers.reduce((n, s) => n + s.tools.length, 0);
+    const model = catalogLib.LOCAL_EMBEDDING_MODEL;
+    // One transaction: the rows are written with their vectors (no UPDATE
+    // pass), and the HNSW index is dropped first and built once at the end.
+    const res = await catalogLib.importCatalog(prisma, doc, { model, embedder: pool, rebuildVectorIndex: true });
+    const totalMs = now() - t0;
+    const counts = await new catalogLib.CatalogRepository(prisma).counts(model);
+    const [{ distinct }] = await prisma.$queryRawUnsafe('SELECT count(DISTINCT embedding::text)::int AS distinct FROM mcp_tools');
+    const [{ hnsw }] = await prisma.$queryRawUnsafe("SELECT count(*)::int AS hnsw FROM pg_indexes WHERE indexname = 'mcp_tools_embedding_hnsw_idx'");
+    const t = res.timings;
+    console.log(`\n## Catalog (c): ${tools} tools (${res.providers.created} providers) imported and embedded with the local embedder (${pool.threads} threads), HNSW index built after the load`);
+    table([
+      { step: 'parse and validate the document', s: fmt(parseMs / 1000, 1) },
+      { step: 'read existing rows, compare, hash', s: fmt((t.total - t.embedding - t.writing - t.index) / 1000, 1) },
+      { step: 'embedding (local embedder)', s: fmt(t.embedding / 1000, 1) },
+      { step: 'writing providers and tools with vectors (trigram indexes live)', s: fmt(t.writing / 1000, 1) },
+      { step: 'HNSW index build (cosine, m=16, ef_construction=64)', s: fmt(t.index / 1000, 1) },
+      { step: 'total, end to end', s: fmt(totalMs / 1000, 1) },
+    ]);
+    console.log(`embedded ${counts.embedded}/${counts.tools}; distinct vectors ${distinct}/${tools}; HNSW index present: ${hnsw === 1}`);
+  } finally {
+    await pool.close();
+    await prisma.$disconnect();
+    await database.drop();
+  }
+}
+
+export async function catalog() {
+  if (!existsSync(DATA)) {
+    console.log(`\n## Catalog: skipped (${DATA} is absent)`);
+    return;
+  }
+  const servers = await sharedCatalog();
+  const only = process.env.BENCH_CATALOG_PARTS ?? 'abc';
+  if (only.includes('a')) await throughFakeOpenAI(servers);
+  if (only.includes('b')) localEmbedderSpeed(servers);
+  if (only.includes('c')) await atScale(servers);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await catalog();
+  process.exit(0);
+}

@@ -1,0 +1,153 @@
+// A large catalog for the discover benchmark: the shared provider catalog
+// (../shared/data/provider_catalog.json) replicated with varied texts until it
+// holds the requested number of tools, embedded with the local embedder, in
+// its own database through the catalog's import (rows written with their
+// vectors, HNSW index built once at the end). The database is kept between
+// runs and rebuilt only when the recipe changes (its fingerprint is stored as
+// the database comment). bench/catalog.mjs replicates the same data to time
+// the import; this copy also rewords the texts so that copies differ for the
+// trigram pass as well as for the vectors.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import pg from 'pg';
+import { ROOT, SHARED } from './common.mjs';
+
+const require = createRequire(import.meta.url);
+const catalog = () => require(join(ROOT, 'packages/catalog/dist/index.js'));
+const db = () => require(join(ROOT, 'packages/db/dist/index.js'));
+
+export const SHARED_CATALOG = join(SHARED, 'data', 'provider_catalog.json');
+const RECIPE_VERSION = 4;
+
+/** Small deterministic generator, so every machine builds the same rows. */
+function rng(seed) {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return (s >>> 0) / 4294967296;
+  };
+}
+const pick = (r, xs) => xs[Math.floor(r() * xs.length)];
+
+// Rewordings that keep a description's meaning, so copies differ in text
+// (for trigrams and vectors) without turning into other tools.
+const SWAPS = [
+  [/\bCreate\b/g, ['Create', 'Make', 'Register', 'Open', 'Set up']],
+  [/\bcreate\b/g, ['create', 'make', 'register', 'open']],
+  [/\bList\b/g, ['List', 'Show', 'Enumerate', 'Fetch']],
+  [/\bGet\b/g, ['Get', 'Retrieve', 'Read', 'Look up']],
+  [/\bRetrieve\b/g, ['Retrieve', 'Get', 'Fetch']],
+  [/\bUpdate\b/g, ['Update', 'Change', 'Modify', 'Edit']],
+  [/\bDelete\b/g, ['Delete', 'Remove']],
+  [/\bCancel\b/g, ['Cancel', 'Void', 'Abort']],
+  [/\bSend\b/g, ['Send', 'Dispatch', 'Deliver']],
+  [/\bcustomer\b/g, ['customer', 'client', 'buyer']],
+  [/\baccount\b/g, ['account', 'workspace account']],
+];
+const TAILS = [
+  '',
+  ' Paginated.',
+  ' Requires an authenticated merchant.',
+  ' Available in the v2 API.',
+  ' Works in sandbox and production.',
+  ' Idempotent when a key is sent.',
+  ' Returns JSON.',
+  ' Rate limited per account.',
+  ' Used by marketplace sellers.',
+  ' Intended for back-office automation.',
+];
+const REGIONS = ['North', 'South', 'East', 'West', 'Central', 'Coastal', 'Metro', 'Prime', 'Lite', 'Pro', 'Plus', 'Express'];
+
+function vary(text, r) {
+  let out = text;
+  for (const [re, options] of SWAPS) if (r() < 0.6) out = out.replace(re, () => pick(r, options));
+  return out + pick(r, TAILS);
+}
+
+/**
+ * The replicated catalog, in the shared data set's own shape (an array of
+ * servers with their tools). Copy 0 is the shared catalog as it is; copy k
+ * renames every server `<id>-r<k>` and rewords its texts.
+ */
+export function replicate(servers, targetTools) {
+  const out = [];
+  let n = 0;
+  for (let copy = 0; n < targetTools; copy++) {
+    const r = rng(0x5eed + copy * 7919);
+    for (const s of servers) {
+      if (n >= targetTools) break;
+      const tools = s.tools.slice(0, targetTools - n).map((t) => ({ name: t.name, description: copy === 0 ? t.description : vary(t.description, r) }));
+      n += tools.length;
+      out.push({
+        ...s,
+        server_id: copy === 0 ? s.server_id : `${s.server_id}-r${copy}`,
+        server_name: copy === 0 ? s.server_name : `${s.server_name} ${pick(r, REGIONS)} ${copy}`,
+        description: copy === 0 ? s.description : vary(s.description, r),
+        tools,
+      });
+    }
+  }
+  return out;
+}
+
+function fingerprint(targetTools) {
+  const st = statSync(SHARED_CATALOG);
+  return createHash('sha256')
+    .update(JSON.stringify({ RECIPE_VERSION, targetTools, size: st.size, model: catalog().LOCAL_EMBEDDING_MODEL, migrations: db().templateDatabaseName() }))
+    .digest('hex')
+    .slice(0, 16);
+}
+
+/**
+ * The URL of a database holding the replicated catalog, built if missing or
+ * stale. Returns null when the shared catalog is not beside the checkout.
+ */
+export async function discoverBenchDatabase({ targetTools = 100_000, log = console.log } = {}) {
+  if (!existsSync(SHARED_CATALOG)) return null;
+  const { withAdminClient, withDatabase, quoteIdent, migrate, DEFAULT_DATABASE_URL } = db();
+  const base = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
+  const name = `rota_bench_discover_${Math.round(targetTools / 1000)}k`;
+  const url = withDatabase(base, name);
+  const fp = fingerprint(targetTools);
+  const current = await withAdminClient(base, async (a) => {
+    const { rows } = await a.query('SELECT shobj_description(oid, $2) AS c FROM pg_database WHERE datname = $1', [name, 'pg_database']);
+    return rows[0] ? (rows[0].c ?? '') : null;
+  });
+  if (current === fp) return url;
+
+  log(`building ${name}: ${targetTools} tools from the shared catalog (once; kept for later runs)`);
+  const t0 = Date.now();
+  await withAdminClient(base, async (a) => {
+    await a.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`);
+    await a.query(`CREATE DATABASE ${quoteIdent(name)}`);
+  });
+  await migrate(url);
+  // The catalog's own import: rows written with their vectors, the HNSW index
+  // dropped first and built once at the end.
+  const servers = JSON.parse(readFileSync(SHARED_CATALOG, 'utf8'));
+  const doc = catalog().parseCatalogValue(replicate(servers, targetTools));
+  const { LocalEmbedderPool, LOCAL_EMBEDDING_MODEL, importCatalog } = catalog();
+  const prisma = db().createPrisma(url, { poolMax: 4 });
+  const pool = new LocalEmbedderPool();
+  try {
+    await importCatalog(prisma, doc, { model: LOCAL_EMBEDDING_MODEL, embedder: pool, rebuildVectorIndex: true });
+  } finally {
+    await pool.close();
+    await prisma.$disconnect();
+  }
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query('VACUUM ANALYZE providers');
+    await c.query('VACUUM ANALYZE mcp_tools');
+  } finally {
+    await c.end();
+  }
+  await withAdminClient(base, (a) => a.query(`COMMENT ON DATABASE ${quoteIdent(name)} IS '${fp}'`));
+  log(`  built in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  return url;
+}

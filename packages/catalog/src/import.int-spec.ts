@@ -1,0 +1,198 @@
+import { createTestDatabase, seed, type TestDatabase } from '@rota/db';
+import { testPrefix } from '@rota/service-kit/testing/redis-server';
+import IORedis from 'ioredis';
+import { fromVectorLiteral, LOCAL_EMBEDDING_MODEL, LocalEmbedder } from '.';
+import { CatalogFormatError, parseCatalogText, parseCatalogValue, parseRotaCatalog } from './format';
+import { smallCatalog, SMALL_CATALOG_TOOLS } from './fixtures/small-catalog';
+import { importCatalog } from './import';
+import { importAndRequestSweep } from './service';
+import { CatalogQueue } from './queue';
+import { embedBatch, staleBatches } from './reembed';
+import { CatalogRepository } from './repository';
+import { descriptionHash, toolEmbeddingText } from './text';
+
+const model = LOCAL_EMBEDDING_MODEL;
+
+async function toolRows(db: TestDatabase) {
+  return db.prisma.$queryRawUnsafe<Array<{ server_id: string; tool_name: string; description: string; description_hash: string; embedding_model: string | null; has_vec: boolean; project_id: string | null; updated_at: Date }>>(
+    `SELECT server_id, tool_name, description, description_hash, embedding_model, embedding IS NOT NULL AS has_vec, project_id, updated_at FROM mcp_tools ORDER BY server_id, tool_name, project_id`,
+  );
+}
+
+describe('importCatalog', () => {
+  let db: TestDatabase;
+  let redis: IORedis;
+  let queue: CatalogQueue;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await seed(db.prisma);
+    redis = new IORedis(process.env.REDIS_URL || 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
+    queue = new CatalogQueue(redis, CatalogQueue.prefixFor(testPrefix('catalog')));
+  });
+
+  afterAll(async () => {
+    await queue?.queue.obliterate({ force: true }).catch(() => undefined);
+    await queue?.close();
+    redis?.disconnect();
+    await db?.drop();
+  });
+
+  it('imports providers and tools, and a second import of the same file changes nothing and queues nothing', async () => {
+    const doc = parseRotaCatalog(smallCatalog());
+    const first = await importAndRequestSweep(db.prisma, queue, doc, { model });
+    expect(first.result).toMatchObject({ providers: { created: 3, updated: 0, unchanged: 0 }, tools: { created: SMALL_CATALOG_TOOLS, updated: 0, unchanged: 0, removed: 0 }, reembed: SMALL_CATALOG_TOOLS });
+    expect(first.sweepRequested).toBe(true);
+    const jobsAfterFirst = await queue.queue.getJobs(['waiting', 'active', 'delayed', 'completed', 'failed']);
+    expect(jobsAfterFirst.map((j) => j.name)).toEqual(['catalog.sweep']);
+    // Take the sweep off the queue as a worker would, so we can see whether a new one appears.
+    await queue.queue.drain(true);
+
+    const before = await toolRows(db);
+    const second = await importAndRequestSweep(db.prisma, queue, parseRotaCatalog(smallCatalog()), { model });
+    expect(second.result).toMatchObject({ providers: { created: 0, updated: 0, unchanged: 3 }, tools: { created: 0, updated: 0, unchanged: SMALL_CATALOG_TOOLS, removed: 0 }, reembed: 0 });
+    expect(second.sweepRequested).toBe(false);
+    expect(await queue.queue.getJobCountByTypes('waiting', 'active', 'delayed', 'prioritized')).toBe(0);
+    expect(await toolRows(db)).toEqual(before);
+
+    const providers = await db.prisma.provider.findMany({ orderBy: { id: 'asc' } });
+    expect(providers.map((p) => [p.id, p.country, p.countries, p.authType, p.selfServeAuth])).toEqual([
+      ['facturamx', 'MX', ['MX'], 'certificate', false],
+      ['pixpay', 'BR', ['BR'], 'api_key', true],
+      ['zapmsg', 'BR', ['BR', 'AR'], 'two_header', false],
+    ]);
+    const row = before.find((r) => r.tool_name === 'create_pix_charge')!;
+    expect(row.description_hash).toBe(descriptionHash(model, toolEmbeddingText({ providerName: 'PixPay', toolName: 'create_pix_charge', description: row.description })));
+  });
+
+  it('an edited description gets a new hash and loses its vector; other rows keep theirs', async () => {
+    const embedder = new LocalEmbedder();
+    for await (const batch of staleBatches(db.prisma, model, 100)) await embedBatch(db.prisma, embedder, { ids: batch.map((b) => b.id) });
+    expect((await toolRows(db)).every((r) => r.has_vec && r.embedding_model === model)).toBe(true);
+
+    const edited = smallCatalog();
+    edited.servers[0]!.tools[1]!.description = 'Reads the current state of a Pix charge by its id.';
+    const before = await toolRows(db);
+    const res = await importCatalog(db.prisma, parseRotaCatalog(edited), { model });
+    expect(res.tools).toEqual({ created: 0, updated: 1, unchanged: SMALL_CATALOG_TOOLS - 1, removed: 0 });
+    expect(res.reembed).toBe(1);
+    const after = await toolRows(db);
+    const changed = after.filter((r, i) => r.description_hash !== before[i]!.description_hash);
+    expect(changed.map((r) => [r.tool_name, r.has_vec, r.embedding_model])).toEqual([['get_pix_charge', false, null]]);
+    expect(after.filter((r) => r.has_vec)).toHaveLength(SMALL_CATALOG_TOOLS - 1);
+  });
+
+  it('a change outside the embedded text (schema, endpoint) keeps the vector', async () => {
+    const doc = smallCatalog();
+    doc.servers[0]!.tools[1]!.description = 'Reads the current state of a Pix charge by its id.';
+    doc.servers[0]!.tools[0]!.endpoint_template = '/v2/charges';
+    const res = await importCatalog(db.prisma, parseRotaCatalog(doc), { model });
+    expect(res.tools.updated).toBe(1);
+    expect(res.reembed).toBe(0);
+    const row = (await toolRows(db)).find((r) => r.tool_name === 'create_pix_charge')!;
+    expect(row.has_vec).toBe(true);
+  });
+
+  it('--prune removes the tools a server no longer lists, and only that owner\'s', async () => {
+    const doc = smallCatalog();
+    doc.servers[0]!.tools[1]!.description = 'Reads the current state of a Pix charge by its id.';
+    doc.servers[0]!.tools[0]!.endpoint_template = '/v2/charges';
+    doc.servers[2]!.tools = doc.servers[2]!.tools.slice(0, 2);
+    const withoutPrune = await importCatalog(db.prisma, parseRotaCatalog(doc), { model });
+    expect(withoutPrune.tools.removed).toBe(0);
+    const pruned = await importCatalog(db.prisma, parseRotaCatalog(doc), { model, prune: true });
+    expect(pruned.tools).toEqual({ created: 0, updated: 0, unchanged: SMALL_CATALOG_TOOLS - 2, removed: 2 });
+    expect((await toolRows(db)).filter((r) => r.server_id === 'facturamx').map((r) => r.tool_name)).toEqual(['cancel_cfdi', 'issue_cfdi']);
+  });
+
+  it('keeps a project\'s own tools apart: same name, other owner, invisible to other projects', async () => {
+    await db.prisma.project.create({ data: { id: 'proj_other', orgId: 'org_dev', name: 'Other' } });
+    const own = parseCatalogValue({ tools: [{ name: 'issue_cfdi', description: 'Our own wrapper around CFDI issuing.' }, { name: 'secret_tool', description: 'Only for proj_dev.' }] }, { server: 'facturamx' });
+    const res = await importCatalog(db.prisma, own, { model, projectId: 'proj_dev' });
+    expect(res.tools.created).toBe(2);
+    const repo = new CatalogRepository(db.prisma);
+    const mine = await repo.listTools({ serverId: 'facturamx', limit: 50, projectId: 'proj_dev' });
+    const theirs = await repo.listTools({ serverId: 'facturamx', limit: 50, projectId: 'proj_other' });
+    expect(mine.rows.map((r) => r.name)).toEqual(['cancel_cfdi', 'issue_cfdi', 'issue_cfdi', 'secret_tool']);
+    expect(theirs.rows.map((r) => r.name)).toEqual(['cancel_cfdi', 'issue_cfdi']);
+    const list = await repo.listProviders({ limit: 10, projectId: 'proj_other' });
+    expect(list.rows.find((r) => r.id === 'facturamx')!.tools_count).toBe(2);
+    const listMine = await repo.listProviders({ limit: 10, projectId: 'proj_dev' });
+    expect(listMine.rows.find((r) => r.id === 'facturamx')!.tools_count).toBe(4);
+  });
+
+  it('refuses a malformed file with the line and field at fault, and writes nothing', async () => {
+    const doc = smallCatalog();
+    (doc.servers[1]!.tools[1] as Record<string, unknown>).http_method = 'FETCH';
+    const text = JSON.stringify(doc, null, 2);
+    let err: unknown;
+    try {
+      parseCatalogText(text);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(CatalogFormatError);
+    const issue = (err as CatalogFormatError).issues[0]!;
+    expect(issue.path).toBe('servers[1].tools[1].http_method');
+    const expectedLine = text.split('\n').findIndex((l) => l.includes('"FETCH"')) + 1;
+    expect(issue.line).toBe(expectedLine);
+    expect((err as Error).message).toContain(`line ${expectedLine}`);
+
+    expect(() => parseCatalogText('{"format": "rota-catalog",\n  "version": 1,\n  "servers": [,]}')).toThrow(/line 3, column 15: invalid JSON/);
+  });
+
+  it('rolls the whole import back when any part fails', async () => {
+    const counts = async () => [await db.prisma.provider.count(), await db.prisma.mcpTool.count()];
+    const before = await counts();
+    const doc = parseRotaCatalog({
+      format: 'rota-catalog',
+      version: 1,
+      servers: [{ id: 'brandnew', name: 'Brand New', category: 'payments', auth_type: 'none', tools: [{ name: 'a', description: 'x' }] }],
+    });
+    // The second server names a provider that does not exist.
+    doc.servers.push({ id: 'ghost', provider: null, tools: [{ name: 'b', description: 'y', httpMethod: null, endpointTemplate: null, inputSchema: null }] });
+    await expect(importCatalog(db.prisma, doc, { model })).rejects.toMatchObject({ code: 'unknown_server' });
+    // A failure after the provider row was written: Postgres refuses a NUL
+    // character in text (the parser refuses it too; this document skips it).
+    const late = parseRotaCatalog({
+      format: 'rota-catalog',
+      version: 1,
+      servers: [{ id: 'brandnew', name: 'Brand New', category: 'payments', auth_type: 'none', tools: [{ name: 'a', description: 'x' }] }],
+    });
+    late.servers[0]!.tools[0]!.description = 'bad \u0000 text';
+    await expect(importCatalog(db.prisma, late, { model })).rejects.toThrow();
+    expect(await counts()).toEqual(before);
+    expect(() => parseRotaCatalog({ format: 'rota-catalog', version: 1, servers: [{ id: 'x', name: 'X', category: 'payments', auth_type: 'none', tools: [{ name: 'a', description: 'bad \u0000' }] }] })).toThrow(
+      /servers\[0\]\.tools\[0\]\.description: must not contain NUL/,
+    );
+  });
+
+  it('can embed while importing and rebuild the vector index once at the end (bulk load)', async () => {
+    const fresh = await createTestDatabase();
+    try {
+      const doc = parseRotaCatalog(smallCatalog());
+      const embedder = new LocalEmbedder();
+      const res = await importCatalog(fresh.prisma, doc, { model, embedder, rebuildVectorIndex: true });
+      expect(res.tools.created).toBe(SMALL_CATALOG_TOOLS);
+      expect(res.reembed).toBe(0);
+      expect(res.timings.total).toBeGreaterThanOrEqual(res.timings.embedding + res.timings.writing + res.timings.index);
+      const rows = await fresh.prisma.$queryRawUnsafe<Array<{ text: string; model: string; vec: string; hash: string }>>(
+        `SELECT p.name AS pname, t.tool_name, t.description, t.embedding_model AS model, t.embedding::text AS vec, t.description_hash AS hash
+         FROM mcp_tools t JOIN providers p ON p.id = t.server_id`,
+      );
+      for (const r of rows as any[]) {
+        const text = toolEmbeddingText({ providerName: r.pname, toolName: r.tool_name, description: r.description });
+        expect(r.model).toBe(model);
+        expect(r.hash).toBe(descriptionHash(model, text));
+        expect(Buffer.from(fromVectorLiteral(r.vec).buffer)).toEqual(Buffer.from(embedder.embedOne(text).buffer));
+      }
+      const idx = await fresh.prisma.$queryRawUnsafe<unknown[]>(`SELECT 1 FROM pg_indexes WHERE indexname = 'mcp_tools_embedding_hnsw_idx'`);
+      expect(idx).toHaveLength(1);
+      // Nothing left for the worker: the stale set is empty.
+      expect(await new CatalogRepository(fresh.prisma).staleIds(model, 10)).toEqual([]);
+      await expect(importCatalog(fresh.prisma, doc, { model: 'other-model', embedder })).rejects.toThrow(/not other-model/);
+    } finally {
+      await fresh.drop();
+    }
+  });
+});

@@ -1,0 +1,60 @@
+import { startFakeMcpServer, type FakeMcpServer } from './fixtures/fake-mcp-server';
+import { parseCatalogValue } from './format';
+import { listMcpTools } from './mcp';
+import { CatalogUrlError, fetchCatalogText, isPublicAddress } from './url';
+
+describe('live MCP import', () => {
+  let mcp: FakeMcpServer;
+  const tools = [
+    { name: 'create_charge', description: 'Creates a charge.', inputSchema: { type: 'object', properties: { amount: { type: 'integer' } }, required: ['amount'] } },
+    { name: 'get_charge', description: 'Reads a charge.' },
+    { name: 'list_charges', description: 'Lists charges.' },
+    { name: 'refund', description: 'Refunds a charge.' },
+    { name: 'ping' },
+  ];
+  beforeAll(async () => {
+    mcp = await startFakeMcpServer(tools);
+  });
+  afterAll(() => mcp.close());
+
+  it('lists every page of tools with the official client and parses them as one server', async () => {
+    const listed = await listMcpTools(mcp.url, { allowPrivate: true, headers: { authorization: 'Bearer provider-token' } });
+    expect(listed.tools).toHaveLength(5);
+    expect(mcp.authorizations.every((a) => a === 'Bearer provider-token')).toBe(true);
+    const doc = parseCatalogValue(listed, { server: 'acme', format: 'mcp' });
+    expect(doc.servers[0]!.provider).toBeNull();
+    expect(doc.servers[0]!.tools.map((t) => [t.name, t.httpMethod, t.endpointTemplate])).toEqual(tools.map((t) => [t.name, null, null]));
+    expect(doc.servers[0]!.tools[0]!.inputSchema).toEqual(tools[0]!.inputSchema);
+    expect(doc.servers[0]!.tools[4]!.description).toBe('');
+  });
+
+  it('refuses a loopback server unless private addresses are allowed', async () => {
+    await expect(listMcpTools(mcp.url, { allowPrivate: false })).rejects.toBeInstanceOf(CatalogUrlError);
+    await expect(listMcpTools(mcp.url.replace('127.0.0.1', 'localhost'), { allowPrivate: false })).rejects.toThrow(/non-public address/);
+  });
+
+  it('reports an unreachable server as a URL problem', async () => {
+    await expect(listMcpTools('http://127.0.0.1:9/mcp', { allowPrivate: true, timeoutMs: 2000 })).rejects.toBeInstanceOf(CatalogUrlError);
+    await expect(fetchCatalogText('http://127.0.0.1:9/x.json', { allowPrivate: true })).rejects.toThrow(/could not fetch/);
+  });
+
+  it.each([
+    ['8.8.8.8', true],
+    ['2001:4860:4860::8888', true],
+    ['127.0.0.1', false],
+    ['10.0.0.5', false],
+    ['172.16.3.4', false],
+    ['192.168.1.1', false],
+    ['169.254.169.254', false],
+    ['100.64.0.1', false],
+    ['0.0.0.0', false],
+    ['::1', false],
+    ['fc00::1', false],
+    ['fe80::1', false],
+    ['::ffff:10.0.0.1', false],
+    ['::ffff:8.8.8.8', true],
+    ['not-an-ip', false],
+  ])('isPublicAddress(%s) is %s', (ip, expected) => {
+    expect(isPublicAddress(ip)).toBe(expected);
+  });
+});

@@ -1,0 +1,349 @@
+import { Prisma, type PrismaClient } from '@rota/db';
+import type { CatalogProvider, CatalogTool } from './format';
+
+/** A Prisma client or the client of an open transaction. */
+export type Db = PrismaClient | Prisma.TransactionClient;
+
+/** An `mcp_tools` row as the import compares it. */
+export interface StoredTool {
+  id: string;
+  serverId: string;
+  toolName: string;
+  description: string;
+  inputSchema: unknown;
+  httpMethod: string | null;
+  endpointTemplate: string | null;
+  descriptionHash: string;
+  embeddingModel: string | null;
+}
+
+export interface NewToolRow extends CatalogTool {
+  serverId: string;
+  projectId: string | null;
+  descriptionHash: string;
+  /** pgvector literal, when the import embeds as it goes. */
+  vector?: string;
+}
+
+export interface ToolUpdateRow {
+  id: string;
+  description: string;
+  inputSchema: Record<string, unknown> | null;
+  httpMethod: string | null;
+  endpointTemplate: string | null;
+  descriptionHash: string;
+  /** The embedded text changed: drop the vector so the row is re-embedded. */
+  clearEmbedding: boolean;
+  /** The new vector, when the import embeds as it goes. */
+  vector?: string;
+}
+
+/** A row the re-embed processor holds locked while it embeds. */
+export interface LockedTool {
+  id: string;
+  toolName: string;
+  description: string;
+  providerName: string;
+  descriptionHash: string;
+  embeddingModel: string | null;
+}
+
+export interface ProviderRow {
+  id: string;
+  name: string;
+  category: string;
+  country: string;
+  countries: string[];
+  auth_type: string;
+  tools_count: number;
+  description: string;
+  status: string;
+  sandbox_available: boolean;
+}
+
+export interface ToolRow {
+  /** Row id, used only for the paging cursor. */
+  id: string;
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown> | null;
+  http_method: string | null;
+  endpoint_template: string | null;
+}
+
+export interface CatalogCounts {
+  providers: number;
+  tools: number;
+  embedded: number;
+}
+
+/** The HNSW index of prisma/migrations/20261129000100_mcp_tools_hnsw. */
+export const VECTOR_INDEX = 'mcp_tools_embedding_hnsw_idx';
+
+/** Rows a caller may see: the global catalog plus its own project's tools. */
+function visibleTo(projectId: string | null, alias = 't'): Prisma.Sql {
+  const col = Prisma.raw(`${alias}.project_id`);
+  return projectId === null ? Prisma.sql`${col} IS NULL` : Prisma.sql`(${col} IS NULL OR ${col} = ${projectId})`;
+}
+
+/** SQL for a vector written by `toVectorParam`: sparse or dense text. */
+const vectorFromParam = (col: string): Prisma.Sql => Prisma.raw(`(CASE WHEN left(${col}, 1) = '{' THEN ${col}::sparsevec::vector ELSE ${col}::vector END)`);
+
+const json = (v: unknown): string | null => (v === null || v === undefined ? null : JSON.stringify(v));
+
+/**
+ * All SQL of the provider catalog. pgvector columns are read and written only
+ * here, through `::vector` casts; bulk writes go through `unnest` of arrays,
+ * one statement per chunk, so an import of thousands of tools is a handful of
+ * round trips.
+ */
+export class CatalogRepository {
+  constructor(private readonly db: Db) {}
+
+  /** Runs `fn` in one transaction; the import and the embedding writes use it. */
+  static async transaction<T>(prisma: PrismaClient, fn: (repo: CatalogRepository) => Promise<T>, opts: { timeoutMs?: number } = {}): Promise<T> {
+    return prisma.$transaction((tx) => fn(new CatalogRepository(tx)), { maxWait: 10_000, timeout: opts.timeoutMs ?? 600_000 });
+  }
+
+  async existingProviders(ids: string[]): Promise<CatalogProvider[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.$queryRaw<
+      Array<{ id: string; name: string; description: string; category: string; country: string; countries: string[]; auth_type: string; self_serve_auth: boolean; base_urls: { live?: string | null; test?: string | null }; status: string; sandbox_available: boolean }>
+    >(Prisma.sql`
+      SELECT id, name, description, category, country, countries, auth_type, self_serve_auth, base_urls, status, sandbox_available
+      FROM providers WHERE id = ANY(${ids}::text[])`);
+    return rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      description: r.description,
+      category: r.category,
+      country: r.country,
+      countries: r.countries ?? [],
+      authType: r.auth_type as CatalogProvider['authType'],
+      selfServeAuth: r.self_serve_auth,
+      baseUrls: { live: r.base_urls?.live ?? null, test: r.base_urls?.test ?? null },
+      status: r.status,
+      sandboxAvailable: r.sandbox_available,
+    }));
+  }
+
+  /** Inserts or rewrites providers, a chunk per statement. */
+  async upsertProviders(list: CatalogProvider[]): Promise<void> {
+    for (let i = 0; i < list.length; i += 1000) {
+      const c = list.slice(i, i + 1000);
+      await this.db.$executeRaw(Prisma.sql`
+        INSERT INTO providers (id, name, description, category, country, countries, auth_type, self_serve_auth, base_urls, status, sandbox_available, updated_at)
+        SELECT v.id, v.name, v.description, v.category, v.country, ARRAY(SELECT jsonb_array_elements_text(v.countries::jsonb)), v.auth_type, v.self_serve,
+               v.base_urls::jsonb, v.status, v.sandbox, now()
+        FROM unnest(${c.map((p) => p.id)}::text[], ${c.map((p) => p.name)}::text[], ${c.map((p) => p.description)}::text[], ${c.map((p) => p.category)}::text[],
+                    ${c.map((p) => p.country)}::text[], ${c.map((p) => JSON.stringify(p.countries))}::text[], ${c.map((p) => p.authType)}::text[],
+                    ${c.map((p) => p.selfServeAuth)}::boolean[], ${c.map((p) => JSON.stringify(p.baseUrls))}::text[], ${c.map((p) => p.status)}::text[],
+                    ${c.map((p) => p.sandboxAvailable)}::boolean[])
+             AS v(id, name, description, category, country, countries, auth_type, self_serve, base_urls, status, sandbox)
+        ON CONFLICT (id) DO UPDATE SET
+          name = EXCLUDED.name, description = EXCLUDED.description, category = EXCLUDED.category, country = EXCLUDED.country,
+          countries = EXCLUDED.countries, auth_type = EXCLUDED.auth_type, self_serve_auth = EXCLUDED.self_serve_auth,
+          base_urls = EXCLUDED.base_urls, status = EXCLUDED.status, sandbox_available = EXCLUDED.sandbox_available, updated_at = now()`);
+    }
+  }
+
+  /** Tools of these servers owned by `projectId` (null: the global catalog). */
+  async toolsOf(serverIds: string[], projectId: string | null): Promise<StoredTool[]> {
+    if (serverIds.length === 0) return [];
+    return this.db.$queryRaw<StoredTool[]>(Prisma.sql`
+      SELECT id::text AS "id", server_id AS "serverId", tool_name AS "toolName", description, input_schema AS "inputSchema",
+             http_method AS "httpMethod", endpoint_template AS "endpointTemplate", description_hash AS "descriptionHash",
+             embedding_model AS "embeddingModel"
+      FROM mcp_tools
+      WHERE server_id = ANY(${serverIds}::text[]) AND project_id IS NOT DISTINCT FROM ${projectId}::text`);
+  }
+
+  /** Every tool of one server, whoever owns it (a provider rename changes all their texts). */
+  async allToolsOfServer(serverId: string): Promise<StoredTool[]> {
+    return this.db.$queryRaw<StoredTool[]>(Prisma.sql`
+      SELECT id::text AS "id", server_id AS "serverId", tool_name AS "toolName", description, input_schema AS "inputSchema",
+             http_method AS "httpMethod", endpoint_template AS "endpointTemplate", description_hash AS "descriptionHash",
+             embedding_model AS "embeddingModel"
+      FROM mcp_tools WHERE server_id = ${serverId}`);
+  }
+
+  /**
+   * Inserts tools. Rows that carry a vector (an import that embeds as it
+   * goes) are written complete, so they never need an UPDATE later.
+   */
+  async insertTools(rows: NewToolRow[], model?: string): Promise<number> {
+    let n = 0;
+    for (let i = 0; i < rows.length; i += 1000) {
+      const c = rows.slice(i, i + 1000);
+      n += await this.db.$executeRaw(Prisma.sql`
+        INSERT INTO mcp_tools (server_id, tool_name, description, input_schema, http_method, endpoint_template, project_id, description_hash,
+                               embedding, embedding_model, embedded_at)
+        SELECT s, n, d, sc::jsonb, m, e, p, h, ${vectorFromParam('vec')}, CASE WHEN vec IS NULL THEN NULL ELSE ${model ?? null}::text END,
+               CASE WHEN vec IS NULL THEN NULL ELSE now() END
+        FROM unnest(${c.map((r) => r.serverId)}::text[], ${c.map((r) => r.name)}::text[], ${c.map((r) => r.description)}::text[],
+                    ${c.map((r) => json(r.inputSchema))}::text[], ${c.map((r) => r.httpMethod)}::text[], ${c.map((r) => r.endpointTemplate)}::text[],
+                    ${c.map((r) => r.projectId)}::text[], ${c.map((r) => r.descriptionHash)}::text[], ${c.map((r) => r.vector ?? null)}::text[])
+             AS v(s, n, d, sc, m, e, p, h, vec)`);
+    }
+    return n;
+  }
+
+  async updateTools(rows: ToolUpdateRow[], model?: string): Promise<number> {
+    let n = 0;
+    for (let i = 0; i < rows.length; i += 1000) {
+      const c = rows.slice(i, i + 1000);
+      n += await this.db.$executeRaw(Prisma.sql`
+        UPDATE mcp_tools AS t SET
+          description = v.d, input_schema = v.sc::jsonb, http_method = v.m, endpoint_template = v.e, description_hash = v.h,
+          embedding = CASE WHEN v.vec IS NOT NULL THEN ${vectorFromParam('v.vec')} WHEN v.clr THEN NULL ELSE t.embedding END,
+          embedding_model = CASE WHEN v.vec IS NOT NULL THEN ${model ?? null}::text WHEN v.clr THEN NULL ELSE t.embedding_model END,
+          embedded_at = CASE WHEN v.vec IS NOT NULL THEN now() WHEN v.clr THEN NULL ELSE t.embedded_at END,
+          updated_at = now()
+        FROM unnest(${c.map((r) => r.id)}::uuid[], ${c.map((r) => r.description)}::text[], ${c.map((r) => json(r.inputSchema))}::text[],
+                    ${c.map((r) => r.httpMethod)}::text[], ${c.map((r) => r.endpointTemplate)}::text[], ${c.map((r) => r.descriptionHash)}::text[],
+                    ${c.map((r) => r.clearEmbedding)}::boolean[], ${c.map((r) => r.vector ?? null)}::text[]) AS v(id, d, sc, m, e, h, clr, vec)
+        WHERE t.id = v.id`);
+    }
+    return n;
+  }
+
+  async deleteTools(ids: string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    return this.db.$executeRaw(Prisma.sql`DELETE FROM mcp_tools WHERE id = ANY(${ids}::uuid[])`);
+  }
+
+  async projectExists(projectId: string): Promise<boolean> {
+    const rows = await this.db.$queryRaw<unknown[]>(Prisma.sql`SELECT 1 FROM projects WHERE id = ${projectId}`);
+    return rows.length > 0;
+  }
+
+  // ------------------------------------------------------------ embedding
+
+  /**
+   * Ids of rows without a vector of `model`, in id order, after `afterId`.
+   * The sweep pages through them and enqueues them in batches.
+   */
+  async staleIds(model: string, limit: number, afterId?: string): Promise<Array<{ id: string; hash: string }>> {
+    return this.db.$queryRaw<Array<{ id: string; hash: string }>>(Prisma.sql`
+      SELECT id::text AS id, description_hash AS hash FROM mcp_tools
+      WHERE (embedding IS NULL OR embedding_model IS DISTINCT FROM ${model})
+        ${afterId ? Prisma.sql`AND id > ${afterId}::uuid` : Prisma.empty}
+      ORDER BY id LIMIT ${limit}`);
+  }
+
+  /**
+   * Locks the rows of a batch that still need a vector of `model`. Rows another
+   * transaction holds (a concurrent job, an import) are skipped, not waited
+   * for: whoever holds them is about to write them.
+   */
+  async lockStale(ids: string[], model: string): Promise<LockedTool[]> {
+    if (ids.length === 0) return [];
+    return this.db.$queryRaw<LockedTool[]>(Prisma.sql`
+      SELECT t.id::text AS id, t.tool_name AS "toolName", t.description, p.name AS "providerName",
+             t.description_hash AS "descriptionHash", t.embedding_model AS "embeddingModel"
+      FROM mcp_tools t JOIN providers p ON p.id = t.server_id
+      WHERE t.id = ANY(${ids}::uuid[]) AND (t.embedding IS NULL OR t.embedding_model IS DISTINCT FROM ${model})
+      ORDER BY t.id
+      FOR UPDATE OF t SKIP LOCKED`);
+  }
+
+  /**
+   * Writes vectors with a compare-and-set on the hash each job read: a row
+   * whose text changed since is left alone and stays stale for the next sweep.
+   */
+  async writeEmbeddings(model: string, rows: Array<{ id: string; seenHash: string; newHash: string; vector: string }>): Promise<number> {
+    if (rows.length === 0) return 0;
+    return this.db.$executeRaw(Prisma.sql`
+      UPDATE mcp_tools AS t SET embedding = ${vectorFromParam('v.vec')}, embedding_model = ${model}, embedded_at = now(), description_hash = v.nh
+      FROM unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.seenHash)}::text[], ${rows.map((r) => r.newHash)}::text[],
+                  ${rows.map((r) => r.vector)}::text[]) AS v(id, sh, nh, vec)
+      WHERE t.id = v.id AND t.description_hash = v.sh`);
+  }
+
+  // ------------------------------------------------------------ vector index
+
+  async vectorIndexExists(): Promise<boolean> {
+    const rows = await this.db.$queryRaw<unknown[]>(Prisma.sql`SELECT 1 FROM pg_indexes WHERE indexname = ${VECTOR_INDEX}`);
+    return rows.length > 0;
+  }
+
+  /**
+   * Drops the HNSW index, for a bulk load: building it once afterwards is far
+   * cheaper than inserting rows into it one by one. Until it is back, the
+   * vector pass scans exactly (slower, same answers).
+   */
+  async dropVectorIndex(): Promise<void> {
+    await this.db.$executeRawUnsafe(`DROP INDEX IF EXISTS ${VECTOR_INDEX}`);
+  }
+
+  /**
+   * (Re)creates the HNSW cosine index with enough memory to build it in RAM
+   * and parallel workers. Inside a transaction, the settings stay local to it.
+   */
+  async createVectorIndex(opts: { maintenanceWorkMem?: string; parallelWorkers?: number } = {}): Promise<void> {
+    const mem = opts.maintenanceWorkMem ?? '1GB';
+    if (!/^\d+(kB|MB|GB)$/.test(mem)) throw new Error(`bad maintenance_work_mem ${mem}`);
+    await this.db.$executeRawUnsafe(`SET LOCAL maintenance_work_mem = '${mem}'`);
+    await this.db.$executeRawUnsafe(`SET LOCAL max_parallel_maintenance_workers = ${Math.max(0, Math.floor(opts.parallelWorkers ?? 2))}`);
+    await this.db.$executeRawUnsafe(`CREATE INDEX IF NOT EXISTS ${VECTOR_INDEX} ON mcp_tools USING hnsw (embedding vector_cosine_ops)`);
+  }
+
+  // ------------------------------------------------------------ reads
+
+  async counts(model: string): Promise<CatalogCounts> {
+    const [row] = await this.db.$queryRaw<Array<{ providers: bigint; tools: bigint; embedded: bigint }>>(Prisma.sql`
+      SELECT (SELECT count(*) FROM providers) AS providers,
+             count(*) AS tools,
+             count(*) FILTER (WHERE embedding IS NOT NULL AND embedding_model = ${model}) AS embedded
+      FROM mcp_tools`);
+    return { providers: Number(row?.providers ?? 0), tools: Number(row?.tools ?? 0), embedded: Number(row?.embedded ?? 0) };
+  }
+
+  async providerExists(id: string): Promise<boolean> {
+    const rows = await this.db.$queryRaw<unknown[]>(Prisma.sql`SELECT 1 FROM providers WHERE id = ${id}`);
+    return rows.length > 0;
+  }
+
+  /** Providers matching the filters, in id order after `afterId`, with the caller's visible tool count. */
+  async listProviders(f: { category?: string; country?: string; q?: string; limit: number; afterId?: string; projectId: string | null }): Promise<{ total: number; filtered: number; rows: ProviderRow[] }> {
+    const where: Prisma.Sql[] = [];
+    if (f.category) where.push(Prisma.sql`p.category = ${f.category}`);
+    // A global provider (`*`) serves every country.
+    if (f.country && f.country !== '*') where.push(Prisma.sql`(p.country = ${f.country} OR p.country = '*' OR ${f.country} = ANY(p.countries))`);
+    if (f.q) {
+      const like = `%${f.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      where.push(Prisma.sql`(p.id ILIKE ${like} OR p.name ILIKE ${like} OR p.description ILIKE ${like})`);
+    }
+    const filter = where.length ? Prisma.sql`WHERE ${Prisma.join(where, ' AND ')}` : Prisma.empty;
+    const page = [...where];
+    if (f.afterId) page.push(Prisma.sql`p.id > ${f.afterId}`);
+    const pageFilter = page.length ? Prisma.sql`WHERE ${Prisma.join(page, ' AND ')}` : Prisma.empty;
+    const [counts] = await this.db.$queryRaw<Array<{ total: bigint; filtered: bigint }>>(Prisma.sql`
+      SELECT (SELECT count(*) FROM providers) AS total, (SELECT count(*) FROM providers p ${filter}) AS filtered`);
+    const rows = await this.db.$queryRaw<Array<ProviderRow & { tools_count: bigint }>>(Prisma.sql`
+      SELECT p.id, p.name, p.category, p.country, p.countries, p.auth_type,
+             (SELECT count(*) FROM mcp_tools t WHERE t.server_id = p.id AND ${visibleTo(f.projectId)}) AS tools_count,
+             p.description, p.status, p.sandbox_available
+      FROM providers p ${pageFilter}
+      ORDER BY p.id LIMIT ${f.limit}`);
+    return {
+      total: Number(counts?.total ?? 0),
+      filtered: Number(counts?.filtered ?? 0),
+      rows: rows.map((r) => ({ ...r, countries: r.countries ?? [], tools_count: Number(r.tools_count) })),
+    };
+  }
+
+  /** One server's tools visible to the caller, in name order after `afterName`. */
+  async listTools(f: { serverId: string; limit: number; after?: { name: string; id: string }; projectId: string | null }): Promise<{ total: number; rows: ToolRow[] }> {
+    const [c] = await this.db.$queryRaw<Array<{ n: bigint }>>(Prisma.sql`
+      SELECT count(*) AS n FROM mcp_tools t WHERE t.server_id = ${f.serverId} AND ${visibleTo(f.projectId)}`);
+    // A project's own tool may share a name with a catalog tool; order by owner too so paging is stable.
+    const rows = await this.db.$queryRaw<ToolRow[]>(Prisma.sql`
+      SELECT t.id::text AS id, t.tool_name AS name, t.description, t.input_schema, t.http_method, t.endpoint_template
+      FROM mcp_tools t
+      WHERE t.server_id = ${f.serverId} AND ${visibleTo(f.projectId)}
+        ${f.after ? Prisma.sql`AND (t.tool_name COLLATE "C", t.id) > (${f.after.name} COLLATE "C", ${f.after.id}::uuid)` : Prisma.empty}
+      ORDER BY t.tool_name COLLATE "C", t.id LIMIT ${f.limit}`);
+    return { total: Number(c?.n ?? 0), rows };
+  }
+}

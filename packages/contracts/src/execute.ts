@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import { ConnectionStatus } from './connections';
+import { SCOPES, ENVIRONMENTS } from './scopes';
+import { Tenant } from './sessions';
+
+/**
+ * `POST /v1/sessions/{id}/execute` and the MCP `tools/call` behind it.
+ *
+ * Refusals that happen before a tool runs (authentication, body, session,
+ * quota, scope gate) are HTTP errors. Once a tool is looked up, the answer is
+ * always HTTP 200 with an `ExecuteResult`: `success: false` carries the reason
+ * in `error` and a machine-readable `data.code`.
+ */
+
+/** Built-in every session answers: lists the tools callable there. Not one of the 15 published meta-tools. */
+export const LIST_TOOLS_TOOL = 'codespar_list_tools';
+
+/** `data.code` values of a `success: false` result. */
+export const EXECUTE_FAILURE_CODES = [
+  /** No tool by that name is callable here. */
+  'tool_not_registered',
+  /** The MCP transports accept only the published meta-tools and `codespar_list_tools`. */
+  'tool_not_published',
+  /** The arguments cannot be coerced to the tool's input schema, or the tool refused them. */
+  'invalid_args',
+  /** The tool exists but has no executor yet. Nothing ran. */
+  'not_implemented',
+  /** `codespar_manage_connections` named a provider that does not exist. */
+  'unknown_server',
+] as const;
+export type ExecuteFailureCode = (typeof EXECUTE_FAILURE_CODES)[number];
+
+/** `POST /v1/sessions/{id}/execute` body. */
+export const ExecuteRequest = z
+  .object({
+    /** A meta-tool name, `codespar_list_tools`, or a catalog tool's callable name `server/tool`. */
+    tool: z.string().min(1).max(200),
+    /** Tool arguments. Strings are coerced to numbers and booleans where the tool's schema asks for them. */
+    input: z.record(z.string(), z.unknown()).default({}),
+  })
+  .strict();
+export type ExecuteRequest = z.infer<typeof ExecuteRequest>;
+
+/** The execute route takes no query parameters; any is `400 invalid_query`. */
+export const ExecuteQuery = z.object({}).strict();
+export type ExecuteQuery = z.infer<typeof ExecuteQuery>;
+
+/** The 200 body of execute, successful or not. */
+export const ExecuteResult = z.object({
+  success: z.boolean(),
+  /** The tool's output; on failure `{code, message, ...}`. */
+  data: z.unknown(),
+  /** Null on success; a short reason otherwise. */
+  error: z.string().nullable(),
+  /** Milliseconds the tool took. */
+  duration: z.number().nonnegative(),
+  /** The provider that served the call; null for tools that reach no provider. */
+  server: z.string().nullable(),
+  tool: z.string(),
+  /** Id of the `session_tool_calls` row; null when the refusal wrote nothing. */
+  tool_call_id: z.string().nullable(),
+  called_at: z.string(),
+});
+export type ExecuteResult = z.infer<typeof ExecuteResult>;
+
+/**
+ * `session.execute` payload. `session_id: null` runs in the project context
+ * of the `POST /mcp` transport: no session row, and the callable providers are
+ * the ones the project has connected in the key's environment.
+ */
+export const ExecuteCommand = z
+  .object({
+    tenant: Tenant,
+    scopes: z.array(z.enum(SCOPES)),
+    session_id: z.string().min(1).max(200).nullable(),
+    /** `mcp` callers may reach only published tools. */
+    via: z.enum(['http', 'mcp']),
+    tool: z.string().min(1).max(200),
+    input: z.record(z.string(), z.unknown()),
+  })
+  .strict();
+export type ExecuteCommand = z.infer<typeof ExecuteCommand>;
+
+/** One entry of `codespar_list_tools`. */
+export const ListedTool = z.object({
+  name: z.string(),
+  description: z.string(),
+  /** True for the published meta-tools and the built-in itself. */
+  meta_tool: z.boolean(),
+  /** The provider of a catalog tool; null for meta-tools. */
+  server_id: z.string().nullable(),
+});
+export type ListedTool = z.infer<typeof ListedTool>;
+
+/** `data` of `codespar_list_tools`. */
+export const ListToolsData = z.object({
+  tools: z.array(ListedTool),
+  servers: z.array(z.object({ server_id: z.string(), connection_status: ConnectionStatus })),
+});
+export type ListToolsData = z.infer<typeof ListToolsData>;
+
+/** One step of `codespar_get_started`, in the order to do them. */
+export const GetStartedStep = z.object({
+  step: z.number().int().positive(),
+  id: z.string(),
+  title: z.string(),
+  done: z.boolean(),
+  /** The tool that performs or checks this step, when there is one. */
+  tool: z.string().nullable(),
+  detail: z.string(),
+});
+export type GetStartedStep = z.infer<typeof GetStartedStep>;
+
+/** `data` of `codespar_get_started`. */
+export const GetStartedData = z.object({
+  environment: z.enum(ENVIRONMENTS),
+  connected: z.array(z.string()),
+  steps: z.array(GetStartedStep),
+  /** Meta-tools worth trying first given what is connected, best first. */
+  suggested_tools: z.array(z.object({ tool: z.string(), because: z.string() })),
+});
+export type GetStartedData = z.infer<typeof GetStartedData>;
+
+/** A provider's connection state as `codespar_manage_connections` reports it. */
+export const ProviderConnection = z.object({
+  server_id: z.string(),
+  name: z.string(),
+  category: z.string(),
+  auth_type: z.string(),
+  status: ConnectionStatus,
+  connected_at: z.string().nullable(),
+});
+export type ProviderConnection = z.infer<typeof ProviderConnection>;
+
+/** `data` of `codespar_manage_connections` actions `list` and `status`. */
+export const ManageConnectionsData = z.object({
+  action: z.enum(['list', 'status']),
+  environment: z.enum(ENVIRONMENTS),
+  connections: z.array(ProviderConnection),
+});
+export type ManageConnectionsData = z.infer<typeof ManageConnectionsData>;

@@ -1,0 +1,217 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { smallCatalog } from '../packages/catalog/src/fixtures/small-catalog';
+import { http, startStack, type Stack } from './helpers/stack';
+
+const PROVIDER_FIELDS = ['auth_type', 'countries', 'country', 'category', 'description', 'id', 'name', 'sandbox_available', 'status', 'tools_count'].sort();
+
+describe('provider catalog routes', () => {
+  let stack: Stack;
+  let reader: string;
+  let admin: string;
+  const get = (path: string, key = reader) => http(`${stack.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+  const importBody = (body: unknown, query = '', key = admin) =>
+    http(`${stack.url}/v1/catalog/import${query}`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, json: body });
+
+  beforeAll(async () => {
+    stack = await startStack({ env: { ROTA_EMBED_SWEEP_EVERY_MS: '1000', ROTA_CATALOG_ALLOW_PRIVATE_URLS: 'false' } });
+    reader = (await stack.key(['servers:read'])).key;
+    admin = (await stack.key(['servers:read', 'catalog:write'])).key;
+  });
+  afterAll(() => stack?.close());
+
+  it('imports only with the catalog:write scope, and a second import of the same body changes nothing', async () => {
+    const refused = await importBody(smallCatalog(), '', reader);
+    expect(refused.status).toBe(403);
+    expect(refused.json).toMatchObject({ error: 'forbidden', message: "API key does not have the 'catalog:write' scope." });
+
+    const first = await importBody(smallCatalog());
+    expect(first.status).toBe(200);
+    expect(first.json).toEqual({
+      providers: { created: 3, updated: 0, unchanged: 0 },
+      tools: { created: 9, updated: 0, unchanged: 0, removed: 0 },
+      reembed: 9,
+      sweep_requested: true,
+    });
+    const again = await importBody(smallCatalog());
+    expect(again.json).toEqual({ providers: { created: 0, updated: 0, unchanged: 3 }, tools: { created: 0, updated: 0, unchanged: 9, removed: 0 }, reembed: 0, sweep_requested: false });
+  });
+
+  it('reaches full coverage once the worker has embedded the import', async () => {
+    let status: any;
+    for (let i = 0; i < 200; i++) {
+      status = (await get('/v1/catalog/status')).json;
+      if (status.coverage === 1) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(status).toMatchObject({ model: 'rota-feature-hash-v1', dimensions: 1536, providers: 3, tools: 9, embedded: 9, stale: 0, coverage: 1, vector_search: 'complete', vector_index: 'ready' });
+    expect(status.note).toBeUndefined();
+  });
+
+  it('lists providers with their tool counts, filters and pages', async () => {
+    const all = await get('/v1/providers');
+    expect(all.status).toBe(200);
+    expect(all.json.total).toBe(3);
+    expect(all.json.filtered).toBe(3);
+    expect(all.json.next_cursor).toBeNull();
+    expect(all.json.servers.map((s: any) => [s.id, s.tools_count])).toEqual([
+      ['facturamx', 4],
+      ['pixpay', 3],
+      ['zapmsg', 2],
+    ]);
+    for (const s of all.json.servers) expect(Object.keys(s).sort()).toEqual(PROVIDER_FIELDS);
+    expect(all.json.servers[2]).toMatchObject({ country: 'BR', countries: ['BR', 'AR'], auth_type: 'two_header', status: 'stable', sandbox_available: false });
+
+    expect((await get('/v1/providers?country=mx')).json.servers.map((s: any) => s.id)).toEqual(['facturamx']);
+    expect((await get('/v1/providers?country=AR')).json.servers.map((s: any) => s.id)).toEqual(['zapmsg']);
+    expect((await get('/v1/providers?category=fiscal')).json).toMatchObject({ total: 3, filtered: 1 });
+    expect((await get('/v1/providers?q=whatsapp')).json.servers.map((s: any) => s.id)).toEqual(['zapmsg']);
+
+    const ids: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: any = await get(`/v1/providers?limit=1${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.json.servers).toHaveLength(1);
+      ids.push(page.json.servers[0].id);
+      cursor = page.json.next_cursor;
+    } while (cursor);
+    expect(ids).toEqual(['facturamx', 'pixpay', 'zapmsg']);
+
+    const bad = await get('/v1/providers?limit=1000');
+    expect(bad.status).toBe(400);
+    expect(bad.json.error).toBe('invalid_query');
+    expect((await get('/v1/providers?cursor=garbage')).json.error).toBe('invalid_query');
+  });
+
+  it('serves the deprecated /v1/servers alias with the same body and deprecation headers', async () => {
+    const a = await get('/v1/providers?limit=2');
+    const b = await get('/v1/servers?limit=2');
+    expect(b.status).toBe(200);
+    expect(b.json).toEqual(a.json);
+    expect(b.headers.get('deprecation')).toMatch(/^@\d+$/);
+    expect(b.headers.get('link')).toBe('</v1/providers>; rel="successor-version"');
+    expect(a.headers.get('deprecation')).toBeNull();
+  });
+
+  it("lists a provider's tools in pages, and answers 404 unknown_server for an id that names no provider", async () => {
+    const first = await get('/v1/servers/facturamx/tools?limit=3');
+    expect(first.status).toBe(200);
+    expect(first.json.total).toBe(4);
+    expect(first.json.tools.map((t: any) => t.name)).toEqual(['cancel_cfdi', 'download_cfdi_pdf', 'issue_cfdi']);
+    expect(first.json.tools[0]).toEqual({ name: 'cancel_cfdi', description: 'Cancels a stamped CFDI with a reason code.', input_schema: null, http_method: 'POST', endpoint_template: '/cfdi/{uuid}/cancel' });
+    const second = await get(`/v1/servers/facturamx/tools?limit=3&cursor=${first.json.next_cursor}`);
+    expect(second.json.tools.map((t: any) => t.name)).toEqual(['list_cfdi']);
+    expect(second.json.next_cursor).toBeNull();
+
+    const missing = await get('/v1/servers/no-such-provider/tools');
+    expect(missing.status).toBe(404);
+    expect(missing.json).toMatchObject({ error: 'unknown_server', server_id: 'no-such-provider' });
+    expect(typeof missing.json.request_id).toBe('string');
+  });
+
+  it("keeps a project's own tools invisible to other projects", async () => {
+    const own = await importBody({ tools: [{ name: 'internal_refund', description: 'Refunds through our back office.' }] }, '?server=pixpay&owner=project');
+    expect(own.status).toBe(200);
+    expect(own.json.tools.created).toBe(1);
+
+    await stack.db.prisma.project.create({ data: { id: 'proj_other', orgId: 'org_dev', name: 'Other' } });
+    const other = (await stack.key(['servers:read'], { projectId: 'proj_other' })).key;
+    const mine = await get('/v1/servers/pixpay/tools');
+    const theirs = await get('/v1/servers/pixpay/tools', other);
+    expect(mine.json.tools.map((t: any) => t.name)).toContain('internal_refund');
+    expect(theirs.json.tools.map((t: any) => t.name)).not.toContain('internal_refund');
+    expect(theirs.json.total).toBe(3);
+    const count = async (key: string) => (await get('/v1/providers?q=pixpay', key)).json.servers[0].tools_count;
+    expect(await count(reader)).toBe(4);
+    expect(await count(other)).toBe(3);
+  });
+
+  it('refuses a malformed catalog with the field at fault and writes nothing', async () => {
+    const before = await stack.db.prisma.mcpTool.count();
+    const doc: any = smallCatalog();
+    doc.servers.push({ id: 'newone', name: 'New', category: 'payments', auth_type: 'api_key', tools: [{ name: 'ok_tool', description: 'fine' }] });
+    doc.servers[1].auth_type = 'password';
+    const r = await importBody(doc);
+    expect(r.status).toBe(400);
+    expect(r.json.error).toBe('invalid_body');
+    expect(r.json.issues[0]).toMatchObject({ path: 'servers[1].auth_type' });
+    expect(r.json.message).toContain('servers[1].auth_type');
+    expect(await stack.db.prisma.mcpTool.count()).toBe(before);
+    expect(await stack.db.prisma.provider.findUnique({ where: { id: 'newone' } })).toBeNull();
+
+    const unknown = await importBody({ tools: [{ name: 'x', description: 'y' }] }, '?server=ghost');
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.error).toBe('unknown_server');
+    const noServer = await importBody({ tools: [{ name: 'x', description: 'y' }] });
+    expect(noServer.status).toBe(400);
+  });
+
+  it('accepts import bodies far above the 1 MiB default, up to 64 MiB', async () => {
+    const big: any = { format: 'rota-catalog', version: 1, servers: [{ id: 'bigone', name: 'Big One', category: 'erp', auth_type: 'oauth2', tools: [] }] };
+    for (let i = 0; i < 4000; i++) big.servers[0].tools.push({ name: `op_${i}`, description: `Operation number ${i} of the big provider. ${'x'.repeat(400)}` });
+    const body = JSON.stringify(big);
+    expect(body.length).toBeGreaterThan(1024 * 1024);
+    const ok = await http(`${stack.url}/v1/catalog/import`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body });
+    expect(ok.status).toBe(200);
+    expect(ok.json.tools.created).toBe(4000);
+
+    const huge = `{"format":"rota-catalog","pad":"${'x'.repeat(64 * 1024 * 1024)}"}`;
+    const tooBig = await http(`${stack.url}/v1/catalog/import`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: huge });
+    expect(tooBig.status).toBe(413);
+    expect(tooBig.json.error).toBe('payload_too_large');
+
+    const elsewhere = await http(`${stack.url}/v1/tools/search`, { method: 'POST', headers: { authorization: `Bearer ${reader}`, 'content-type': 'application/json' }, body });
+    expect(elsewhere.status).toBe(413);
+  });
+
+  describe('import from a URL', () => {
+    let server: Server;
+    let url: string;
+    beforeAll(async () => {
+      server = createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(smallCatalog()));
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/catalog.json`;
+    });
+    afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+    it('refuses URLs that resolve to loopback or private addresses unless configured', async () => {
+      for (const target of [url, `http://localhost:${new URL(url).port}/x`, 'http://10.1.2.3/catalog.json', 'http://[::1]/c.json', 'http://169.254.169.254/latest/meta-data']) {
+        const r = await importBody({ url: target });
+        expect(r.status).toBe(400);
+        expect(r.json.error).toBe('invalid_body');
+        expect(r.json.message).toMatch(/ROTA_CATALOG_ALLOW_PRIVATE_URLS/);
+      }
+      const mcp = await importBody({ url, mcp: true }, '?server=pixpay');
+      expect(mcp.status).toBe(400);
+      expect(mcp.json.message).toMatch(/ROTA_CATALOG_ALLOW_PRIVATE_URLS/);
+      expect((await importBody({ url: 'ftp://example.com/x' })).status).toBe(400);
+    });
+  });
+});
+
+describe('the demo catalog', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({ demoCatalog: true });
+  });
+  afterAll(() => stack?.close());
+
+  it('is seeded and fully embedded by the worker', async () => {
+    const key = (await stack.key(['servers:read'])).key;
+    let status: any;
+    for (let i = 0; i < 600; i++) {
+      status = (await http(`${stack.url}/v1/catalog/status`, { headers: { authorization: `Bearer ${key}` } })).json;
+      if (status.coverage === 1) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(status.providers).toBeGreaterThanOrEqual(40);
+    expect(status.tools).toBeGreaterThanOrEqual(300);
+    expect(status).toMatchObject({ coverage: 1, vector_search: 'complete', stale: 0 });
+    const list = await http(`${stack.url}/v1/providers?limit=200`, { headers: { authorization: `Bearer ${key}` } });
+    const countries = new Set(list.json.servers.flatMap((s: any) => [s.country, ...s.countries]));
+    for (const c of ['BR', 'MX', 'CO', 'AR', 'CL', 'PE']) expect(countries).toContain(c);
+  });
+});
