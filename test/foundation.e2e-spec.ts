@@ -2,6 +2,7 @@ import { Controller, Get, Module, Post, Body } from '@nestjs/common';
 import { RequireScope, Auth } from '../apps/gateway/src/auth/decorators';
 import type { Principal } from '../apps/gateway/src/auth/principal';
 import { ApiKeyRepository } from '@rota/db';
+import { currentRequestId } from '@rota/service-kit';
 import { http, startStack, type Stack } from './helpers/stack';
 
 // Routes mounted only in this test, to exercise the gateway's pipeline
@@ -18,6 +19,14 @@ class ProbeController {
   @RequireScope('servers:read')
   echo(@Body() body: unknown) {
     return { body };
+  }
+
+  @Get('whoami')
+  @RequireScope('servers:read')
+  async whoami() {
+    // Seen after an await, as a service call would see it.
+    await new Promise((r) => setTimeout(r, 5));
+    return { request_id: currentRequestId() };
   }
 
   @Get('boom')
@@ -104,6 +113,12 @@ describe('foundation: gateway pipeline over the running stack', () => {
       expect(given.headers.get('x-request-id')).toBe('abc-123');
       const minted = await http(`${stack.url}/health/live`);
       expect(minted.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    });
+
+    it('carries the request id into handlers and across awaits, without mixing concurrent requests', async () => {
+      const ids = Array.from({ length: 20 }, (_, i) => `ctx-${i}`);
+      const answers = await Promise.all(ids.map((id) => http(`${stack.url}/__test/whoami`, { headers: { ...auth(key), 'x-request-id': id } })));
+      expect(answers.map((a) => a.json.request_id)).toEqual(ids);
     });
 
     it('unknown routes are 404 not_found in the envelope', async () => {

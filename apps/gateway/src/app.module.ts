@@ -1,11 +1,10 @@
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
-import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_GUARD } from '@nestjs/core';
 import { ApiKeyService } from './auth/api-key.service';
 import { AuthGuard } from './auth/auth.guard';
 import { CatalogHttpModule } from './catalog/catalog-http.module';
 import type { GatewayConfig } from './config';
 import { HealthController } from './health/health.controller';
-import { RequestContextInterceptor } from './http/request-context.interceptor';
 import { InfraModule } from './infra/infra.module';
 import { OpenApiController } from './openapi/openapi.controller';
 import { MetaToolsController } from './tools/meta-tools.controller';
@@ -26,7 +25,6 @@ export class GatewayModule {
       providers: [
         ApiKeyService,
         { provide: APP_GUARD, useClass: AuthGuard },
-        { provide: APP_INTERCEPTOR, useClass: RequestContextInterceptor },
       ],
     };
   }
