@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
+import { listenOnLoopback } from './listen';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 /**
  * A stand-in for the OpenAI embeddings API on 127.0.0.1, speaking the real
@@ -158,12 +158,8 @@ export async function startFakeOpenAI(behaviour: FakeOpenAIBehaviour = { kind: '
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
+  const listening = await listenOnLoopback(server);
+  const url = listening.url;
   return {
     url,
     baseURL: `${url}/v1`,
@@ -171,11 +167,6 @@ export async function startFakeOpenAI(behaviour: FakeOpenAIBehaviour = { kind: '
     setBehaviour(next) {
       current = next;
     },
-    close() {
-      return new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-    },
+    close: listening.close,
   };
 }
