@@ -142,6 +142,17 @@ describe('foundation: gateway pipeline over the running stack', () => {
       expect(r.json.request_id).toBeTruthy();
     });
 
+    it('refuses NUL characters in the body or the URL with a 400, never a database 5xx', async () => {
+      const body = await http(`${stack.url}/__test/echo`, { method: 'POST', headers: auth(key), json: { nested: [{ text: 'a\u0000b' }] } });
+      expect(body.status).toBe(400);
+      expect(body.json.error).toBe('invalid_body');
+      const url = await http(`${stack.url}/__test/scoped%00`, { headers: auth(key) });
+      expect(url.status).toBe(400);
+      expect(url.json.error).toBe('invalid_query');
+      const clean = await http(`${stack.url}/__test/echo`, { method: 'POST', headers: auth(key), json: { text: 'ok' } });
+      expect(clean.status).toBe(201);
+    });
+
     it('a non-JSON media type is a 4xx, never a 5xx', async () => {
       const r = await http(`${stack.url}/__test/echo`, { method: 'POST', headers: { ...auth(key), 'content-type': 'application/x-thing' }, body: 'hello' });
       expect(r.status).toBe(415);

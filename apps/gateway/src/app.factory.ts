@@ -6,6 +6,8 @@ import { createLogger, PinoNestLogger, requestContext } from '@rota/service-kit'
 import { GatewayModule } from './app.module';
 import type { GatewayConfig } from './config';
 import { EnvelopeFilter } from './http/envelope.filter';
+import { containsNul, urlContainsNul } from './http/nul';
+import { AppError } from '@rota/contracts';
 
 /** Largest JSON body accepted on ordinary routes. */
 export const BODY_LIMIT = 1024 * 1024;
@@ -48,6 +50,14 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
     if ((req.method === 'DELETE' || req.method === 'GET') && !Number(req.headers['content-length'] ?? 0) && !req.headers['transfer-encoding']) {
       delete req.headers['content-type'];
     }
+    done();
+  });
+  fastify.addHook('onRequest', (req, _reply, done) => {
+    if (urlContainsNul(req.url)) return done(new AppError('invalid_query', 'The URL must not contain the NUL character (U+0000).'));
+    done();
+  });
+  fastify.addHook('preValidation', (req, _reply, done) => {
+    if (containsNul(req.body)) return done(new AppError('invalid_body', 'Text in the request body must not contain the NUL character (U+0000).'));
     done();
   });
   // One access line per request; headers are not logged, so keys never are.
