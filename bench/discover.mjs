@@ -208,13 +208,13 @@ async function measure(queries, call) {
 }
 
 async function trigramFallback(url, queries) {
-  const dbkit = require(join(ROOT, 'packages/db/dist/index.js'));
   const { DiscoverRepository } = require(join(ROOT, 'apps/search/dist/discover/discover.repository.js'));
   const { DiscoverService } = require(join(ROOT, 'apps/search/dist/discover/discover.service.js'));
   const { DiscoverConfig } = require(join(ROOT, 'apps/search/dist/discover/config.js'));
-  const prisma = dbkit.createPrisma(url, { poolMax: 2 });
+  const config = DiscoverConfig.parse(process.env);
+  const repo = DiscoverRepository.connect(url, { trigramThreshold: config.ROTA_DISCOVER_TRIGRAM_THRESHOLD, efSearch: config.ROTA_DISCOVER_EF_SEARCH }, 2);
   try {
-    const svc = new DiscoverService(new DiscoverRepository(prisma), null, DiscoverConfig.parse(process.env));
+    const svc = new DiscoverService(repo, null, config);
     const times = [];
     for (const q of queries.slice(0, 40)) {
       const t0 = performance.now();
@@ -223,7 +223,7 @@ async function trigramFallback(url, queries) {
     }
     return times;
   } finally {
-    await prisma.$disconnect();
+    await repo.close();
   }
 }
 

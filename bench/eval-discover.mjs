@@ -52,6 +52,7 @@ export async function evalDiscover({ catalogPath, intentsPath, verbose = false, 
 
   const embedder = catalog.createEmbedder(process.env);
   const db = await dbkit.createTestDatabase();
+  let repo;
   try {
     await catalog.importCatalog(db.prisma, doc, { model: embedder.model, projectId: null });
     for await (const batch of catalog.staleBatches(db.prisma, embedder.model, 200)) {
@@ -59,7 +60,8 @@ export async function evalDiscover({ catalogPath, intentsPath, verbose = false, 
     }
     const config = DiscoverConfig.parse(process.env);
     // --trigram-only: no query vector, as when the embedder is down.
-    const service = new DiscoverService(new DiscoverRepository(db.prisma), trigramOnly ? null : embedder, config);
+    repo = DiscoverRepository.connect(db.url, { trigramThreshold: config.ROTA_DISCOVER_TRIGRAM_THRESHOLD, efSearch: config.ROTA_DISCOVER_EF_SEARCH }, 2);
+    const service = new DiscoverService(repo, trigramOnly ? null : embedder, config);
 
     const stats = {};
     const misses = [];
@@ -111,6 +113,7 @@ export async function evalDiscover({ catalogPath, intentsPath, verbose = false, 
     if (verbose) for (const m of misses) log(`miss [${m.lang}] ${m.intent} → expected ${m.expected}; got ${m.got || '[]'}`);
     return stats.all;
   } finally {
+    await repo?.close();
     await db.drop();
   }
 }

@@ -13,6 +13,13 @@ export const SessionConfig = BaseConfig.extend({
    * an idle session never runs a tool between two sweeps.
    */
   ROTA_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).default(30),
+  /**
+   * Granularity of `last_active_at`: an execute rewrites it only when it is at
+   * least this many seconds old, so a burst of calls costs one write, not one
+   * per call. A session may therefore expire up to this long before a full
+   * idle period after its very last call. 0 rewrites on every call.
+   */
+  ROTA_SESSION_TOUCH_SECONDS: z.coerce.number().int().min(0).max(600).default(15),
   /** Credentials key: base64 of 32 bytes. See credentials/keyring.ts for rotation. */
   ROTA_CREDENTIALS_KEY: z.string().optional(),
   /** Keyring for rotation: `id:base64,id:base64`. */

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { createPrisma, type PrismaClient } from '@rota/db';
+import { createPrisma, createSqlPool, type PrismaClient, type SqlPool } from '@rota/db';
 import { createLogger, loadConfig, RpcClient } from '@rota/service-kit';
 import { SESSION_CONFIG, SessionConfig } from './config';
 import { ConnectionsController } from './connections/connections.controller';
@@ -14,6 +14,7 @@ import { SessionsRepository } from './sessions/sessions.repository';
 import { SessionsService } from './sessions/sessions.service';
 
 const PRISMA = Symbol('PRISMA');
+const SQL = Symbol('SQL_POOL');
 
 /** Opens the transport client at boot; releases it and the database after the last request drained. */
 @Injectable()
@@ -21,6 +22,7 @@ class Lifecycle implements OnModuleInit, OnApplicationShutdown {
   constructor(
     private readonly rpc: RpcClient,
     @Inject(PRISMA) private readonly prisma: PrismaClient,
+    @Inject(SQL) private readonly sql: SqlPool,
   ) {}
   async onModuleInit() {
     await this.rpc.connect();
@@ -28,6 +30,7 @@ class Lifecycle implements OnModuleInit, OnApplicationShutdown {
   async onApplicationShutdown() {
     await this.rpc.close();
     await this.prisma.$disconnect();
+    await this.sql.end();
   }
 }
 
@@ -47,15 +50,17 @@ export class SessionModule {
       providers: [
         { provide: SESSION_CONFIG, useValue: config },
         { provide: PRISMA, useFactory: () => createPrisma(config.DATABASE_URL) },
+        // The execute path's per-call statements run prepared on a plain pool.
+        { provide: SQL, useFactory: () => createSqlPool(config.DATABASE_URL) },
         { provide: RpcClient, useFactory: () => new RpcClient({ url: config.REDIS_URL, prefix: config.ROTA_REDIS_PREFIX, timeoutMs: config.ROTA_RPC_TIMEOUT_MS }) },
         { provide: ConnectionsRepository, inject: [PRISMA], useFactory: (p: PrismaClient) => new ConnectionsRepository(p) },
-        { provide: SessionsRepository, inject: [PRISMA], useFactory: (p: PrismaClient) => new SessionsRepository(p) },
-        { provide: ExecuteRepository, inject: [PRISMA], useFactory: (p: PrismaClient) => new ExecuteRepository(p) },
+        { provide: SessionsRepository, inject: [PRISMA, SQL], useFactory: (p: PrismaClient, sql: SqlPool) => new SessionsRepository(p, sql) },
+        { provide: ExecuteRepository, inject: [PRISMA, SQL], useFactory: (p: PrismaClient, sql: SqlPool) => new ExecuteRepository(p, sql) },
         { provide: ConnectionsService, inject: [ConnectionsRepository], useFactory: (r: ConnectionsRepository) => new ConnectionsService(r, keyring) },
         {
           provide: SessionsService,
           inject: [SessionsRepository, ConnectionsRepository],
-          useFactory: (s: SessionsRepository, c: ConnectionsRepository) => new SessionsService(s, c, config.ROTA_SESSION_IDLE_MINUTES),
+          useFactory: (s: SessionsRepository, c: ConnectionsRepository) => new SessionsService(s, c, config.ROTA_SESSION_IDLE_MINUTES, config.ROTA_SESSION_TOUCH_SECONDS),
         },
         {
           provide: ExecuteService,

@@ -23,10 +23,15 @@ describe('importCatalog', () => {
   let db: TestDatabase;
   let redis: IORedis;
   let queue: CatalogQueue;
+  /** The index as the migrations leave it. */
+  let migratedIndexDefinition: string;
 
   beforeAll(async () => {
     db = await createTestDatabase();
     await seed(db.prisma);
+    const [row] = await db.prisma.$queryRawUnsafe<Array<{ indexdef: string }>>(`SELECT indexdef FROM pg_indexes WHERE indexname = 'mcp_tools_embedding_hnsw_idx'`);
+    migratedIndexDefinition = row!.indexdef;
+    expect(migratedIndexDefinition).toContain("WITH (m='32', ef_construction='128')");
     redis = new IORedis(process.env.REDIS_URL || 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
     queue = new CatalogQueue(redis, CatalogQueue.prefixFor(testPrefix('catalog')));
   });
@@ -186,8 +191,10 @@ describe('importCatalog', () => {
         expect(r.hash).toBe(descriptionHash(model, text));
         expect(Buffer.from(fromVectorLiteral(r.vec).buffer)).toEqual(Buffer.from(embedder.embedOne(text).buffer));
       }
-      const idx = await fresh.prisma.$queryRawUnsafe<unknown[]>(`SELECT 1 FROM pg_indexes WHERE indexname = 'mcp_tools_embedding_hnsw_idx'`);
+      // Rebuilt after the bulk load exactly as the migrations define it.
+      const idx = await fresh.prisma.$queryRawUnsafe<Array<{ indexdef: string }>>(`SELECT indexdef FROM pg_indexes WHERE indexname = 'mcp_tools_embedding_hnsw_idx'`);
       expect(idx).toHaveLength(1);
+      expect(idx[0]!.indexdef).toBe(migratedIndexDefinition);
       // Nothing left for the worker: the stale set is empty.
       expect(await new CatalogRepository(fresh.prisma).staleIds(model, 10)).toEqual([]);
       await expect(importCatalog(fresh.prisma, doc, { model: 'other-model', embedder })).rejects.toThrow(/not other-model/);

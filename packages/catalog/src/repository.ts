@@ -77,8 +77,14 @@ export interface CatalogCounts {
   embedded: number;
 }
 
-/** The HNSW index of prisma/migrations/20261129000100_mcp_tools_hnsw. */
+/** The HNSW index of the catalog's vector pass. */
 export const VECTOR_INDEX = 'mcp_tools_embedding_hnsw_idx';
+/**
+ * How the index is built: the latest migration touching it
+ * (prisma/migrations/20261129003000_mcp_tools_hnsw_m32) and every rebuild
+ * after a bulk load use this same definition.
+ */
+export const VECTOR_INDEX_DEFINITION = `ON mcp_tools USING hnsw (embedding vector_cosine_ops) WITH (m = 32, ef_construction = 128)`;
 
 /** Rows a caller may see: the global catalog plus its own project's tools. */
 function visibleTo(projectId: string | null, alias = 't'): Prisma.Sql {
@@ -285,7 +291,7 @@ export class CatalogRepository {
     if (!/^\d+(kB|MB|GB)$/.test(mem)) throw new Error(`bad maintenance_work_mem ${mem}`);
     await this.db.$executeRawUnsafe(`SET LOCAL maintenance_work_mem = '${mem}'`);
     await this.db.$executeRawUnsafe(`SET LOCAL max_parallel_maintenance_workers = ${Math.max(0, Math.floor(opts.parallelWorkers ?? 2))}`);
-    await this.db.$executeRawUnsafe(`CREATE INDEX IF NOT EXISTS ${VECTOR_INDEX} ON mcp_tools USING hnsw (embedding vector_cosine_ops)`);
+    await this.db.$executeRawUnsafe(`CREATE INDEX IF NOT EXISTS ${VECTOR_INDEX} ${VECTOR_INDEX_DEFINITION}`);
   }
 
   // ------------------------------------------------------------ reads

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { quoteIdent, withAdminClient, withDatabase } from './admin';
-import { createPrisma, type PrismaClient } from './client';
+import { createPrisma, createSqlPool, type PrismaClient, type SqlPool } from './client';
 import { listMigrations, migrate, migrationsDir } from './migrate';
 
 /**
@@ -15,6 +15,8 @@ import { listMigrations, migrate, migrationsDir } from './migrate';
 export interface TestDatabase {
   url: string;
   prisma: PrismaClient;
+  /** A plain `pg` pool on the same database, for repositories that run named statements. */
+  sql: SqlPool;
   /** Disconnects the client and drops the database, even if others are still connected. */
   drop(): Promise<void>;
 }
@@ -68,14 +70,17 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await withAdminClient(base, (admin) => admin.query(`CREATE DATABASE ${quoteIdent(name)} TEMPLATE ${quoteIdent(template)}`));
   const url = withDatabase(base, name);
   const prisma = createPrisma(url, { poolMax: 4 });
+  const sql = createSqlPool(url, { poolMax: 4 });
   let dropped = false;
   return {
     url,
     prisma,
+    sql,
     async drop() {
       if (dropped) return;
       dropped = true;
       await prisma.$disconnect();
+      await sql.end();
       await withAdminClient(base, (admin) => admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`));
     },
   };

@@ -84,6 +84,7 @@ describe('codespar_discover against Postgres', () => {
   const config = DiscoverConfig.parse({});
   let withVectors: DiscoverService;
   let trigramOnly: DiscoverService;
+  let repo: DiscoverRepository;
 
   const ask = (svc: DiscoverService, input: Record<string, unknown>, o: Partial<Omit<DiscoverRequest, 'input'>> = {}) =>
     svc.discover({ org_id: 'org_1', project_id: o.project_id ?? 'proj_a', environment: o.environment ?? 'live', input });
@@ -91,11 +92,14 @@ describe('codespar_discover against Postgres', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     await seedCatalog(db, embedder);
-    const repo = new DiscoverRepository(db.prisma);
+    repo = DiscoverRepository.connect(db.url, { trigramThreshold: config.ROTA_DISCOVER_TRIGRAM_THRESHOLD, efSearch: config.ROTA_DISCOVER_EF_SEARCH }, 2);
     withVectors = new DiscoverService(repo, embedder, config);
     trigramOnly = new DiscoverService(repo, null, config);
   });
-  afterAll(() => db.drop());
+  afterAll(async () => {
+    await repo.close();
+    await db.drop();
+  });
   afterEach(() => disconnectAll(db));
 
   it('answers in the published shape, each match with its own scores', async () => {

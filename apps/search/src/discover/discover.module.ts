@@ -1,20 +1,19 @@
 import { Inject, Injectable, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { createEmbedder, type EmbedderEnv } from '@rota/catalog/config';
-import { createPrisma, type PrismaClient } from '@rota/db';
 import { createLogger, type BaseConfig } from '@rota/service-kit';
 import type { DiscoverConfig } from './config';
 import { DiscoverController } from './discover.controller';
 import { DiscoverRepository } from './discover.repository';
 import { DiscoverService } from './discover.service';
 
-const PRISMA = Symbol('SEARCH_PRISMA');
+const REPOSITORY = Symbol('DISCOVER_REPOSITORY');
 
-/** Releases the search service's database pool once the transport has drained. */
+/** Releases discover's database pool once the transport has drained. */
 @Injectable()
-class PrismaLifecycle implements OnApplicationShutdown {
-  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
+class PoolLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(REPOSITORY) private readonly repo: DiscoverRepository) {}
   async onApplicationShutdown() {
-    await this.prisma.$disconnect();
+    await this.repo.close();
   }
 }
 
@@ -27,13 +26,16 @@ export class DiscoverModule {
       module: DiscoverModule,
       controllers: [DiscoverController],
       providers: [
-        { provide: PRISMA, useFactory: () => createPrisma(config.DATABASE_URL) },
-        PrismaLifecycle,
+        {
+          provide: REPOSITORY,
+          useFactory: () =>
+            DiscoverRepository.connect(config.DATABASE_URL, { trigramThreshold: config.ROTA_DISCOVER_TRIGRAM_THRESHOLD, efSearch: config.ROTA_DISCOVER_EF_SEARCH }),
+        },
+        PoolLifecycle,
         {
           provide: DiscoverService,
-          inject: [PRISMA],
-          useFactory: (prisma: PrismaClient) =>
-            new DiscoverService(new DiscoverRepository(prisma), createEmbedder(config), config, { warn: (msg, meta) => log.warn(meta ?? {}, msg) }),
+          inject: [REPOSITORY],
+          useFactory: (repo: DiscoverRepository) => new DiscoverService(repo, createEmbedder(config), config, { warn: (msg, meta) => log.warn(meta ?? {}, msg) }),
         },
       ],
     };

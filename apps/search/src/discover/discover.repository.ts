@@ -1,4 +1,4 @@
-import { Prisma, type PrismaClient } from '@rota/db';
+import { createSqlPool, type SqlPool } from '@rota/db';
 import type { DiscoverEnvironment } from '@rota/contracts';
 import { toVectorLiteral } from '@rota/catalog/embedder';
 import type { Candidate } from './ranking';
@@ -18,8 +18,6 @@ export interface CandidateQuery {
   candidates: number;
   /** Providers whose own text matches, at most, whose tools join the pool. */
   providerCandidates: number;
-  trigramThreshold: number;
-  efSearch: number;
   /** Most trigram matches the lexical pass examines before keeping the best `candidates`. */
   lexicalScanCap: number;
 }
@@ -53,21 +51,18 @@ interface CandidateRow {
   connection_status: string | null;
 }
 
-/**
- * Provider filters shared by every pass. `country` keeps providers that
- * serve it, including global ones (`*`).
- */
-function providerFilter(alias: Prisma.Sql, q: CandidateQuery): Prisma.Sql {
-  const parts: Prisma.Sql[] = [];
-  if (q.category) parts.push(Prisma.sql`lower(${alias}.category) = ${q.category}`);
-  if (q.country) parts.push(Prisma.sql`(${alias}.country IN (${q.country}, '*') OR ${q.country} = ANY(${alias}.countries))`);
-  return parts.length ? Prisma.sql`AND ${Prisma.join(parts, ' AND ')}` : Prisma.empty;
+/** Server settings every discover connection starts with. */
+export interface DiscoverDbSettings {
+  trigramThreshold: number;
+  efSearch: number;
 }
 
 /**
- * The only database code of discover: one statement, run in one transaction
- * after the `SET LOCAL`s that tune it, so nothing leaks into other users of a
- * pooled connection.
+ * The statement for one shape of query. Parameters are positional so each
+ * value, the 1,536-number query vector above all, crosses the wire and is
+ * parsed once however often the statement uses it:
+ * $1 text, $2 vector, $3 model, $4 project, $5 environment, $6 candidates,
+ * $7 provider candidates, $8 lexical scan cap, $9 category, $10 country.
  *
  * Candidates come from three places, then every one is re-scored with both
  * measures:
@@ -83,98 +78,138 @@ function providerFilter(alias: Prisma.Sql, q: CandidateQuery): Prisma.Sql {
  * name and description. So they run only when the vector pass came back short
  * (no query vector, a small or partly embedded catalog, a narrow filter);
  * otherwise the trigram measures only re-score the vector candidates.
+ */
+export function candidateSql(shape: { vector: boolean; category: boolean; country: boolean }): string {
+  const filters: string[] = [];
+  if (shape.category) filters.push('lower(p.category) = $9');
+  if (shape.country) filters.push("(p.country IN ($10, '*') OR $10 = ANY(p.countries))");
+  const pf = filters.length ? `AND ${filters.join(' AND ')}` : '';
+  const joinProviders = filters.length ? 'JOIN providers p ON p.id = t.server_id' : '';
+  // Tools of the shared catalog, and this project's own ones; never another project's.
+  // Written so no index can serve it: an index on project_id would offer the
+  // planner an exact scan over every visible row as an alternative to HNSW.
+  const visible = 'coalesce(t.project_id, $4) = $4';
+  // The right-hand side of '%' is a sub-select so the planner sees no constant:
+  // estimating a trigram condition's selectivity with a constant runs the
+  // similarity over the column's statistics sample, which costs more than
+  // the whole search. Index scans still take the value at execution time.
+  const needle = '(SELECT $1::text)';
+  // Every shape names all ten parameters, so the unused ones get a type too
+  // (the planner folds these conditions away).
+  const typed = '($2::vector IS NULL OR true) AND ($3::text IS NULL OR true) AND ($9::text IS NULL OR true) AND ($10::text IS NULL OR true)';
+  const vectorPass = shape.vector
+    ? `SELECT t.id, t.embedding <=> $2::vector AS d
+       FROM mcp_tools t ${joinProviders}
+       WHERE t.embedding IS NOT NULL AND t.embedding_model = $3 AND ${visible} ${pf}
+       ORDER BY t.embedding <=> $2::vector
+       LIMIT $6`
+    : 'SELECT NULL::uuid AS id, NULL::float8 AS d WHERE false';
+  const rescoredDistance = shape.vector ? 'CASE WHEN t.embedding_model = $3 THEN t.embedding <=> $2::vector END' : 'NULL::float8';
+  return `
+    WITH vec AS MATERIALIZED (${vectorPass}),
+    prov AS MATERIALIZED (
+      SELECT p.id FROM providers p
+      WHERE (SELECT count(*) FROM vec) < $6 AND p.name % ${needle} ${pf}
+      ORDER BY similarity(p.name, $1) DESC
+      LIMIT $7
+    ),
+    lex AS MATERIALIZED (
+      SELECT id FROM (
+        SELECT t.id, greatest(similarity(t.tool_name, $1), similarity(t.description, $1)) AS s
+        FROM mcp_tools t ${joinProviders}
+        WHERE (SELECT count(*) FROM vec) < $6
+          AND (t.tool_name % ${needle} OR t.description % ${needle}) AND ${visible} ${pf}
+        LIMIT $8
+      ) m
+      ORDER BY s DESC
+      LIMIT $6
+    ),
+    cand AS (
+      SELECT id FROM vec
+      UNION SELECT id FROM lex
+      UNION SELECT t.id FROM mcp_tools t JOIN prov ON prov.id = t.server_id WHERE ${visible}
+    ),
+    scored AS MATERIALIZED (
+      SELECT t.server_id, t.tool_name, t.description, t.http_method, t.endpoint_template, t.project_id,
+             vec.d IS NOT NULL AS from_vector,
+             coalesce(vec.d, ${rescoredDistance}) AS cosine_distance
+      FROM cand JOIN mcp_tools t ON t.id = cand.id LEFT JOIN vec ON vec.id = t.id
+    ),
+    ps AS MATERIALIZED (
+      SELECT p.id, p.name, p.category, p.country, p.countries, p.auth_type, p.self_serve_auth,
+             p.sandbox_available, p.status,
+             similarity(p.name, $1) AS pname_sim, similarity(p.description, $1) AS pdesc_sim
+      FROM (SELECT DISTINCT server_id FROM scored) s JOIN providers p ON p.id = s.server_id
+    )
+    SELECT t.server_id, t.tool_name, t.description, t.http_method, t.endpoint_template, t.project_id,
+           ps.name AS provider_name, ps.category, ps.country, ps.countries, ps.auth_type, ps.self_serve_auth,
+           ps.sandbox_available, ps.status AS provider_status,
+           t.cosine_distance, t.from_vector,
+           similarity(t.tool_name, $1) AS name_sim,
+           similarity(t.description, $1) AS desc_sim,
+           ps.pname_sim, ps.pdesc_sim,
+           c.status AS connection_status
+    FROM scored t
+    JOIN ps ON ps.id = t.server_id
+    LEFT JOIN connections c
+      ON c.project_id = $4 AND c.environment = $5::environment AND c.server_id = t.server_id
+    WHERE ${typed}`;
+}
+
+/**
+ * The only database code of discover: one prepared statement, one round trip
+ * per call, on a pool of its own whose connections start with the settings
+ * that tune it (trigram threshold, `hnsw.ef_search`, iterative index scans),
+ * so nothing leaks into other users of a connection and no call pays for
+ * `SET`s.
  *
- * Sequential scans are switched off for the transaction: every access here is
+ * Sequential scans are off on these connections: every access here is
  * selective, and the planner prices neither the distance over a TOASTed
  * vector nor a trigram comparison anywhere near their real cost, so on small
  * catalogs it would otherwise compute the distance to every row.
  */
 export class DiscoverRepository implements DiscoverCatalog {
-  constructor(private readonly prisma: PrismaClient) {}
+  private readonly statements = new Map<string, { name: string; text: string }>();
+
+  constructor(private readonly pool: SqlPool) {}
+
+  /** A pool whose connections carry discover's settings. */
+  static connect(databaseUrl: string, settings: DiscoverDbSettings, poolMax?: number): DiscoverRepository {
+    return new DiscoverRepository(
+      createSqlPool(databaseUrl, {
+        poolMax,
+        settings: {
+          'pg_trgm.similarity_threshold': settings.trigramThreshold,
+          'hnsw.ef_search': settings.efSearch,
+          'hnsw.iterative_scan': 'relaxed_order',
+          enable_seqscan: 'off',
+        },
+      }),
+    );
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
 
   async candidates(q: CandidateQuery): Promise<Candidate[]> {
-    const vec = q.vector && q.model ? toVectorLiteral(q.vector) : null;
-    const text = q.text;
-    // The right-hand side of '%' is a sub-select so the planner sees no constant:
-    // estimating a trigram condition's selectivity with a constant runs the
-    // similarity over the column's statistics sample, which costs more than
-    // the whole search. Index scans still take the value at execution time.
-    const needle = Prisma.sql`(SELECT ${text}::text)`;
-    // Tools of the shared catalog, and this project's own ones; never another project's.
-    // Written so no index can serve it: an index on project_id would offer the
-    // planner an exact scan over every visible row as an alternative to HNSW.
-    const visible = Prisma.sql`coalesce(t.project_id, ${q.projectId}) = ${q.projectId}`;
-    const pf = providerFilter(Prisma.raw('p'), q);
-    const joinProviders = pf === Prisma.empty ? Prisma.empty : Prisma.sql`JOIN providers p ON p.id = t.server_id`;
-
-    const vectorPass = vec
-      ? Prisma.sql`
-        SELECT t.id, t.embedding <=> ${vec}::vector AS d
-        FROM mcp_tools t ${joinProviders}
-        WHERE t.embedding IS NOT NULL AND t.embedding_model = ${q.model} AND ${visible} ${pf}
-        ORDER BY t.embedding <=> ${vec}::vector
-        LIMIT ${q.candidates}`
-      : Prisma.sql`SELECT NULL::uuid AS id, NULL::float8 AS d WHERE false`;
-
-    const rescoredDistance = vec ? Prisma.sql`CASE WHEN t.embedding_model = ${q.model} THEN t.embedding <=> ${vec}::vector END` : Prisma.sql`NULL::float8`;
-
-    const sql = Prisma.sql`
-      WITH vec AS MATERIALIZED (${vectorPass}),
-      prov AS MATERIALIZED (
-        SELECT p.id FROM providers p
-        WHERE (SELECT count(*) FROM vec) < ${q.candidates} AND p.name % ${needle} ${pf}
-        ORDER BY similarity(p.name, ${text}) DESC
-        LIMIT ${q.providerCandidates}
-      ),
-      lex AS MATERIALIZED (
-        SELECT id FROM (
-          SELECT t.id, greatest(similarity(t.tool_name, ${text}), similarity(t.description, ${text})) AS s
-          FROM mcp_tools t ${joinProviders}
-          WHERE (SELECT count(*) FROM vec) < ${q.candidates}
-            AND (t.tool_name % ${needle} OR t.description % ${needle}) AND ${visible} ${pf}
-          LIMIT ${q.lexicalScanCap}
-        ) m
-        ORDER BY s DESC
-        LIMIT ${q.candidates}
-      ),
-      cand AS (
-        SELECT id FROM vec
-        UNION SELECT id FROM lex
-        UNION SELECT t.id FROM mcp_tools t JOIN prov ON prov.id = t.server_id WHERE ${visible}
-      ),
-      scored AS MATERIALIZED (
-        SELECT t.server_id, t.tool_name, t.description, t.http_method, t.endpoint_template, t.project_id,
-               vec.d IS NOT NULL AS from_vector,
-               coalesce(vec.d, ${rescoredDistance}) AS cosine_distance
-        FROM cand JOIN mcp_tools t ON t.id = cand.id LEFT JOIN vec ON vec.id = t.id
-      ),
-      ps AS MATERIALIZED (
-        SELECT p.id, p.name, p.category, p.country, p.countries, p.auth_type, p.self_serve_auth,
-               p.sandbox_available, p.status,
-               similarity(p.name, ${text}) AS pname_sim, similarity(p.description, ${text}) AS pdesc_sim
-        FROM (SELECT DISTINCT server_id FROM scored) s JOIN providers p ON p.id = s.server_id
-      )
-      SELECT t.server_id, t.tool_name, t.description, t.http_method, t.endpoint_template, t.project_id,
-             ps.name AS provider_name, ps.category, ps.country, ps.countries, ps.auth_type, ps.self_serve_auth,
-             ps.sandbox_available, ps.status AS provider_status,
-             t.cosine_distance, t.from_vector,
-             similarity(t.tool_name, ${text}) AS name_sim,
-             similarity(t.description, ${text}) AS desc_sim,
-             ps.pname_sim, ps.pdesc_sim,
-             c.status AS connection_status
-      FROM scored t
-      JOIN ps ON ps.id = t.server_id
-      LEFT JOIN connections c
-        ON c.project_id = ${q.projectId} AND c.environment = ${q.environment}::environment AND c.server_id = t.server_id`;
-
-    const [, rows] = await this.prisma.$transaction([
-      this.prisma.$queryRaw`SELECT set_config('pg_trgm.similarity_threshold', ${String(q.trigramThreshold)}, true),
-                                   set_config('hnsw.ef_search', ${String(q.efSearch)}, true),
-                                   set_config('hnsw.iterative_scan', 'relaxed_order', true),
-                                   set_config('enable_seqscan', 'off', true)`,
-      this.prisma.$queryRaw<CandidateRow[]>(sql),
-    ]);
+    const vector = q.vector && q.model ? toVectorLiteral(q.vector) : null;
+    const stmt = this.statement({ vector: vector !== null, category: q.category !== null, country: q.country !== null });
+    const { rows } = await this.pool.query<CandidateRow>({
+      ...stmt,
+      values: [q.text, vector, vector ? q.model : null, q.projectId, q.environment, q.candidates, q.providerCandidates, q.lexicalScanCap, q.category, q.country],
+    });
     return rows.map(toCandidate);
+  }
+
+  private statement(shape: { vector: boolean; category: boolean; country: boolean }) {
+    const key = `${+shape.vector}${+shape.category}${+shape.country}`;
+    let stmt = this.statements.get(key);
+    if (!stmt) {
+      stmt = { name: `rota_discover_${key}`, text: candidateSql(shape) };
+      this.statements.set(key, stmt);
+    }
+    return stmt;
   }
 }
 

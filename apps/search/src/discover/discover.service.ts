@@ -60,8 +60,6 @@ export class DiscoverService {
       country: q.country,
       candidates: Math.max(this.config.ROTA_DISCOVER_CANDIDATES, q.limit + 1),
       providerCandidates: this.config.ROTA_DISCOVER_PROVIDER_CANDIDATES,
-      trigramThreshold: this.config.ROTA_DISCOVER_TRIGRAM_THRESHOLD,
-      efSearch: this.config.ROTA_DISCOVER_EF_SEARCH,
       lexicalScanCap: this.config.ROTA_DISCOVER_LEXICAL_SCAN_CAP,
     });
     const ranked = rankCandidates(rows, req.environment, this.settings);

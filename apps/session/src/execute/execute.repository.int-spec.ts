@@ -19,7 +19,7 @@ describe('ExecuteRepository (Postgres)', () => {
     await tool('charge', 'global charge', null);
     await tool('charge', 'dev override', 'proj_dev');
     await tool('secret', 'b only', 'proj_b');
-    repo = new ExecuteRepository(db.prisma);
+    repo = new ExecuteRepository(db.prisma, db.sql);
   });
   afterAll(() => db.drop());
 
@@ -34,10 +34,10 @@ describe('ExecuteRepository (Postgres)', () => {
 
   it('records calls with or without a session, and counts this month’s calls per org across its projects', async () => {
     const session = await db.prisma.session.create({ data: { id: 'ses_1', projectId: 'proj_dev', environment: 'live', servers: ['pp'] } });
-    const base = { environment: 'live' as const, tool: 'codespar_list_tools', server: null, input: {}, output: { ok: 1 }, success: true, error: null, durationMs: 1 };
+    const base = { environment: 'live' as const, tool: 'codespar_list_tools', server: null, input: {}, output: { ok: 1 }, success: true, error: null, durationMs: 1, durable: false };
     const id = await repo.recordCall({ ...base, sessionId: session.id, projectId: 'proj_dev', calledAt: new Date() });
     expect(id).toMatch(/^tc_[A-Za-z0-9]{24}$/);
-    await repo.recordCall({ ...base, sessionId: null, projectId: 'proj_dev2', calledAt: new Date() });
+    await repo.recordCall({ ...base, sessionId: null, projectId: 'proj_dev2', calledAt: new Date(), durable: true });
     await repo.recordCall({ ...base, sessionId: null, projectId: 'proj_b', output: null, calledAt: new Date() });
     // Last month does not count.
     const lastMonth = new Date();

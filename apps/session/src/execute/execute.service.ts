@@ -45,6 +45,13 @@ interface Outcome {
 }
 
 const META_SCHEMAS = new Map(META_TOOLS.map((t) => [t.name, t.inputSchema]));
+const META_MONEY = new Map(META_TOOLS.map((t) => [t.name, t.money]));
+
+/** Whether a call may move money: its row is then flushed to disk before the answer. Raw provider tools count as money-moving. */
+function movesMoney(r: Resolved): boolean {
+  if (r.kind === 'catalog') return true;
+  return r.kind === 'meta' && META_MONEY.get(r.name) !== 'none';
+}
 const CALLABLE_NAME = /^([^/\s]+)\/([^\s]+)$/;
 
 /** Outputs larger than this are recorded as their size only: the call row is an audit line, not a cache. */
@@ -127,6 +134,7 @@ export class ExecuteService {
         error: outcome.error,
         durationMs: Math.round(duration),
         calledAt,
+        durable: movesMoney(resolved),
       });
     }
     // One line per dispatched call; arguments and outputs stay in the call row, never in logs.

@@ -15,7 +15,7 @@ describe('SessionsRepository (Postgres)', () => {
     db = await createTestDatabase();
     await seed(db.prisma);
     await db.prisma.project.create({ data: { id: 'proj_b', orgId: 'org_dev', name: 'B' } });
-    repo = new SessionsRepository(db.prisma);
+    repo = new SessionsRepository(db.prisma, db.sql);
   });
   afterAll(() => db.drop());
 
@@ -48,6 +48,24 @@ describe('SessionsRepository (Postgres)', () => {
     expect((await repo.find(idle.id, 'proj_dev', 'live', 30, true))?.status).toBe('expired');
   });
 
+
+  it('restarts the idle clock at most once per touch interval', async () => {
+    const s = await open();
+    const seconds = (id: string, n: number) => db.prisma.session.update({ where: { id }, data: { lastActiveAt: new Date(Date.now() - n * 1000) } });
+    const stored = async () => (await db.prisma.session.findUniqueOrThrow({ where: { id: s.id } })).lastActiveAt.getTime();
+
+    await seconds(s.id, 5);
+    const recent = await stored();
+    // Touched 5 s ago with a 15 s interval: read, not rewritten.
+    expect((await repo.find(s.id, 'proj_dev', 'live', 30, true, 15))?.lastActiveAt.getTime()).toBe(recent);
+    expect(await stored()).toBe(recent);
+
+    await seconds(s.id, 20);
+    const older = await stored();
+    const touched = await repo.find(s.id, 'proj_dev', 'live', 30, true, 15);
+    expect(touched!.lastActiveAt.getTime()).toBeGreaterThan(older + 15_000);
+    expect(await stored()).toBe(touched!.lastActiveAt.getTime());
+  });
   it('agrees with the worker sweep on the same column and rule', async () => {
     const a = await open();
     const b = await open();

@@ -1,5 +1,5 @@
 import type { Environment, SessionStatus } from '@rota/contracts';
-import { newId, Prisma, type PrismaClient } from '@rota/db';
+import { namedStatement, newId, Prisma, type PrismaClient, type SqlPool } from '@rota/db';
 
 export interface SessionRow {
   id: string;
@@ -40,7 +40,32 @@ const toRow = (r: RawSession): SessionRow => ({
   closedAt: r.closed_at,
 });
 
-const COLUMNS = Prisma.sql`id, project_id, environment, user_id, servers, metadata, status, created_at, last_active_at, closed_at`;
+const COLUMN_LIST = 'id, project_id, environment, user_id, servers, metadata, status, created_at, last_active_at, closed_at';
+const COLUMNS = Prisma.raw(COLUMN_LIST);
+
+/** $1 id, $2 project, $3 environment, $4 idle minutes, $5 touch, $6 touch interval in seconds. */
+const FIND = namedStatement(`
+  WITH target AS (
+    SELECT id, status, last_active_at < now() - make_interval(mins => $4::int) AS idle
+    FROM sessions WHERE id = $1::text AND project_id = $2::text AND environment = $3::environment
+  ),
+  expired AS (
+    UPDATE sessions SET status = 'expired'
+    WHERE id IN (SELECT id FROM target WHERE status = 'active' AND idle) AND status = 'active'
+    RETURNING ${COLUMN_LIST}
+  ),
+  touched AS (
+    UPDATE sessions SET last_active_at = now()
+    WHERE $5::boolean AND id IN (SELECT id FROM target WHERE status = 'active' AND NOT idle) AND status = 'active'
+      AND last_active_at <= now() - make_interval(secs => $6::float8)
+    RETURNING ${COLUMN_LIST}
+  )
+  SELECT ${COLUMN_LIST} FROM expired
+  UNION ALL
+  SELECT ${COLUMN_LIST} FROM touched
+  UNION ALL
+  SELECT ${COLUMN_LIST} FROM sessions
+  WHERE id IN (SELECT id FROM target) AND NOT EXISTS (SELECT 1 FROM expired) AND NOT EXISTS (SELECT 1 FROM touched)`);
 
 /**
  * Sessions, always looked up together with the caller's project and
@@ -52,7 +77,10 @@ const COLUMNS = Prisma.sql`id, project_id, environment, user_id, servers, metada
  * sweep (same column, same rule) a tidy-up rather than the only guard.
  */
 export class SessionsRepository {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly sql: SqlPool,
+  ) {}
 
   async create(input: {
     projectId: string;
@@ -72,30 +100,13 @@ export class SessionsRepository {
   /**
    * The session if it belongs to this project and environment, expiring it
    * first when idle too long. With `touch`, an active session's idle clock
-   * restarts in the same statement (execute counts as activity; reads do not).
+   * restarts in the same statement (execute counts as activity; reads do not),
+   * unless it was restarted less than `touchAfterSeconds` ago: back-to-back
+   * calls then read the row without rewriting it (and without a WAL flush).
    */
-  async find(id: string, projectId: string, environment: Environment, idleMinutes: number, touch = false): Promise<SessionRow | null> {
-    const rows = await this.prisma.$queryRaw<RawSession[]>(Prisma.sql`
-      WITH target AS (
-        SELECT id, status, last_active_at < now() - make_interval(mins => ${idleMinutes}) AS idle
-        FROM sessions WHERE id = ${id} AND project_id = ${projectId} AND environment = ${environment}::environment
-      ),
-      expired AS (
-        UPDATE sessions SET status = 'expired'
-        WHERE id IN (SELECT id FROM target WHERE status = 'active' AND idle) AND status = 'active'
-        RETURNING ${COLUMNS}
-      ),
-      touched AS (
-        UPDATE sessions SET last_active_at = now()
-        WHERE ${touch}::boolean AND id IN (SELECT id FROM target WHERE status = 'active' AND NOT idle) AND status = 'active'
-        RETURNING ${COLUMNS}
-      )
-      SELECT ${COLUMNS} FROM expired
-      UNION ALL
-      SELECT ${COLUMNS} FROM touched
-      UNION ALL
-      SELECT ${COLUMNS} FROM sessions
-      WHERE id IN (SELECT id FROM target) AND NOT EXISTS (SELECT 1 FROM expired) AND NOT EXISTS (SELECT 1 FROM touched)`);
+  async find(id: string, projectId: string, environment: Environment, idleMinutes: number, touch = false, touchAfterSeconds = 0): Promise<SessionRow | null> {
+    // On every execute: a named statement, so the server plans it once per connection.
+    const { rows } = await this.sql.query<RawSession>({ ...FIND, values: [id, projectId, environment, idleMinutes, touch, touchAfterSeconds] });
     return rows[0] ? toRow(rows[0]) : null;
   }
 

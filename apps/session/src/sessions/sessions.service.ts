@@ -22,11 +22,18 @@ export function sessionRecord(row: SessionRow, idleMinutes: number): SessionReco
 
 /** Opening, reading and closing sessions. */
 export class SessionsService {
+  private readonly touchAfterSeconds: number;
+
   constructor(
     private readonly sessions: SessionsRepository,
     private readonly providers: ConnectionsRepository,
     private readonly idleMinutes: number,
-  ) {}
+    /** An execute restarts the idle clock only when it was last restarted at least this long ago. */
+    touchAfterSeconds = 0,
+  ) {
+    // Never coarser than a quarter of the idle time, or a busy session could expire.
+    this.touchAfterSeconds = Math.min(touchAfterSeconds, (idleMinutes * 60) / 4);
+  }
 
   async create({ tenant, body }: SessionCreateCommand): Promise<SessionRecord> {
     const found = new Set((await this.providers.providers(body.servers)).map((p) => p.id));
@@ -57,7 +64,7 @@ export class SessionsService {
 
   /** The session, visible to this tenant, with idle expiry applied; 404 otherwise. */
   async find(tenant: Tenant, id: string, touch = false): Promise<SessionRow> {
-    const row = await this.sessions.find(id, tenant.project_id, tenant.environment, this.idleMinutes, touch);
+    const row = await this.sessions.find(id, tenant.project_id, tenant.environment, this.idleMinutes, touch, this.touchAfterSeconds);
     if (!row) throw sessionNotFound();
     return row;
   }
