@@ -157,6 +157,11 @@ describe('foundation: gateway pipeline over the running stack', () => {
       const r = await http(`${stack.url}/__test/echo`, { method: 'POST', headers: { ...auth(key), 'content-type': 'application/x-thing' }, body: 'hello' });
       expect(r.status).toBe(415);
       expect(r.json.error).toBe('unsupported_media_type');
+      // Only JSON bodies are parsed: a form body is refused the same way.
+      const form = await http(`${stack.url}/__test/echo`, { method: 'POST', headers: { ...auth(key), 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' });
+      expect(form.status).toBe(415);
+      const charset = await http(`${stack.url}/__test/echo`, { method: 'POST', headers: { ...auth(key), 'content-type': 'application/json; charset=utf-8' }, body: '{"text":"ok"}' });
+      expect(charset.status).toBe(201);
     });
 
     it('a 5xx carries only the request id and a generic message', async () => {

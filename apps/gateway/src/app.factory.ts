@@ -69,6 +69,10 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
   // Nest's error handler too, so EnvelopeFilter renders every error.
   const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forConfig(config, extra), adapter, {
     logger: new PinoNestLogger(log),
+    // Fastify's own JSON parser (same limits and poisoning checks) instead of
+    // Nest's wrapper around it, which rebuilds the parser on every request.
+    // Only JSON bodies are accepted; anything else is a 415.
+    bodyParser: false,
   });
   app.useGlobalFilters(new EnvelopeFilter(log));
   REGISTERED_ROUTES.set(app, registered);

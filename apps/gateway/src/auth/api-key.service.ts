@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { API_KEY_PATTERN, AppError, type Environment, type Scope } from '@rota/contracts';
 import { ApiKeyRepository } from '@rota/db';
@@ -27,25 +26,34 @@ export class ApiKeyService {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
-  async verify(header: string | undefined): Promise<Principal | null> {
+  /**
+   * The principal for an `Authorization` header, or null. A cached answer
+   * comes back synchronously (no promise on the hot path); a miss returns a
+   * promise of the database lookup.
+   */
+  verify(header: string | undefined): Principal | null | Promise<Principal | null> {
     if (!header) return null;
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match || !API_KEY_PATTERN.test(match[1])) return null;
     const key = match[1];
-    const cacheKey = createHash('sha256').update(key).digest('hex');
-    const now = Date.now();
-    const hit = this.cache.get(cacheKey);
-    if (hit && hit.expires > now) return hit.principal;
+    // The cache is keyed by the presented key itself: hashing it costs more
+    // than everything else here, and an entry lives at most ROTA_AUTH_CACHE_MS
+    // (≤ 1 s) in a process that holds the same string in the request anyway.
+    const hit = this.cache.get(key);
+    if (hit && hit.expires > Date.now()) return hit.principal;
+    return this.verifySlow(key);
+  }
 
-    let pending = this.inflight.get(cacheKey);
+  private async verifySlow(key: string): Promise<Principal | null> {
+    let pending = this.inflight.get(key);
     if (!pending) {
-      pending = this.lookup(key).finally(() => this.inflight.delete(cacheKey));
-      this.inflight.set(cacheKey, pending);
+      pending = this.lookup(key).finally(() => this.inflight.delete(key));
+      this.inflight.set(key, pending);
     }
     const principal = await pending;
     if (this.config.ROTA_AUTH_CACHE_MS > 0) {
       if (this.cache.size >= MAX_CACHE) this.cache.clear();
-      this.cache.set(cacheKey, { principal, expires: Date.now() + this.config.ROTA_AUTH_CACHE_MS });
+      this.cache.set(key, { principal, expires: Date.now() + this.config.ROTA_AUTH_CACHE_MS });
     }
     return principal;
   }

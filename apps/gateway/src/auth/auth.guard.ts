@@ -18,11 +18,16 @@ export class AuthGuard implements CanActivate {
     private readonly keys: ApiKeyService,
   ) {}
 
-  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+  canActivate(ctx: ExecutionContext): boolean | Promise<boolean> {
     const targets = [ctx.getHandler(), ctx.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
     const req = ctx.switchToHttp().getRequest<FastifyRequest & { principal?: Principal }>();
-    const principal = await this.keys.verify(req.headers.authorization);
+    const found = this.keys.verify(req.headers.authorization);
+    // A cached key is decided without a promise; a lookup is awaited.
+    return found instanceof Promise ? found.then((p) => this.admit(targets, req, p)) : this.admit(targets, req, found);
+  }
+
+  private admit(targets: Parameters<Reflector['getAllAndOverride']>[1], req: FastifyRequest & { principal?: Principal }, principal: Principal | null): boolean {
     if (!principal) throw new AppError('unauthorized', 'unauthorized');
     const scope = this.reflector.getAllAndOverride<Scope | undefined>(ROUTE_SCOPE, targets);
     if (scope && !principal.scopes.includes(scope)) {

@@ -159,9 +159,9 @@ export function candidateSql(shape: { vector: boolean; category: boolean; countr
 /**
  * The only database code of discover: one prepared statement, one round trip
  * per call, on a pool of its own whose connections start with the settings
- * that tune it (trigram threshold, `hnsw.ef_search`, iterative index scans),
- * so nothing leaks into other users of a connection and no call pays for
- * `SET`s.
+ * that tune it (trigram threshold, `hnsw.ef_search`, iterative index scans,
+ * generic plans), so nothing leaks into other users of a connection and no
+ * call pays for `SET`s or for planning.
  *
  * Sequential scans are off on these connections: every access here is
  * selective, and the planner prices neither the distance over a TOASTed
@@ -183,6 +183,10 @@ export class DiscoverRepository implements DiscoverCatalog {
           'hnsw.ef_search': settings.efSearch,
           'hnsw.iterative_scan': 'relaxed_order',
           enable_seqscan: 'off',
+          // Plan each statement shape once per connection: the plan does not
+          // depend on the values (the settings above already rule out
+          // sequential scans), and planning this statement costs about 1 ms.
+          plan_cache_mode: 'force_generic_plan',
         },
       }),
     );

@@ -35,10 +35,19 @@ interface CompiledRule {
   none: string[][];
 }
 
-let rules: CompiledRule[] | undefined;
+interface RuleIndex {
+  rules: CompiledRule[];
+  /** For each concept, the rules whose first required group names it. */
+  byFirstConcept: Map<string, number[]>;
+  /** Rules with no required group: they are checked for every sentence. */
+  unconditional: number[];
+}
 
-function compiledRules(): CompiledRule[] {
-  rules ??= EVIDENCE.map(([short, weight, ...groups]) => {
+let index: RuleIndex | undefined;
+
+function ruleIndex(): RuleIndex {
+  if (index) return index;
+  const rules = EVIDENCE.map(([short, weight, ...groups]) => {
     const all: string[][] = [];
     const none: string[][] = [];
     for (const g of groups) {
@@ -47,7 +56,18 @@ function compiledRules(): CompiledRule[] {
     }
     return { tool: SHORT_TO_TOOL[short], weight, all, none };
   });
-  return rules;
+  const byFirstConcept = new Map<string, number[]>();
+  const unconditional: number[] = [];
+  rules.forEach((rule, i) => {
+    if (rule.all.length === 0) return unconditional.push(i);
+    for (const id of new Set(rule.all[0])) {
+      const list = byFirstConcept.get(id);
+      if (list) list.push(i);
+      else byFirstConcept.set(id, [i]);
+    }
+  });
+  index = { rules, byFirstConcept, unconditional };
+  return index;
 }
 
 /** A tool's score and the concepts that raised it. */
@@ -63,7 +83,13 @@ export function scoreTools(analysis: Analysis): ToolScore[] {
   const present = new Set(analysis.concepts);
   const byTool = new Map<MetaToolName, ToolScore>();
   for (const name of META_TOOL_NAMES) byTool.set(name, { tool: name, score: 0, support: [] });
-  for (const rule of compiledRules()) {
+  // Only rules whose first required group meets the sentence can fire; they
+  // run in table order, so scores and support match a scan of every rule.
+  const { rules, byFirstConcept, unconditional } = ruleIndex();
+  const candidates = new Set(unconditional);
+  for (const id of present) for (const i of byFirstConcept.get(id) ?? []) candidates.add(i);
+  for (const i of [...candidates].sort((a, b) => a - b)) {
+    const rule = rules[i]!;
     let fires = true;
     const hits: string[] = [];
     for (const group of rule.all) {

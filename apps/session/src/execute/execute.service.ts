@@ -8,6 +8,7 @@ import {
   type ExecuteCommand,
   type ExecuteFailureCode,
   type ExecuteResult,
+  type DiscoverResult,
   type ManageConnectionsData,
   type MetaToolName,
   type Tenant,
@@ -95,6 +96,7 @@ export class ExecuteService {
 
   async execute(cmd: ExecuteCommand): Promise<ExecuteResult> {
     const calledAt = new Date();
+    const early = this.prefetchDiscover(cmd);
     const ctx = await this.context(cmd);
     await this.checkQuota(cmd.tenant);
 
@@ -116,8 +118,9 @@ export class ExecuteService {
       throw new AppError('forbidden', `API key does not have the '${scope}' scope.`);
     }
 
-    const started = performance.now();
-    const outcome = await this.dispatch(resolved, coerced.value, ctx);
+    // A prefetched discover has been running since it started.
+    const started = early?.started ?? performance.now();
+    const outcome = await this.dispatch(resolved, coerced.value, ctx, early?.result ?? null);
     const duration = Math.round((performance.now() - started) * 100) / 100;
 
     let toolCallId: string | null = null;
@@ -182,7 +185,7 @@ export class ExecuteService {
     return tool ? { kind: 'catalog', name: cmd.tool, server: tool.serverId, schema: tool.inputSchema } : null;
   }
 
-  private async dispatch(resolved: Resolved, input: Record<string, unknown>, ctx: CallContext): Promise<Outcome> {
+  private async dispatch(resolved: Resolved, input: Record<string, unknown>, ctx: CallContext, early: Promise<DiscoverResult> | null): Promise<Outcome> {
     switch (resolved.kind) {
       case 'list_tools':
         return this.ok(await this.listTools(ctx));
@@ -191,7 +194,7 @@ export class ExecuteService {
       case 'meta':
         switch (resolved.name) {
           case 'codespar_discover':
-            return this.discover(input, ctx);
+            return this.discover(early ?? this.searchDiscover(input, ctx.tenant));
           case 'codespar_get_started':
             return this.ok(
               getStarted({ environment: ctx.tenant.environment, providers: await this.usableProviders(ctx, ctx.tenant.environment), inSession: ctx.sessionId !== null }),
@@ -217,14 +220,36 @@ export class ExecuteService {
     return { success: false, data: failureData(code, message, extra), error: message, duration: 0, server: null, tool, tool_call_id: null, called_at: calledAt.toISOString() };
   }
 
-  /** A pure read in the search service. Its `invalid_args` becomes a result and writes nothing. */
-  private async discover(input: Record<string, unknown>, ctx: CallContext): Promise<Outcome> {
+  /**
+   * `codespar_discover` reads the catalog for the caller's project and
+   * environment and depends on nothing the session checks produce, so the
+   * search starts at once, in parallel with the session lookup. Its answer is
+   * used only when every check before dispatch passes, in the documented
+   * order; otherwise it is dropped. A pure read: starting it early changes
+   * nothing but the latency.
+   */
+  private prefetchDiscover(cmd: ExecuteCommand): { result: Promise<DiscoverResult>; started: number } | null {
+    if (cmd.tool !== 'codespar_discover') return null;
+    const coerced = coerceArgs(cmd.input, META_SCHEMAS.get('codespar_discover'));
+    if (!coerced.ok) return null;
+    const started = performance.now();
+    const result = this.searchDiscover(coerced.value, cmd.tenant);
+    // Nobody may await it (an earlier check refuses the call): that is not an error.
+    result.catch(() => undefined);
+    return { result, started };
+  }
+
+  private searchDiscover(input: Record<string, unknown>, tenant: Tenant): Promise<DiscoverResult> {
     const deadline = requestContext.getStore()?.deadline;
     const left = deadline ? deadline - Date.now() - 100 : Infinity;
     const timeoutMs = Math.max(50, Math.min(this.config.ROTA_DISCOVER_TIMEOUT_MS, left));
+    return this.rpc.send('search.discover', { org_id: tenant.org_id, project_id: tenant.project_id, environment: tenant.environment, input }, { timeoutMs });
+  }
+
+  /** The search service's answer as a call outcome. Its `invalid_args` becomes a result and writes nothing. */
+  private async discover(search: Promise<DiscoverResult>): Promise<Outcome> {
     try {
-      const result = await this.rpc.send('search.discover', { org_id: ctx.tenant.org_id, project_id: ctx.tenant.project_id, environment: ctx.tenant.environment, input }, { timeoutMs });
-      return this.ok(result);
+      return this.ok(await search);
     } catch (err) {
       if (err instanceof AppError && err.code === 'invalid_args') {
         return { success: false, data: failureData('invalid_args', err.message, err.details ?? {}), error: err.message, server: null, record: false };

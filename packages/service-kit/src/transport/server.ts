@@ -191,7 +191,10 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
     }
     const reply: StreamReply = { i: f.i };
     await requestContext.run({ requestId: f.q, deadline }, async () => {
-      const handler = this.getHandlerByPattern(f.p);
+      // Our patterns are plain strings, registered under themselves; Nest's
+      // lookup first tries JSON.parse on every pattern, and the exception it
+      // throws and catches costs more than the rest of a small handler.
+      const handler = this.messageHandlers.get(f.p) ?? this.getHandlerByPattern(f.p);
       if (!handler) {
         reply.err = { code: 'not_found', message: `No handler for ${f.p}` };
         return;
