@@ -453,6 +453,27 @@ describe('connections, sessions and execute', () => {
       expect(row!.input).toEqual({ use_case: 'send a whatsapp message to a customer', limit: 3 });
     });
 
+    it('codespar_discover, whose search starts before the session checks, is still refused in order and writes nothing', async () => {
+      const closed = await newSession();
+      await api('DELETE', `/v1/sessions/${closed}`, key);
+      const r409 = await execute(closed, 'codespar_discover', { use_case: 'cobrar via pix' });
+      expect(r409.status).toBe(409);
+      expect(r409.json).toMatchObject({ error: 'session_not_active', status: 'closed' });
+      expect(await callRows(closed)).toEqual([]);
+
+      const foreign = await newSession();
+      const r404 = await api('POST', `/v1/sessions/${foreign}/execute`, otherKey, { tool: 'codespar_discover', input: { use_case: 'cobrar via pix' } });
+      expect(r404.status).toBe(404);
+      expect(r404.json.error).toBe('session_not_found');
+      expect(await callRows(foreign)).toEqual([]);
+
+      // The same session answers normally afterwards, and the duration covers the whole search.
+      const ok = await execute(foreign, 'codespar_discover', { use_case: 'cobrar via pix' });
+      expect(ok.json.success).toBe(true);
+      expect(ok.json.duration).toBeGreaterThan(0);
+      expect(await callRows(foreign)).toHaveLength(1);
+    });
+
     it('codespar_get_started: the ordered path, with the connection step done from real connections', async () => {
       const id = await newSession(['zzpay']);
       const r = await execute(id, 'codespar_get_started');
