@@ -183,7 +183,7 @@ async function atScale(servers) {
       { step: 'read existing rows, compare, hash', s: fmt((t.total - t.embedding - t.writing - t.index) / 1000, 1) },
       { step: 'embedding (local embedder)', s: fmt(t.embedding / 1000, 1) },
       { step: 'writing providers and tools with vectors (trigram indexes live)', s: fmt(t.writing / 1000, 1) },
-      { step: 'HNSW index build (cosine, m=16, ef_construction=64)', s: fmt(t.index / 1000, 1) },
+      { step: `HNSW index build (${catalogLib.VECTOR_INDEX_DEFINITION.replace(/^.*USING /, '')})`, s: fmt(t.index / 1000, 1) },
       { step: 'total, end to end', s: fmt(totalMs / 1000, 1) },
     ]);
     console.log(`embedded ${counts.embedded}/${counts.tools}; distinct vectors ${distinct}/${tools}; HNSW index present: ${hnsw === 1}`);
