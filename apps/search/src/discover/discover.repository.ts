@@ -1,4 +1,4 @@
-import { createSqlPool, type SqlPool } from '@rota/db';
+import { createSqlPool, namedStatement, type SqlPool } from '@rota/db';
 import type { DiscoverEnvironment } from '@rota/contracts';
 import { toVectorLiteral } from '@rota/catalog/embedder';
 import type { Candidate } from './ranking';
@@ -156,6 +156,9 @@ export function candidateSql(shape: { vector: boolean; category: boolean; countr
     WHERE ${typed}`;
 }
 
+/** The eight statement shapes (query vector or not, category filter or not, country filter or not), indexed by those three bits. */
+const STATEMENTS = Array.from({ length: 8 }, (_, i) => namedStatement(candidateSql({ vector: (i & 4) !== 0, category: (i & 2) !== 0, country: (i & 1) !== 0 })));
+
 /**
  * The only database code of discover: one prepared statement, one round trip
  * per call, on a pool of its own whose connections start with the settings
@@ -169,8 +172,6 @@ export function candidateSql(shape: { vector: boolean; category: boolean; countr
  * catalogs it would otherwise compute the distance to every row.
  */
 export class DiscoverRepository implements DiscoverCatalog {
-  private readonly statements = new Map<string, { name: string; text: string }>();
-
   constructor(private readonly pool: SqlPool) {}
 
   /** A pool whose connections carry discover's settings. */
@@ -198,22 +199,12 @@ export class DiscoverRepository implements DiscoverCatalog {
 
   async candidates(q: CandidateQuery): Promise<Candidate[]> {
     const vector = q.vector && q.model ? toVectorLiteral(q.vector) : null;
-    const stmt = this.statement({ vector: vector !== null, category: q.category !== null, country: q.country !== null });
+    const stmt = STATEMENTS[(vector !== null ? 4 : 0) | (q.category !== null ? 2 : 0) | (q.country !== null ? 1 : 0)]!;
     const { rows } = await this.pool.query<CandidateRow>({
       ...stmt,
       values: [q.text, vector, vector ? q.model : null, q.projectId, q.environment, q.candidates, q.providerCandidates, q.lexicalScanCap, q.category, q.country],
     });
     return rows.map(toCandidate);
-  }
-
-  private statement(shape: { vector: boolean; category: boolean; country: boolean }) {
-    const key = `${+shape.vector}${+shape.category}${+shape.country}`;
-    let stmt = this.statements.get(key);
-    if (!stmt) {
-      stmt = { name: `rota_discover_${key}`, text: candidateSql(shape) };
-      this.statements.set(key, stmt);
-    }
-    return stmt;
   }
 }
 
