@@ -23,7 +23,7 @@ const require = createRequire(import.meta.url);
 const TOOLS = Number(process.env.BENCH_DISCOVER_TOOLS ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_DISCOVER_ROUNDS ?? 2);
 const PARTS = new Set((process.env.BENCH_DISCOVER_PARTS ?? 'recall,latency,fallback').split(','));
-const EF_VALUES = (process.env.BENCH_DISCOVER_EF ?? '40,80,120,160,200').split(',').map(Number);
+const EF_VALUES = (process.env.BENCH_DISCOVER_EF ?? '80,120,160,200,240').split(',').map(Number);
 
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -240,8 +240,10 @@ export async function discoverBench() {
   const firstServer = JSON.parse(readFileSync(join(ROOT, '..', 'shared', 'data', 'provider_catalog.json'), 'utf8'))[0].server_id;
 
   if (PARTS.has('recall')) {
-    const recall = await hnswRecall(url, queries.slice(0, 100), embedder.model, embedder, toVectorLiteral);
-    console.log(`\n## Discover: HNSW pass over ${recall.rows} tools (index ${recall.indexSize}), recall@10 against an exact scan, 100 queries`);
+    const recall = await hnswRecall(url, queries, embedder.model, embedder, toVectorLiteral);
+    console.log(
+      `\n## Discover: HNSW pass over ${recall.rows} tools (index ${recall.indexSize}), recall@10 against an exact scan, all ${queries.length} intents`,
+    );
     table(recall.table);
   }
   if (!PARTS.has('latency')) return;

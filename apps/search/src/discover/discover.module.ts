@@ -29,13 +29,20 @@ export class DiscoverModule {
         {
           provide: REPOSITORY,
           useFactory: () =>
-            DiscoverRepository.connect(config.DATABASE_URL, { trigramThreshold: config.ROTA_DISCOVER_TRIGRAM_THRESHOLD, efSearch: config.ROTA_DISCOVER_EF_SEARCH }),
+            DiscoverRepository.connect(config.DATABASE_URL, {
+              trigramThreshold: config.ROTA_DISCOVER_TRIGRAM_THRESHOLD,
+              efSearch: config.ROTA_DISCOVER_EF_SEARCH,
+            }),
         },
         PoolLifecycle,
         {
           provide: DiscoverService,
           inject: [REPOSITORY],
-          useFactory: (repo: DiscoverRepository) => new DiscoverService(repo, createEmbedder(config), config, { warn: (msg, meta) => log.warn(meta ?? {}, msg) }),
+          useFactory: (repo: DiscoverRepository) =>
+            new DiscoverService(repo, createEmbedder(config), config, {
+              warn: (msg, meta) => log.warn(meta ?? {}, msg),
+              info: (msg, meta) => log.info(meta ?? {}, msg),
+            }),
         },
       ],
     };

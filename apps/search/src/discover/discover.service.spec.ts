@@ -154,4 +154,47 @@ describe('DiscoverService', () => {
     expect(res.search_strategy).toBe('trigram');
     expect(warnings).toHaveLength(1);
   });
+
+  it('stops calling a failing embedder for a while, then tries it again', async () => {
+    let calls = 0;
+    let down = true;
+    const flaky: Embedder = {
+      model: 'test-model',
+      dimensions: 3,
+      embed: (texts: string[]) => {
+        calls++;
+        return down ? Promise.reject(new Error('down')) : Promise.resolve(texts.map(() => Float32Array.from([1, 0, 0])));
+      },
+    };
+    const warnings: string[] = [];
+    const infos: string[] = [];
+    const config = DiscoverConfig.parse({ ROTA_DISCOVER_EMBED_BREAKER_FAILURES: '2', ROTA_DISCOVER_EMBED_BREAKER_OPEN_MS: '100' });
+    const svc = new DiscoverService(new FakeCatalog([row()]), flaky, config, { warn: (m) => warnings.push(m), info: (m) => infos.push(m) });
+    // Distinct use cases, so the query-embedding cache plays no part.
+    for (let i = 0; i < 5; i++) {
+      const res = await svc.discover(request({ use_case: `create a payment at acme ${i}` }));
+      expect(res.search_strategy).toBe('trigram');
+    }
+    // Two failures open the breaker; the next three calls never reach the embedder.
+    expect(calls).toBe(2);
+    expect(warnings.filter((w) => /keep failing/.test(w))).toHaveLength(1);
+    expect(warnings.filter((w) => /embedding failed/.test(w))).toHaveLength(2);
+
+    down = false;
+    await new Promise((r) => setTimeout(r, 150));
+    const back = await svc.discover(request({ use_case: 'create a payment at acme again' }));
+    expect(back.search_strategy).toBe('embedding');
+    expect(calls).toBe(3);
+    expect(infos).toEqual(['discover: query embeddings answer again']);
+  });
+
+  it('gives up on a query embedding that outlives its deadline', async () => {
+    const hanging: Embedder = { model: 'test-model', dimensions: 3, embed: () => new Promise(() => undefined) };
+    const warnings: string[] = [];
+    const config = DiscoverConfig.parse({ ROTA_DISCOVER_EMBED_TIMEOUT_MS: '50' });
+    const svc = new DiscoverService(new FakeCatalog([row()]), hanging, config, { warn: (m) => warnings.push(m) });
+    const res = await svc.discover(request({ use_case: 'create a payment at acme' }));
+    expect(res.search_strategy).toBe('trigram');
+    expect(warnings).toEqual(['discover: query embedding failed; ranking by trigrams alone']);
+  });
 });

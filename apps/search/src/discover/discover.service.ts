@@ -1,5 +1,6 @@
 import type { DiscoverMetaToolName, DiscoverRequest, DiscoverResult } from '@rota/contracts';
 import type { Embedder } from '@rota/catalog/embedder';
+import { BrokenCircuitError, ConsecutiveBreaker, TimeoutStrategy, circuitBreaker, handleAll, timeout, wrap, type IPolicy } from 'cockatiel';
 import { nextSteps, toMatch, type AdviceContext } from './advice';
 import type { DiscoverConfig } from './config';
 import type { DiscoverCatalog } from './discover.repository';
@@ -9,6 +10,7 @@ import { rankCandidates, type RankedTool, type RankingSettings } from './ranking
 
 export interface DiscoverLogger {
   warn(message: string, meta?: Record<string, unknown>): void;
+  info?(message: string, meta?: Record<string, unknown>): void;
 }
 
 /** Query embeddings are kept for repeated use cases; an agent often asks the same thing twice. */
@@ -35,6 +37,14 @@ export function rankingSettings(c: DiscoverConfig): RankingSettings {
 export class DiscoverService {
   private readonly settings: RankingSettings;
   private readonly cache = new Map<string, Float32Array>();
+  /**
+   * Each query embedding runs under a deadline, and behind a circuit breaker:
+   * after `ROTA_DISCOVER_EMBED_BREAKER_FAILURES` failures in a row, discover
+   * stops calling the embedder for `ROTA_DISCOVER_EMBED_BREAKER_OPEN_MS` and
+   * answers from the trigram pass at once, instead of waiting out a dead API
+   * on every call; then one call tries it again.
+   */
+  private readonly embedPolicy: IPolicy;
 
   constructor(
     private readonly catalog: DiscoverCatalog,
@@ -44,6 +54,18 @@ export class DiscoverService {
     private readonly log: DiscoverLogger = { warn: () => undefined },
   ) {
     this.settings = rankingSettings(config);
+    const breaker = circuitBreaker(handleAll, {
+      halfOpenAfter: config.ROTA_DISCOVER_EMBED_BREAKER_OPEN_MS,
+      breaker: new ConsecutiveBreaker(config.ROTA_DISCOVER_EMBED_BREAKER_FAILURES),
+    });
+    breaker.onBreak(() =>
+      this.log.warn('discover: query embeddings keep failing; ranking by trigrams alone for a while', {
+        model: embedder?.model,
+        pause_ms: config.ROTA_DISCOVER_EMBED_BREAKER_OPEN_MS,
+      }),
+    );
+    breaker.onReset(() => this.log.info?.('discover: query embeddings answer again', { model: embedder?.model }));
+    this.embedPolicy = wrap(breaker, timeout(config.ROTA_DISCOVER_EMBED_TIMEOUT_MS, TimeoutStrategy.Aggressive));
   }
 
   async discover(req: DiscoverRequest): Promise<DiscoverResult> {
@@ -117,21 +139,19 @@ export class DiscoverService {
       this.cache.set(key, hit);
       return hit;
     }
-    let timer: NodeJS.Timeout | undefined;
+    const embedder = this.embedder;
     try {
-      const deadline = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('embedding timed out')), this.config.ROTA_DISCOVER_EMBED_TIMEOUT_MS);
-      });
-      const [v] = await Promise.race([this.embedder.embed([text]), deadline]);
+      const [v] = await this.embedPolicy.execute(() => embedder.embed([text]));
       if (!v) return null;
       this.cache.set(key, v);
       if (this.cache.size > EMBED_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
       return v;
     } catch (err) {
-      this.log.warn('discover: query embedding failed; ranking by trigrams alone', { error: (err as Error).message, model: this.embedder.model });
+      // While the breaker is open each call skips the embedder; the break itself was logged once.
+      if (!(err instanceof BrokenCircuitError)) {
+        this.log.warn('discover: query embedding failed; ranking by trigrams alone', { error: (err as Error).message, model: embedder.model });
+      }
       return null;
-    } finally {
-      clearTimeout(timer);
     }
   }
 }
