@@ -209,10 +209,16 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
     });
     this.handled++;
     this.log.debug({ request_id: f.q, pattern: f.p, ok: !reply.err, code: reply.err?.code }, 'handled');
+    // Reply and acknowledgement leave in the same tick, so the writer's
+    // auto-pipelining sends them to Redis in one write (PUBLISH first). An
+    // entry is never run twice either way: one left pending by a replica that
+    // died is answered `unavailable` (see reclaimDead).
+    const published = this.writer!.publish(f.r, JSON.stringify(reply));
+    const acked = this.ack(entryId);
     try {
-      await this.writer!.publish(f.r, JSON.stringify(reply));
+      await published;
     } finally {
-      await this.ack(entryId);
+      await acked;
     }
   }
 
