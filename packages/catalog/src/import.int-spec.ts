@@ -31,7 +31,7 @@ describe('importCatalog', () => {
     await seed(db.prisma);
     const [row] = await db.prisma.$queryRawUnsafe<Array<{ indexdef: string }>>(`SELECT indexdef FROM pg_indexes WHERE indexname = 'mcp_tools_embedding_hnsw_idx'`);
     migratedIndexDefinition = row!.indexdef;
-    expect(migratedIndexDefinition).toContain("WITH (m='32', ef_construction='96')");
+    expect(migratedIndexDefinition).toContain("WITH (m='16', ef_construction='200')");
     redis = new IORedis(process.env.REDIS_URL || 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
     queue = new CatalogQueue(redis, CatalogQueue.prefixFor(testPrefix('catalog')));
   });

@@ -84,7 +84,7 @@ export const VECTOR_INDEX = 'mcp_tools_embedding_hnsw_idx';
  * (prisma/migrations/20261129003000_mcp_tools_hnsw_m32) and every rebuild
  * after a bulk load use this same definition.
  */
-export const VECTOR_INDEX_DEFINITION = `ON mcp_tools USING hnsw (embedding vector_cosine_ops) WITH (m = 32, ef_construction = 96)`;
+export const VECTOR_INDEX_DEFINITION = `ON mcp_tools USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 200)`;
 
 /** Rows a caller may see: the global catalog plus its own project's tools. */
 function visibleTo(projectId: string | null, alias = 't'): Prisma.Sql {

@@ -31,7 +31,7 @@ export const DISCOVER_CONFIG_SHAPE = {
   /** Most trigram matches the tool-level lexical pass examines (it runs only when the vector pass comes back short). */
   ROTA_DISCOVER_LEXICAL_SCAN_CAP: z.coerce.number().int().min(10).max(100000).default(200),
   /** `hnsw.ef_search` for the vector pass (recall against speed). */
-  ROTA_DISCOVER_EF_SEARCH: z.coerce.number().int().min(10).max(1000).default(200),
+  ROTA_DISCOVER_EF_SEARCH: z.coerce.number().int().min(10).max(1000).default(160),
   /** Deadline of embedding one query; past it discover answers from the trigram pass alone. */
   ROTA_DISCOVER_EMBED_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
   /** Consecutive failed query embeddings after which discover stops asking the embedder for a while. */
