@@ -146,6 +146,17 @@ describe('foundation: gateway pipeline over the running stack', () => {
       const body = await http(`${stack.url}/__test/echo`, { method: 'POST', headers: auth(key), json: { nested: [{ text: 'a\u0000b' }] } });
       expect(body.status).toBe(400);
       expect(body.json.error).toBe('invalid_body');
+      // However deep it sits.
+      let deep: unknown = 'a\u0000b';
+      for (let i = 0; i < 100; i++) deep = { a: deep };
+      const nested = await http(`${stack.url}/__test/echo`, { method: 'POST', headers: auth(key), json: { deep } });
+      expect(nested.status).toBe(400);
+      expect(nested.json.error).toBe('invalid_body');
+      // Nesting deep enough to overflow a serialiser is refused the same way, not a 5xx.
+      const tower = `${'{"a":'.repeat(20_000)}"x"${'}'.repeat(20_000)}`;
+      const tooDeep = await http(`${stack.url}/__test/echo`, { method: 'POST', headers: { ...auth(key), 'content-type': 'application/json' }, body: `{"tower":${tower}}` });
+      expect(tooDeep.status).toBe(400);
+      expect(tooDeep.json).toMatchObject({ error: 'invalid_body', message: expect.stringMatching(/128 levels/) });
       const url = await http(`${stack.url}/__test/scoped%00`, { headers: auth(key) });
       expect(url.status).toBe(400);
       expect(url.json.error).toBe('invalid_query');

@@ -6,7 +6,7 @@ import { createLogger, PinoNestLogger, requestContext } from '@rota/service-kit'
 import { GatewayModule } from './app.module';
 import type { GatewayConfig } from './config';
 import { EnvelopeFilter } from './http/envelope.filter';
-import { containsNul, urlContainsNul } from './http/nul';
+import { bodyProblem, MAX_BODY_DEPTH, urlContainsNul } from './http/body-guard';
 import { AppError } from '@rota/contracts';
 
 /** Largest JSON body accepted on ordinary routes. */
@@ -57,7 +57,9 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
     done();
   });
   fastify.addHook('preValidation', (req, _reply, done) => {
-    if (containsNul(req.body)) return done(new AppError('invalid_body', 'Text in the request body must not contain the NUL character (U+0000).'));
+    const problem = bodyProblem(req.body);
+    if (problem === 'nul') return done(new AppError('invalid_body', 'Text in the request body must not contain the NUL character (U+0000).'));
+    if (problem === 'too_deep') return done(new AppError('invalid_body', `The request body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep.`));
     done();
   });
   // One access line per request; headers are not logged, so keys never are.

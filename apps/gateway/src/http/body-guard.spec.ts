@@ -1,0 +1,35 @@
+import { bodyProblem, MAX_BODY_DEPTH, urlContainsNul } from './body-guard';
+
+const nest = (leaf: unknown, levels: number): unknown => {
+  let v = leaf;
+  for (let i = 0; i < levels; i++) v = i % 2 ? { a: v } : [v];
+  return v;
+};
+
+describe('request body guard', () => {
+  it('finds a NUL in nested strings and keys', () => {
+    expect(bodyProblem({ a: [{ b: 'x\u0000' }] })).toBe('nul');
+    expect(bodyProblem({ ['k\u0000']: 1 })).toBe('nul');
+    expect(bodyProblem({ a: [1, true, null, { b: 'fine' }] })).toBeNull();
+    expect(bodyProblem(undefined)).toBeNull();
+  });
+
+  it('accepts nesting up to the limit and refuses one level more', () => {
+    expect(bodyProblem(nest('fine', MAX_BODY_DEPTH))).toBeNull();
+    expect(bodyProblem(nest('fine', MAX_BODY_DEPTH + 1))).toBe('too_deep');
+    expect(bodyProblem(nest(1, MAX_BODY_DEPTH + 1))).toBeNull(); // a scalar leaf adds no level
+    expect(bodyProblem(nest({}, MAX_BODY_DEPTH + 1))).toBe('too_deep');
+  });
+
+  it('walks a body as deep as its size allows without recursing', () => {
+    expect(bodyProblem(nest('x', 200_000))).toBe('too_deep');
+    expect(bodyProblem(nest('x\u0000y', 50), 1_000_000)).toBe('nul');
+  });
+
+  it('finds raw and percent-encoded NULs in URLs', () => {
+    expect(urlContainsNul('/v1/servers/%00/tools')).toBe(true);
+    expect(urlContainsNul('/v1/servers/a%2500/tools')).toBe(false);
+    expect(urlContainsNul('/v1/providers?q=%00')).toBe(true);
+    expect(urlContainsNul('/v1/providers?q=pix')).toBe(false);
+  });
+});
