@@ -212,7 +212,7 @@ async function trigramFallback(url, queries) {
   const { DiscoverService } = require(join(ROOT, 'apps/search/dist/discover/discover.service.js'));
   const { DiscoverConfig } = require(join(ROOT, 'apps/search/dist/discover/config.js'));
   const config = DiscoverConfig.parse(process.env);
-  const repo = DiscoverRepository.connect(url, { trigramThreshold: config.ROTA_DISCOVER_TRIGRAM_THRESHOLD, efSearch: config.ROTA_DISCOVER_EF_SEARCH }, 2);
+  const repo = DiscoverRepository.connect(url, config, 2);
   try {
     const svc = new DiscoverService(repo, null, config);
     const times = [];

@@ -60,7 +60,7 @@ export async function evalDiscover({ catalogPath, intentsPath, verbose = false, 
     }
     const config = DiscoverConfig.parse(process.env);
     // --trigram-only: no query vector, as when the embedder is down.
-    repo = DiscoverRepository.connect(db.url, { trigramThreshold: config.ROTA_DISCOVER_TRIGRAM_THRESHOLD, efSearch: config.ROTA_DISCOVER_EF_SEARCH }, 2);
+    repo = DiscoverRepository.connect(db.url, config, 2);
     const service = new DiscoverService(repo, trigramOnly ? null : embedder, config);
 
     const stats = {};

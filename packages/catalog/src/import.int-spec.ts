@@ -8,7 +8,7 @@ import { importCatalog } from './import';
 import { importAndRequestSweep } from './service';
 import { CatalogQueue } from './queue';
 import { embedBatch, staleBatches } from './reembed';
-import { CatalogRepository } from './repository';
+import { CatalogRepository, VECTOR_INDEX_DEFINITION } from './repository';
 import { descriptionHash, toolEmbeddingText } from './text';
 
 const model = LOCAL_EMBEDDING_MODEL;
@@ -31,7 +31,9 @@ describe('importCatalog', () => {
     await seed(db.prisma);
     const [row] = await db.prisma.$queryRawUnsafe<Array<{ indexdef: string }>>(`SELECT indexdef FROM pg_indexes WHERE indexname = 'mcp_tools_embedding_hnsw_idx'`);
     migratedIndexDefinition = row!.indexdef;
-    expect(migratedIndexDefinition).toContain("WITH (m='16', ef_construction='200')");
+    // The migrations leave the index as the code defines it (Postgres quotes the parameters).
+    const [, m, efConstruction] = /m = (\d+), ef_construction = (\d+)/.exec(VECTOR_INDEX_DEFINITION)!;
+    expect(migratedIndexDefinition).toContain(`WITH (m='${m}', ef_construction='${efConstruction}')`);
     redis = new IORedis(process.env.REDIS_URL || 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
     queue = new CatalogQueue(redis, CatalogQueue.prefixFor(testPrefix('catalog')));
   });

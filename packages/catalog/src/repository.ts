@@ -81,8 +81,8 @@ export interface CatalogCounts {
 export const VECTOR_INDEX = 'mcp_tools_embedding_hnsw_idx';
 /**
  * How the index is built: the latest migration touching it
- * (prisma/migrations/20261129003000_mcp_tools_hnsw_m32) and every rebuild
- * after a bulk load use this same definition.
+ * (prisma/migrations/20261130020000_mcp_tools_hnsw_m16_efc200) and every
+ * rebuild after a bulk load use this same definition.
  */
 export const VECTOR_INDEX_DEFINITION = `ON mcp_tools USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 200)`;
 

@@ -92,7 +92,7 @@ describe('codespar_discover against Postgres', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     await seedCatalog(db, embedder);
-    repo = DiscoverRepository.connect(db.url, { trigramThreshold: config.ROTA_DISCOVER_TRIGRAM_THRESHOLD, efSearch: config.ROTA_DISCOVER_EF_SEARCH }, 2);
+    repo = DiscoverRepository.connect(db.url, config, 2);
     withVectors = new DiscoverService(repo, embedder, config);
     trigramOnly = new DiscoverService(repo, null, config);
   });

@@ -28,11 +28,7 @@ export class DiscoverModule {
       providers: [
         {
           provide: REPOSITORY,
-          useFactory: () =>
-            DiscoverRepository.connect(config.DATABASE_URL, {
-              trigramThreshold: config.ROTA_DISCOVER_TRIGRAM_THRESHOLD,
-              efSearch: config.ROTA_DISCOVER_EF_SEARCH,
-            }),
+          useFactory: () => DiscoverRepository.connect(config.DATABASE_URL, config),
         },
         PoolLifecycle,
         {

@@ -1,6 +1,7 @@
 import { createSqlPool, namedStatement, type SqlPool } from '@rota/db';
 import type { DiscoverEnvironment } from '@rota/contracts';
 import { toVectorLiteral } from '@rota/catalog/embedder';
+import type { DiscoverConfig } from './config';
 import type { Candidate } from './ranking';
 
 /** What the candidate query needs to know. */
@@ -49,12 +50,6 @@ interface CandidateRow {
   pname_sim: number;
   pdesc_sim: number;
   connection_status: string | null;
-}
-
-/** Server settings every discover connection starts with. */
-export interface DiscoverDbSettings {
-  trigramThreshold: number;
-  efSearch: number;
 }
 
 /**
@@ -174,14 +169,18 @@ const STATEMENTS = Array.from({ length: 8 }, (_, i) => namedStatement(candidateS
 export class DiscoverRepository implements DiscoverCatalog {
   constructor(private readonly pool: SqlPool) {}
 
-  /** A pool whose connections carry discover's settings. */
-  static connect(databaseUrl: string, settings: DiscoverDbSettings, poolMax?: number): DiscoverRepository {
+  /** A pool whose connections carry discover's settings, taken from its configuration. */
+  static connect(
+    databaseUrl: string,
+    config: Pick<DiscoverConfig, 'ROTA_DISCOVER_TRIGRAM_THRESHOLD' | 'ROTA_DISCOVER_EF_SEARCH'>,
+    poolMax?: number,
+  ): DiscoverRepository {
     return new DiscoverRepository(
       createSqlPool(databaseUrl, {
         poolMax,
         settings: {
-          'pg_trgm.similarity_threshold': settings.trigramThreshold,
-          'hnsw.ef_search': settings.efSearch,
+          'pg_trgm.similarity_threshold': config.ROTA_DISCOVER_TRIGRAM_THRESHOLD,
+          'hnsw.ef_search': config.ROTA_DISCOVER_EF_SEARCH,
           'hnsw.iterative_scan': 'relaxed_order',
           enable_seqscan: 'off',
           // Plan each statement shape once per connection: the plan does not

@@ -48,7 +48,6 @@ describe('SessionsRepository (Postgres)', () => {
     expect((await repo.find(idle.id, 'proj_dev', 'live', 30, true))?.status).toBe('expired');
   });
 
-
   it('restarts the idle clock at most once per touch interval', async () => {
     const s = await open();
     const seconds = (id: string, n: number) => db.prisma.session.update({ where: { id }, data: { lastActiveAt: new Date(Date.now() - n * 1000) } });
@@ -66,6 +65,7 @@ describe('SessionsRepository (Postgres)', () => {
     expect(touched!.lastActiveAt.getTime()).toBeGreaterThan(older + 15_000);
     expect(await stored()).toBe(touched!.lastActiveAt.getTime());
   });
+
   it('agrees with the worker sweep on the same column and rule', async () => {
     const a = await open();
     const b = await open();
