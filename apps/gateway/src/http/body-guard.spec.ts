@@ -17,8 +17,10 @@ describe('request body guard', () => {
   it('accepts nesting up to the limit and refuses one level more', () => {
     expect(bodyProblem(nest('fine', MAX_BODY_DEPTH))).toBeNull();
     expect(bodyProblem(nest('fine', MAX_BODY_DEPTH + 1))).toBe('too_deep');
-    expect(bodyProblem(nest(1, MAX_BODY_DEPTH + 1))).toBeNull(); // a scalar leaf adds no level
-    expect(bodyProblem(nest({}, MAX_BODY_DEPTH + 1))).toBe('too_deep');
+    // A scalar leaf adds no level; an empty object or array does.
+    expect(bodyProblem(nest(1, MAX_BODY_DEPTH))).toBeNull();
+    expect(bodyProblem(nest({}, MAX_BODY_DEPTH))).toBe('too_deep');
+    expect(bodyProblem(nest([], MAX_BODY_DEPTH))).toBe('too_deep');
   });
 
   it('walks a body as deep as its size allows without recursing', () => {
