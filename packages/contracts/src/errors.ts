@@ -51,9 +51,18 @@ export const ERROR_STATUS = {
   nl_unavailable: 501,
   /** Path C: the extractor ran and produced nothing usable. */
   nl_extraction_failed: 502,
-  /** The transport or a dependency is unreachable. */
+  /**
+   * The transport or a dependency is unreachable, and the request certainly
+   * never ran: repeating it is safe.
+   */
   unavailable: 503,
-  /** A service did not answer within the call's deadline. */
+  /**
+   * The request may have run (it reached a replica or was handed to Redis,
+   * and no answer came back). Only on patterns that act (see `ACTING_PATTERNS`);
+   * retry only with the same idempotency key.
+   */
+  outcome_unknown: 503,
+  /** A service did not answer within the call's deadline (never on patterns that act). */
   upstream_timeout: 504,
 } as const satisfies Record<string, number>;
 

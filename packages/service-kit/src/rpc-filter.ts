@@ -1,4 +1,4 @@
-import { Catch, type RpcExceptionFilter } from '@nestjs/common';
+import { Catch, type ArgumentsHost, type RpcExceptionFilter } from '@nestjs/common';
 import { AppError, isErrorCode, zodIssues, type WireError } from '@rota/contracts';
 import { throwError, type Observable } from 'rxjs';
 import { ZodError } from 'zod';
@@ -6,13 +6,61 @@ import { createLogger } from './logger';
 
 const log = createLogger('rpc-errors');
 
+/** Socket errors: the database (or any dependency) could not be reached or dropped the connection. */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH']);
+/**
+ * Postgres SQLSTATEs of a server going away or not accepting connections:
+ * class 08 (connection exception) and 57P01..57P03 (admin shutdown, crash
+ * shutdown, cannot connect now).
+ */
+const POSTGRES_CODES = /^(08\d{3}|08P01|57P0[123])$/;
+/** Prisma's codes for an unreachable server, a timeout reaching it, a socket timeout and a closed connection. */
+const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017']);
+/** Messages of connection losses that carry no code (pg's own client, Prisma wrapping it). */
+const CONNECTION_MESSAGES =
+  /Connection terminated|Can't reach database server|Server has closed the connection|terminating connection due to administrator command|Client has encountered a connection error/i;
+
+/**
+ * Whether `err` means a dependency's connection failed (refused, reset,
+ * server shutting down) rather than a bug or a bad request. Looks through
+ * `cause`, Prisma's driver-adapter wrapping and aggregated connection attempts.
+ */
+export function isConnectionError(err: unknown): boolean {
+  const seen = new Set<unknown>();
+  const queue: unknown[] = [err];
+  while (queue.length > 0 && seen.size < 16) {
+    const e = queue.shift();
+    if (!e || typeof e !== 'object' || seen.has(e)) continue;
+    seen.add(e);
+    const o = e as { code?: unknown; originalCode?: unknown; message?: unknown; cause?: unknown; errors?: unknown; meta?: { driverAdapterError?: unknown } };
+    for (const code of [o.code, o.originalCode]) {
+      if (typeof code !== 'string') continue;
+      if (SOCKET_CODES.has(code) || PRISMA_CODES.has(code) || POSTGRES_CODES.test(code)) return true;
+    }
+    if (typeof o.message === 'string' && CONNECTION_MESSAGES.test(o.message)) return true;
+    queue.push(o.cause, o.meta?.driverAdapterError);
+    if (Array.isArray(o.errors)) queue.push(...o.errors);
+  }
+  return false;
+}
+
+export interface ToWireOptions {
+  /**
+   * The handler belongs to a pattern that acts: once it has started, a lost
+   * dependency cannot prove that nothing took effect.
+   */
+  acts?: boolean;
+}
+
 /**
  * Maps whatever a service handler throws to the wire error shape: AppError as
  * is, validation failures to `invalid_body`, Prisma's unique and not-found
- * errors to `conflict` and `not_found`, and everything else to `internal`
- * (logged here, with the request id, and never sent to the caller).
+ * errors to `conflict` and `not_found`, a lost database connection to
+ * `unavailable` (`outcome_unknown` on patterns that act, whose handler may
+ * already have done something), and everything else to `internal` (logged
+ * here, with the request id, and never sent to the caller).
  */
-export function toWire(err: unknown): WireError {
+export function toWire(err: unknown, opts: ToWireOptions = {}): WireError {
   if (err instanceof AppError) return err.toWire();
   if (err && typeof err === 'object' && isErrorCode((err as WireError).code) && typeof (err as WireError).message === 'string') {
     return AppError.fromWire(err as WireError).toWire();
@@ -21,13 +69,21 @@ export function toWire(err: unknown): WireError {
   const prismaCode = (err as { code?: unknown })?.code;
   if (prismaCode === 'P2002') return { code: 'conflict', message: 'The resource already exists.' };
   if (prismaCode === 'P2025') return { code: 'not_found', message: 'The resource was not found.' };
+  if (isConnectionError(err)) {
+    log.warn({ err }, 'dependency connection failed in service handler');
+    return opts.acts
+      ? { code: 'outcome_unknown', message: 'A dependency failed while the request was running; it may have taken effect.' }
+      : { code: 'unavailable', message: 'A dependency is unavailable.' };
+  }
   log.error({ err }, 'unhandled error in service handler');
   return { code: 'internal', message: 'Internal error' };
 }
 
 @Catch()
 export class WireErrorFilter implements RpcExceptionFilter<unknown> {
-  catch(exception: unknown): Observable<never> {
-    return throwError(() => toWire(exception));
+  catch(exception: unknown, host?: ArgumentsHost): Observable<never> {
+    // The transport hands every handler its context as the second argument.
+    const ctx = host?.getType() === 'rpc' ? (host.switchToRpc().getContext() as { acts?: unknown } | undefined) : undefined;
+    return throwError(() => toWire(exception, { acts: ctx?.acts === true }));
   }
 }

@@ -49,6 +49,16 @@ export class OwnRedis {
     throw new Error(`redis-server did not start on port ${this.port}`);
   }
 
+  /** Freezes the server (SIGSTOP): connections stay open, nothing is answered. */
+  pause() {
+    this.proc?.kill('SIGSTOP');
+  }
+
+  /** Lets a paused server run again; it then works through what it received meanwhile. */
+  resume() {
+    this.proc?.kill('SIGCONT');
+  }
+
   async stop() {
     const p = this.proc;
     if (!p || p.exitCode !== null) return;

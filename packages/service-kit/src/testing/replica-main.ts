@@ -1,7 +1,10 @@
 /**
  * A stand-alone replica used by transport tests and the scale-out benchmark.
- * It serves the `fixture` service with an echo, a slow and a CPU-bound handler.
- * Env: REDIS_URL, ROTA_REDIS_PREFIX, REPLICA_NAME.
+ * It serves the `fixture` service with an echo, a slow and a CPU-bound handler,
+ * and `fixture.act`, which counts its runs in Redis so a test can tell how
+ * often a request really ran, even in a replica that was stopped or killed.
+ * Env: REDIS_URL, ROTA_REDIS_PREFIX, REPLICA_NAME, HEARTBEAT_MS, RECLAIM_MS,
+ * CONCURRENCY, BLOCK_MS.
  */
 import 'reflect-metadata';
 import { Controller, Module } from '@nestjs/common';
@@ -10,8 +13,16 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { WireErrorFilter } from '../rpc-filter';
 import { RedisStreamsServer } from '../transport/server';
 import { AppError } from '@rota/contracts';
+import Redis from 'ioredis';
+import { requestContext } from '../context';
+import { fixtureRunsKey } from './fixture';
 
 const replica = process.env.REPLICA_NAME ?? `replica-${process.pid}`;
+const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const prefix = process.env.ROTA_REDIS_PREFIX ?? 'rota-fixture';
+
+const counter = new Redis(redisUrl, { maxRetriesPerRequest: null });
+counter.on('error', () => undefined);
 
 @Controller()
 class FixtureController {
@@ -34,6 +45,23 @@ class FixtureController {
     return { replica, result: x };
   }
 
+  /** Stands in for a handler with effects: the run is recorded before it waits. */
+  @MessagePattern('fixture.act')
+  async act(@Payload() data: { key: string; ms?: number; loseDatabase?: boolean }) {
+    await counter.incr(fixtureRunsKey(prefix, data.key));
+    if (data.ms) await new Promise((r) => setTimeout(r, data.ms));
+    // What pg reports when the database goes away mid-request.
+    if (data.loseDatabase) throw new Error('Connection terminated unexpectedly');
+    return { replica, key: data.key };
+  }
+
+  /** What the transport restored into the request context. */
+  @MessagePattern('fixture.context')
+  context() {
+    const store = requestContext.getStore();
+    return { replica, requestId: store?.requestId, deadline: store?.deadline, tenant: store?.tenant ?? null };
+  }
+
   @MessagePattern('fixture.fail')
   fail() {
     throw new AppError('conflict', 'fixture conflict', { hint: 'x' });
@@ -50,14 +78,23 @@ class FixtureModule {}
 
 async function main() {
   const server = new RedisStreamsServer({
-    url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    prefix: process.env.ROTA_REDIS_PREFIX ?? 'rota-fixture',
+    url: redisUrl,
+    prefix,
     service: 'fixture',
     consumer: replica,
     heartbeatMs: Number(process.env.HEARTBEAT_MS ?? 300),
     reclaimEveryMs: Number(process.env.RECLAIM_MS ?? 300),
     concurrency: Number(process.env.CONCURRENCY ?? 128),
+    blockMs: Number(process.env.BLOCK_MS ?? 500),
   });
+  // Tells the test the moment shutdown has begun (the read loop is stopped
+  // from here on), so it can send requests into the last blocking read.
+  const close = server.close.bind(server);
+  server.close = () => {
+    const closing = close();
+    process.send?.({ closing: true });
+    return closing;
+  };
   const app = await NestFactory.createMicroservice(FixtureModule, { strategy: server, logger: false });
   app.useGlobalFilters(new WireErrorFilter());
   app.enableShutdownHooks(['SIGTERM']);

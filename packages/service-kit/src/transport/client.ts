@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
-import { AppError } from '@rota/contracts';
-import Redis from 'ioredis';
+import { AppError, patternActs, unansweredCode, type ErrorCode, type Tenant, type Unanswered } from '@rota/contracts';
+import Redis, { ReplyError } from 'ioredis';
 import { serviceOf, transportKeys, type StreamReply } from './keys';
 
 export interface RedisStreamsClientOptions {
@@ -11,6 +11,8 @@ export interface RedisStreamsClientOptions {
   timeoutMs?: number;
   /** Cap on a service's request stream so a long outage cannot fill Redis. */
   maxStreamLength?: number;
+  /** Which patterns act; defaults to the contract table (`ACTING_PATTERNS`). Tests and benchmarks add fixtures. */
+  acts?: (pattern: string) => boolean;
 }
 
 /** Envelope the client wraps around every payload. */
@@ -18,21 +20,32 @@ export interface RpcEnvelope {
   payload: unknown;
   requestId: string;
   timeoutMs?: number;
+  /** Who the request acts for; restored into the handler's request context. */
+  tenant?: Tenant;
 }
 
 interface Pending {
   callback: (packet: WritePacket) => void;
   timer: NodeJS.Timeout;
+  acts: boolean;
 }
 
 /**
  * Nest client proxy for {@link RedisStreamsServer}.
  *
  * A request is one XADD on the target service's stream; the reply arrives on
- * this client's own pub/sub channel. Every call has a deadline (504
- * `upstream_timeout`); when Redis is unreachable calls fail at once with 503
- * `unavailable` rather than queueing, and resume by themselves once ioredis
- * has reconnected and the reply channel is subscribed again.
+ * this client's own pub/sub channel. When Redis is unreachable calls fail at
+ * once with 503 `unavailable` rather than queueing, and resume by themselves
+ * once ioredis has reconnected and the reply channel is subscribed again.
+ *
+ * What a caller hears when no reply comes depends on whether the pattern acts
+ * (`unansweredCode` in contracts). `unavailable` only when the request
+ * provably never reached Redis: not sent at all, or refused by Redis. Once
+ * the XADD may have been applied (it timed out, or the connection dropped
+ * with it in flight), Redis can still apply it after a stall and a replica
+ * run it, so an acting pattern gets `outcome_unknown`. The client does not try
+ * to prove otherwise by waiting out the deadline: that proof would rest on
+ * the clocks of the caller's and the replica's hosts agreeing.
  */
 export class RedisStreamsClient extends ClientProxy {
   private readonly keys;
@@ -46,6 +59,7 @@ export class RedisStreamsClient extends ClientProxy {
   private seq = 0;
   private readonly pending = new Map<string, Pending>();
   private connecting?: Promise<void>;
+  private readonly acts: (pattern: string) => boolean;
 
   constructor(private readonly options: RedisStreamsClientOptions) {
     super();
@@ -53,6 +67,7 @@ export class RedisStreamsClient extends ClientProxy {
     this.replyChannel = this.keys.reply(this.clientId);
     this.timeoutMs = options.timeoutMs ?? 5000;
     this.maxLen = options.maxStreamLength ?? 100_000;
+    this.acts = options.acts ?? patternActs;
   }
 
   connect(): Promise<void> {
@@ -73,7 +88,7 @@ export class RedisStreamsClient extends ClientProxy {
     // can arrive, so fail everything in flight right away.
     this.sub.on('close', () => {
       this.subscribed = false;
-      this.failAll('unavailable', 'The service transport lost its connection.');
+      this.failAll('The service transport lost its connection.');
     });
     this.sub.on('ready', () => {
       this.sub!.subscribe(this.replyChannel).then(
@@ -100,7 +115,7 @@ export class RedisStreamsClient extends ClientProxy {
   }
 
   async close() {
-    this.failAll('unavailable', 'The client is shutting down.');
+    this.failAll('The client is shutting down.');
     this.pub?.disconnect();
     this.sub?.disconnect();
     this.connecting = undefined;
@@ -121,20 +136,17 @@ export class RedisStreamsClient extends ClientProxy {
     const id = `${this.clientId}.${++this.seq}`;
     const timeoutMs = env.timeoutMs ?? this.timeoutMs;
     if (!this.ready) {
-      callback(errPacket('unavailable', 'The service transport is unavailable.'));
+      callback(errPacket(unansweredCode(false, 'never_started'), 'The service transport is unavailable.'));
       return () => undefined;
     }
+    const acts = this.acts(pattern);
     const timer = setTimeout(() => {
-      if (this.pending.delete(id)) callback(errPacket('upstream_timeout', `The ${serviceOf(pattern)} service did not answer within ${timeoutMs} ms.`));
+      if (!this.pending.delete(id)) return;
+      callback(errPacket(unansweredCode(acts, 'deadline'), `The ${serviceOf(pattern)} service did not answer within ${timeoutMs} ms.`));
     }, timeoutMs);
-    this.pending.set(id, { callback, timer });
+    this.pending.set(id, { callback, timer, acts });
     const deadline = Date.now() + timeoutMs;
-    this.pub!.xadd(
-      this.keys.stream(serviceOf(pattern)),
-      'MAXLEN',
-      '~',
-      this.maxLen,
-      '*',
+    const fields: (string | number)[] = [
       'i',
       id,
       'p',
@@ -147,12 +159,17 @@ export class RedisStreamsClient extends ClientProxy {
       String(deadline),
       'q',
       env.requestId,
-    ).catch(() => {
+    ];
+    if (acts) fields.push('a', '1');
+    if (env.tenant) fields.push('n', JSON.stringify(env.tenant));
+    this.pub!.xadd(this.keys.stream(serviceOf(pattern)), 'MAXLEN', '~', this.maxLen, '*', ...fields).catch((err: unknown) => {
       const p = this.pending.get(id);
       if (!p) return;
       this.pending.delete(id);
       clearTimeout(p.timer);
-      callback(errPacket('unavailable', 'The service transport is unavailable.'));
+      const why: Unanswered = neverWritten(err) ? 'never_started' : 'lost';
+      const message = why === 'lost' ? 'The service transport failed while sending the request.' : 'The service transport is unavailable.';
+      callback(errPacket(unansweredCode(acts, why), message));
     });
     return () => {
       const p = this.pending.get(id);
@@ -182,15 +199,27 @@ export class RedisStreamsClient extends ClientProxy {
     else p.callback({ response: reply.ok, isDisposed: true });
   }
 
-  private failAll(code: 'unavailable', message: string) {
+  /** Fails every call in flight: each may have reached Redis, so acting ones are `outcome_unknown`. */
+  private failAll(message: string) {
     for (const [id, p] of this.pending) {
       clearTimeout(p.timer);
       this.pending.delete(id);
-      p.callback(errPacket(code, message));
+      p.callback(errPacket(unansweredCode(p.acts, 'lost'), message));
     }
   }
 }
 
-function errPacket(code: 'unavailable' | 'upstream_timeout', message: string): WritePacket {
+/**
+ * Whether a failed XADD certainly never reached Redis: ioredis refused to
+ * write it (no connection, and no offline queue), or Redis answered with an
+ * error and applied nothing. A timeout or a connection closed while waiting
+ * for the answer proves nothing: Redis may apply the command later.
+ */
+function neverWritten(err: unknown): boolean {
+  if (err instanceof ReplyError) return true;
+  return err instanceof Error && err.message.startsWith("Stream isn't writeable");
+}
+
+function errPacket(code: ErrorCode, message: string): WritePacket {
   return { err: new AppError(code, message), isDisposed: true };
 }

@@ -6,6 +6,13 @@ export const transportKeys = (prefix: string) => ({
   reply: (clientId: string) => `${prefix}:rpc-reply:${clientId}`,
   /** Liveness key of one consumer; missing means the replica is gone. */
   heartbeat: (service: string, consumer: string) => `${prefix}:rpc-alive:${service}:${consumer}`,
+  /**
+   * Fate of one entry, claimed with SET NX by whoever acts on it first: the
+   * replica that runs it (`started`) or a peer answering for a dead replica
+   * (`reaped`). Lives until the entry is answered, or expires a while after
+   * its deadline.
+   */
+  state: (service: string, entryId: string) => `${prefix}:rpc-state:${service}:${entryId}`,
 });
 
 /** Field names of a request entry in the stream. Short on purpose: they are written per request. */
@@ -22,6 +29,10 @@ export interface StreamRequest {
   t: string;
   /** request id for logs */
   q: string;
+  /** `1` when the pattern acts (see `ACTING_PATTERNS`); absent otherwise */
+  a?: string;
+  /** tenant as JSON, when the request acts for one */
+  n?: string;
 }
 
 /** What a replica publishes back. */

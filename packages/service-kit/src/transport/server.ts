@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { CustomTransportStrategy, Server } from '@nestjs/microservices';
+import { type Tenant, unansweredCode } from '@rota/contracts';
 import Redis from 'ioredis';
 import { lastValueFrom, isObservable } from 'rxjs';
 import { requestContext } from '../context';
@@ -27,9 +28,84 @@ export interface RedisStreamsServerOptions {
   reclaimEveryMs?: number;
   /** How long shutdown waits for in-flight handlers. */
   drainTimeoutMs?: number;
+  /** How long one read waits for new entries; shutdown waits up to this long for the last read. */
+  blockMs?: number;
+}
+
+/** What a handler receives as its Nest context (second argument). */
+export interface StreamRequestContext {
+  pattern: string;
+  requestId: string;
+  deadline: number;
+  /** Whether the pattern acts (see `ACTING_PATTERNS`): decides how lost dependencies are reported. */
+  acts: boolean;
+  tenant?: Tenant;
+}
+
+/**
+ * Claims `started` on each entry's state key (SET NX), in one round trip per
+ * batch. A 0 means a peer got there first (it answered the entry for this
+ * replica, believing it dead), so the entry must not run.
+ * KEYS: state keys; ARGV: one expiry (ms) per key.
+ */
+const START_SCRIPT = `
+local won = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('SET', key, 'started', 'NX', 'PX', ARGV[i]) then won[i] = 1 else won[i] = 0 end
+end
+return won`;
+
+/**
+ * Takes over one pending entry for an answer, atomically: claim it (the
+ * min-idle guard lets only one replica win), mark its state `reaped` unless
+ * it already has one, and remove it. Returns the entry's fields and the state
+ * it had before (`started`, or '' when it never started), or nil when
+ * there is nothing left to answer.
+ * KEYS: stream, state key; ARGV: group, consumer, min idle, entry id, now (ms), state expiry margin (ms).
+ */
+const REAP_SCRIPT = `
+local claimed = redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
+local entry = claimed[1]
+if not entry then return nil end
+redis.call('XACK', KEYS[1], ARGV[1], ARGV[4])
+redis.call('XDEL', KEYS[1], ARGV[4])
+if not entry[2] then return nil end
+local fields = entry[2]
+local deadline = 0
+for i = 1, #fields, 2 do
+  if fields[i] == 't' then deadline = tonumber(fields[i + 1]) or 0 end
+end
+local ttl = math.max(deadline - tonumber(ARGV[5]), 0) + tonumber(ARGV[6])
+local before = redis.call('SET', KEYS[2], 'reaped', 'NX', 'GET', 'PX', ttl)
+return {fields, before or ''}`;
+
+/** How long an entry's state outlives its deadline: covers clock skew between replicas. */
+const STATE_MARGIN_MS = 5 * 60_000;
+
+type Entry = [id: string, fields: Record<string, string>];
+
+interface ScriptedRedis extends Redis {
+  rotaStart(numKeys: number, ...args: (string | number)[]): Promise<number[]>;
+  rotaReap(
+    stream: string,
+    state: string,
+    group: string,
+    consumer: string,
+    minIdle: number,
+    entryId: string,
+    now: number,
+    margin: number,
+  ): Promise<[string[], string] | null>;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits for `p`, but no longer than `ms`. */
+async function within(p: Promise<unknown>, ms: number) {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p, new Promise((r) => (timer = setTimeout(r, Math.max(0, ms))))]);
+  clearTimeout(timer);
+}
 
 /**
  * Nest transport strategy over Redis Streams consumer groups.
@@ -38,10 +114,14 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * group, so each request is delivered to exactly one replica and the replicas
  * share the load. Replies go back on the caller's own pub/sub channel.
  *
- * A replica that dies leaves its unacknowledged entries pending. Another
- * replica notices the missing heartbeat, claims those entries and answers them
- * with `unavailable` instead of running them again: a request may have moved
- * money, so it is never repeated behind the caller's back.
+ * A request is never run twice and never run behind an answer that says it
+ * did not run. Each entry has a state key that exactly one party claims: the
+ * replica that read it sets `started` right before calling the handler; a
+ * peer that finds the entry pending on a replica whose heartbeat expired sets
+ * `reaped` before answering for it. A replica that was only stalled (GC, a
+ * paused VM) and loses that race skips the entry; a peer that loses it knows
+ * the handler ran, and answers `outcome_unknown` on patterns that act.
+ * Entries are never started past their deadline.
  */
 export class RedisStreamsServer extends Server implements CustomTransportStrategy {
   private readonly keys;
@@ -52,13 +132,16 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
   private readonly heartbeatMs: number;
   private readonly reclaimEveryMs: number;
   private readonly drainTimeoutMs: number;
+  private readonly blockMs: number;
   private readonly log;
   private reader?: Redis;
-  private writer?: Redis;
+  private writer?: ScriptedRedis;
   private running = false;
   private loop?: Promise<void>;
   private timers: NodeJS.Timeout[] = [];
   private readonly inFlight = new Set<Promise<void>>();
+  /** Entries read after shutdown began: never started, answered on the way out. */
+  private readonly leftBehind: string[] = [];
   private handled = 0;
 
   constructor(private readonly options: RedisStreamsServerOptions) {
@@ -71,6 +154,7 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
     this.heartbeatMs = options.heartbeatMs ?? 1000;
     this.reclaimEveryMs = options.reclaimEveryMs ?? 2000;
     this.drainTimeoutMs = options.drainTimeoutMs ?? 10000;
+    this.blockMs = options.blockMs ?? 500;
     this.log = createLogger(`transport:${options.service}`);
   }
 
@@ -86,7 +170,10 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
     const common = { lazyConnect: false, maxRetriesPerRequest: null, retryStrategy: (n: number) => Math.min(50 * n, 500) };
     this.reader = new Redis(this.options.url, { ...common, connectionName: `rota-${this.options.service}-reader` });
     // Auto-pipelining folds the replies and acks of one tick into a single write.
-    this.writer = new Redis(this.options.url, { ...common, enableAutoPipelining: true, connectionName: `rota-${this.options.service}-writer` });
+    const writer = new Redis(this.options.url, { ...common, enableAutoPipelining: true, connectionName: `rota-${this.options.service}-writer` });
+    writer.defineCommand('rotaStart', { lua: START_SCRIPT });
+    writer.defineCommand('rotaReap', { numberOfKeys: 2, lua: REAP_SCRIPT });
+    this.writer = writer as ScriptedRedis;
     this.reader.on('error', () => undefined);
     this.writer.on('error', () => undefined);
     this.running = true;
@@ -105,21 +192,29 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
     return { reader: this.reader, writer: this.writer } as T;
   }
 
-  /** Stops reading, waits for in-flight handlers, then leaves the group. */
+  /**
+   * Stops reading, waits for in-flight handlers, answers what it read but
+   * never started, then leaves the group. Entries returned by the read that
+   * was blocked when shutdown began are not started: the drain could not wait
+   * for them, and their replies would race the disconnect.
+   */
   async close() {
     if (!this.running) return;
     this.running = false;
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
-    // The blocking read returns within its block period; do not wait on it
-    // longer than the drain budget.
-    const drained = Promise.all([this.loop, ...this.inFlight]);
-    let budget: NodeJS.Timeout | undefined;
-    await Promise.race([drained, new Promise((r) => (budget = setTimeout(r, this.drainTimeoutMs)))]);
-    clearTimeout(budget);
+    const until = Date.now() + this.drainTimeoutMs;
+    // Once the loop has returned nothing else gets tracked, so this snapshot
+    // of in-flight work is complete.
+    await within(this.loop ?? Promise.resolve(), until - Date.now());
+    await within(Promise.all(this.inFlight), until - Date.now());
     try {
+      await this.reap(this.leftBehind.splice(0), 0);
       await this.writer?.del(this.keys.heartbeat(this.options.service, this.consumer));
-      if (this.inFlight.size === 0) {
+      // Deleting a consumer drops its pending entries for good; leave those
+      // (handlers that outlived the drain) for a peer to answer.
+      const pending = (await this.writer?.xpending(this.stream, this.options.service, '-', '+', 1, this.consumer)) as unknown[] | undefined;
+      if (this.inFlight.size === 0 && pending?.length === 0) {
         await this.writer?.xgroup('DELCONSUMER', this.stream, this.options.service, this.consumer);
       }
     } catch {
@@ -157,14 +252,16 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
           'COUNT',
           Math.min(room, this.batch),
           'BLOCK',
-          500,
+          this.blockMs,
           'STREAMS',
           this.stream,
           '>',
         )) as [string, [string, string[]][]][] | null;
         if (!res) continue;
         for (const [, entries] of res) {
-          for (const [entryId, fields] of entries) this.track(this.handle(entryId, fieldsToObject(fields)));
+          const batch = entries.map(([id, fields]): Entry => [id, fieldsToObject(fields)]);
+          if (this.running) this.dispatch(batch);
+          else this.leftBehind.push(...batch.map(([id]) => id));
         }
       } catch (err) {
         const msg = String((err as Error).message);
@@ -181,44 +278,103 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
     void p.finally(() => this.inFlight.delete(p));
   }
 
-  private async handle(entryId: string, f: Record<string, string>) {
-    const deadline = Number(f.t);
-    if (!f.i || !f.r || !f.p) return this.ack(entryId);
-    if (Date.now() > deadline) {
-      // Nobody waits for this answer any more; running it could only do harm.
-      this.log.warn({ pattern: f.p, request_id: f.q }, 'dropped request past its deadline');
-      return this.ack(entryId);
+  /**
+   * Claims a batch in one round trip and runs the entries this replica still
+   * owns. Malformed and expired entries are removed without running.
+   */
+  private dispatch(batch: Entry[]) {
+    const now = Date.now();
+    const live: Entry[] = [];
+    const claim: (string | number)[] = [];
+    for (const [id, f] of batch) {
+      if (!f.i || !f.r || !f.p || !Number.isFinite(Number(f.t))) {
+        void this.ack(id);
+      } else if (now > Number(f.t)) {
+        this.dropExpired(id, f);
+      } else {
+        live.push([id, f]);
+        claim.push(this.keys.state(this.options.service, id));
+      }
     }
-    const reply: StreamReply = { i: f.i };
-    await requestContext.run({ requestId: f.q, deadline }, async () => {
-      // Our patterns are plain strings, registered under themselves; Nest's
-      // lookup first tries JSON.parse on every pattern, and the exception it
-      // throws and catches costs more than the rest of a small handler.
-      const handler = this.messageHandlers.get(f.p) ?? this.getHandlerByPattern(f.p);
-      if (!handler) {
-        reply.err = { code: 'not_found', message: `No handler for ${f.p}` };
-        return;
-      }
-      try {
-        const data = JSON.parse(f.d);
-        const result = await handler(data, { pattern: f.p, requestId: f.q, deadline });
-        reply.ok = isObservable(result) ? await lastValueFrom(result) : result;
-      } catch (err) {
-        reply.err = toWire(err);
-      }
+    if (live.length === 0) return;
+    for (const [, f] of live) claim.push(Math.max(0, Number(f.t) - now) + STATE_MARGIN_MS);
+    const won = this.writer!.rotaStart(live.length, ...claim);
+    live.forEach(([id, f], k) => {
+      this.track(
+        won.then(
+          (flags) => (flags[k] === 1 ? this.run(id, f) : this.skip(id, f)),
+          // Unknown whether the claim landed: leave the entry pending. It never
+          // runs here, and if this replica dies a peer answers it from its state.
+          () => undefined,
+        ),
+      );
     });
+  }
+
+  private dropExpired(id: string, f: Record<string, string>) {
+    // Nobody waits for this answer any more; running it could only do harm.
+    this.log.warn({ pattern: f.p, request_id: f.q }, 'dropped request past its deadline');
+    void this.ack(id);
+  }
+
+  /** A peer answered this entry while this replica looked dead: it must not run. */
+  private async skip(id: string, f: Record<string, string>) {
+    this.log.warn({ pattern: f.p, request_id: f.q }, 'skipped a request a peer already answered');
+    await this.ack(id);
+  }
+
+  private async run(entryId: string, f: Record<string, string>) {
+    const deadline = Number(f.t);
+    const state = this.keys.state(this.options.service, entryId);
+    if (Date.now() > deadline) {
+      // The claim took too long: still never started, and nobody waits.
+      this.dropExpired(entryId, f);
+      await this.writer!.del(state).catch(() => undefined);
+      return;
+    }
+    const acts = f.a === '1';
+    const reply: StreamReply = { i: f.i };
+    let tenant: Tenant | undefined;
+    try {
+      tenant = f.n ? (JSON.parse(f.n) as Tenant) : undefined;
+    } catch {
+      reply.err = { code: 'internal', message: 'Internal error' };
+    }
+    const ctx: StreamRequestContext = { pattern: f.p, requestId: f.q, deadline, acts, tenant };
+    if (!reply.err) {
+      await requestContext.run({ requestId: f.q, deadline, tenant }, async () => {
+        // Our patterns are plain strings, registered under themselves; Nest's
+        // lookup first tries JSON.parse on every pattern, and the exception it
+        // throws and catches costs more than the rest of a small handler.
+        const handler = this.messageHandlers.get(f.p) ?? this.getHandlerByPattern(f.p);
+        if (!handler) {
+          reply.err = { code: 'not_found', message: `No handler for ${f.p}` };
+          return;
+        }
+        try {
+          const data = JSON.parse(f.d);
+          const result = await handler(data, ctx);
+          reply.ok = isObservable(result) ? await lastValueFrom(result) : result;
+        } catch (err) {
+          reply.err = toWire(err, { acts });
+        }
+      });
+    }
     this.handled++;
     this.log.debug({ request_id: f.q, pattern: f.p, ok: !reply.err, code: reply.err?.code }, 'handled');
-    // Reply and acknowledgement leave in the same tick, so the writer's
-    // auto-pipelining sends them to Redis in one write (PUBLISH first). An
-    // entry is never run twice either way: one left pending by a replica that
-    // died is answered `unavailable` (see reclaimDead).
+    // Reply, acknowledgement and state removal leave in the same tick, so the
+    // writer's auto-pipelining sends them in one write, in this order. A peer
+    // reaping concurrently either still finds the entry pending and `started`
+    // (and answers outcome_unknown, which the caller drops if the reply came
+    // first) or finds it acknowledged and leaves it alone.
     const published = this.writer!.publish(f.r, JSON.stringify(reply));
     const acked = this.ack(entryId);
+    const cleared = this.writer!.del(state).catch(() => undefined);
     try {
       await published;
     } finally {
       await acked;
+      await cleared;
     }
   }
 
@@ -239,9 +395,37 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
   }
 
   /**
-   * Answers `unavailable` for entries stuck on consumers whose heartbeat has
-   * expired, and removes those consumers from the group. XCLAIM with a minimum
-   * idle time makes sure two replicas never both answer the same entry.
+   * Answers entries this replica takes over: `unavailable` for those that
+   * never started, and for those that did, `outcome_unknown` on patterns that
+   * act (`unavailable` elsewhere, since repeating them is harmless). Entries
+   * past their deadline get no answer: their caller has already given up.
+   */
+  private async reap(entryIds: string[], minIdle: number) {
+    for (const entryId of entryIds) {
+      const taken = await this.writer!.rotaReap(
+        this.stream,
+        this.keys.state(this.options.service, entryId),
+        this.options.service,
+        this.consumer,
+        minIdle,
+        entryId,
+        Date.now(),
+        STATE_MARGIN_MS,
+      );
+      if (!taken) continue;
+      const f = fieldsToObject(taken[0]);
+      const started = taken[1] === 'started';
+      if (!f.r || !f.i || Date.now() > Number(f.t)) continue;
+      const code = unansweredCode(f.a === '1', started ? 'lost' : 'never_started');
+      const message = started ? 'The replica handling this request stopped before answering; it may have run.' : 'The request was never started.';
+      const reply: StreamReply = { i: f.i, err: { code, message } };
+      await this.writer!.publish(f.r, JSON.stringify(reply));
+    }
+  }
+
+  /**
+   * Takes over entries stuck on consumers whose heartbeat has expired (see
+   * {@link reap}), and removes those consumers from the group.
    */
   private async reclaimDead() {
     if (!this.running || !this.writer) return;
@@ -254,18 +438,7 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
         const alive = await this.writer.exists(this.keys.heartbeat(this.options.service, name));
         if (alive) continue;
         const pending = (await this.writer.xpending(this.stream, this.options.service, '-', '+', 100, name)) as [string, string, number, number][];
-        for (const [entryId, , idle] of pending) {
-          const claimed = (await this.writer.xclaim(this.stream, this.options.service, this.consumer, Math.max(0, idle - 1), entryId)) as [string, string[]][];
-          for (const [id, fields] of claimed) {
-            if (!fields) continue;
-            const f = fieldsToObject(fields);
-            if (f.r && f.i && Date.now() <= Number(f.t)) {
-              const reply: StreamReply = { i: f.i, err: { code: 'unavailable', message: 'The replica handling this request stopped before answering.' } };
-              await this.writer.publish(f.r, JSON.stringify(reply));
-            }
-            await this.ack(id);
-          }
-        }
+        for (const [entryId, , idle] of pending) await this.reap([entryId], Math.max(0, idle - 1));
         if (pending.length === 0 && Number(info.pending ?? 0) === 0) {
           await this.writer.xgroup('DELCONSUMER', this.stream, this.options.service, name);
         }
@@ -275,4 +448,3 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
     }
   }
 }
-

@@ -1,9 +1,12 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { AppError } from '@rota/contracts';
+import { AppError, type Tenant } from '@rota/contracts';
+import Redis from 'ioredis';
 import { firstValueFrom } from 'rxjs';
+import { fixtureRunsKey } from '../testing/fixture';
 import { OwnRedis, testPrefix } from '../testing/redis-server';
 import { RedisStreamsClient } from './client';
+import { transportKeys } from './keys';
 
 // Replicas run as real child processes from the compiled package, so a test
 // can kill one the way an orchestrator would.
@@ -22,9 +25,10 @@ function startReplica(name: string, redisUrl: string, prefix: string, extraEnv: 
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
     const r: Replica = { proc, name, handled: 0 };
-    proc.on('message', (m: { ready?: boolean; handled?: number }) => {
+    proc.on('message', (m: { ready?: boolean; handled?: number; closing?: boolean }) => {
       if (m.ready) resolve(r);
       if (typeof m.handled === 'number') r.handled = m.handled;
+      if (m.closing) proc.emit('closing');
     });
     proc.once('exit', (code) => reject(new Error(`replica ${name} exited with ${code}`)));
   });
@@ -40,6 +44,39 @@ async function stopReplica(r: Replica, signal: NodeJS.Signals = 'SIGTERM') {
 
 function call<T>(client: RedisStreamsClient, pattern: string, payload: unknown, timeoutMs = 5000): Promise<T> {
   return firstValueFrom(client.send<T>(pattern, { payload, requestId: 'test', timeoutMs }));
+}
+
+/** A client for which `fixture.act` acts, the way `session.execute` does in the contract table. */
+function actingClient(url: string, prefix: string) {
+  return new RedisStreamsClient({ url, prefix, acts: (pattern) => pattern === 'fixture.act' });
+}
+
+/** How a call ended: its answer, or the error code. */
+type Settled<T> = { ok: true; value: T } | { ok: false; code: string };
+
+function settle<T>(p: Promise<T>): Promise<Settled<T>> {
+  return p.then(
+    (value) => ({ ok: true as const, value }),
+    (e: AppError) => ({ ok: false as const, code: e.code }),
+  );
+}
+
+/** How many times `fixture.act` ran for each key, counted by the replicas in Redis. */
+async function runsOf(redis: Redis, prefix: string, keys: string[]): Promise<number[]> {
+  if (keys.length === 0) return [];
+  const values = await redis.mget(keys.map((k) => fixtureRunsKey(prefix, k)));
+  return values.map((v) => Number(v ?? 0));
+}
+
+/** Waits until the service's stream holds no pending entry: every request read has been answered, skipped or dropped. */
+async function settledStream(redis: Redis, prefix: string) {
+  const stream = transportKeys(prefix).stream('fixture');
+  for (let i = 0; i < 200; i++) {
+    const [count] = (await redis.xpending(stream, 'fixture')) as [number];
+    if (Number(count) === 0) return;
+    await sleep(50);
+  }
+  throw new Error('entries stayed pending');
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -88,6 +125,34 @@ describe('Redis Streams transport', () => {
     it('gives upstream_timeout when a handler outlives the deadline', async () => {
       const err = await call(client, 'fixture.slow', { ms: 1500 }, 200).catch((e: AppError) => e);
       expect(err).toMatchObject({ code: 'upstream_timeout' });
+    });
+
+    it("carries the deadline and the tenant into the handler's request context", async () => {
+      const tenant: Tenant = { org_id: 'org_1', project_id: 'prj_1', environment: 'test' };
+      const before = Date.now();
+      const seen = await firstValueFrom(
+        client.send<{ requestId: string; deadline: number; tenant: Tenant | null }>('fixture.context', {
+          payload: {},
+          requestId: 'ctx-1',
+          timeoutMs: 5000,
+          tenant,
+        }),
+      );
+      expect(seen).toMatchObject({ requestId: 'ctx-1', tenant });
+      expect(seen.deadline).toBeGreaterThanOrEqual(before + 5000);
+      expect(seen.deadline).toBeLessThanOrEqual(Date.now() + 5000);
+      await expect(call(client, 'fixture.context', {})).resolves.toMatchObject({ tenant: null });
+    });
+
+    it('answers a database lost inside a handler unavailable, or outcome_unknown where the pattern acts', async () => {
+      await expect(call(client, 'fixture.act', { key: 'db-lost-1', loseDatabase: true })).rejects.toMatchObject({ code: 'unavailable' });
+      const acting = actingClient(url, prefix);
+      await acting.connect();
+      try {
+        await expect(call(acting, 'fixture.act', { key: 'db-lost-2', loseDatabase: true })).rejects.toMatchObject({ code: 'outcome_unknown' });
+      } finally {
+        await acting.close();
+      }
     });
 
     it('answers not_found for a pattern no replica serves', async () => {
@@ -178,5 +243,180 @@ describe('Redis Streams transport', () => {
       await stopReplica(replica, 'SIGKILL');
       await redis.stop();
     }
+  });
+
+  describe('whether a request ran', () => {
+    let redis: Redis;
+
+    beforeAll(() => {
+      redis = new Redis(url);
+    });
+
+    afterAll(() => {
+      redis.disconnect();
+    });
+
+    it('runs each request at most once, and never behind an unavailable, when a stalled replica wakes up after a peer answered for it', async () => {
+      const prefix = testPrefix('stall');
+      // Heartbeats every 300 ms: a replica stopped for longer than 900 ms counts
+      // as dead. Each replica holds at most 10 requests, so both get some of the 20.
+      const env = { HEARTBEAT_MS: '300', RECLAIM_MS: '300', CONCURRENCY: '10' };
+      const [a, b] = await Promise.all([startReplica('a', url, prefix, env), startReplica('b', url, prefix, env)]);
+      const client = actingClient(url, prefix);
+      await client.connect();
+      try {
+        const keys = Array.from({ length: 20 }, (_, n) => `stall-${n}`);
+        const calls = keys.map((key) => settle(call<{ replica: string }>(client, 'fixture.act', { key, ms: 400 }, 10_000)));
+        await sleep(150);
+        a.proc.kill('SIGSTOP');
+        // Long enough for b to declare a dead and answer everything a held.
+        await sleep(2500);
+        a.proc.kill('SIGCONT');
+        const results = await Promise.all(calls);
+        // a finishes what it had started, then every entry is accounted for.
+        await settledStream(redis, prefix);
+        await sleep(600);
+        const runs = await runsOf(redis, prefix, keys);
+        results.forEach((r, n) => {
+          expect(runs[n]).toBeLessThanOrEqual(1);
+          if (r.ok) expect(runs[n]).toBe(1);
+          else if (r.code === 'unavailable') expect(runs[n]).toBe(0);
+          else expect(r.code).toBe('outcome_unknown');
+        });
+        // a did hold started requests when it stopped: b answered them outcome_unknown.
+        expect(results.filter((r) => !r.ok && r.code === 'outcome_unknown').length).toBeGreaterThan(0);
+        expect(results.filter((r) => r.ok && r.value.replica === 'b').length).toBeGreaterThan(0);
+      } finally {
+        await client.close();
+        await Promise.all([stopReplica(a, 'SIGKILL'), stopReplica(b, 'SIGKILL')]);
+      }
+    });
+
+    it('skips an entry a peer has already answered, instead of running it', async () => {
+      const prefix = testPrefix('skip');
+      const replica = await startReplica('solo', url, prefix);
+      const client = actingClient(url, prefix);
+      await client.connect();
+      const listener = new Redis(url);
+      try {
+        await call(client, 'fixture.echo', { n: 0 });
+        const keys = transportKeys(prefix);
+        // What a peer leaves behind when it answers for this replica first:
+        // the entry marked reaped before the replica gets to start it.
+        const entryId = `${Date.now() + 60_000}-0`;
+        await redis.set(keys.state('fixture', entryId), 'reaped', 'PX', 60_000);
+        const channel = `${prefix}:test-replies`;
+        const replies: string[] = [];
+        listener.on('message', (_c: string, m: string) => replies.push(m));
+        await listener.subscribe(channel);
+        const deadline = String(Date.now() + 10_000);
+        await redis.xadd(
+          keys.stream('fixture'),
+          entryId,
+          'i',
+          'x.1',
+          'p',
+          'fixture.act',
+          'd',
+          JSON.stringify({ key: 'skipped' }),
+          'r',
+          channel,
+          't',
+          deadline,
+          'q',
+          'skip',
+          'a',
+          '1',
+        );
+        // Requests after it are served, so the replica has read past it.
+        await expect(call(client, 'fixture.echo', { n: 1 })).resolves.toMatchObject({ n: 1 });
+        await settledStream(redis, prefix);
+        expect(await runsOf(redis, prefix, ['skipped'])).toEqual([0]);
+        expect(replies).toEqual([]);
+      } finally {
+        listener.disconnect();
+        await client.close();
+        await stopReplica(replica, 'SIGKILL');
+      }
+    });
+
+    it('answers outcome_unknown, not unavailable, when Redis stalls during the send of an acting request', async () => {
+      const own = await OwnRedis.start();
+      const prefix = testPrefix('redis-stall');
+      const replica = await startReplica('solo', own.url, prefix);
+      const client = actingClient(own.url, prefix);
+      await client.connect();
+      const probe = new Redis(own.url);
+      try {
+        await expect(call(client, 'fixture.echo', { n: 1 })).resolves.toMatchObject({ n: 1 });
+        own.pause();
+        // The XADD outlives the client's command timeout while Redis is frozen.
+        const acting = await settle(call(client, 'fixture.act', { key: 'stalled' }, 8000));
+        const reading = await settle(call(client, 'fixture.echo', { n: 2 }, 8000));
+        own.resume();
+        expect(acting).toEqual({ ok: false, code: 'outcome_unknown' });
+        expect(reading).toEqual({ ok: false, code: 'unavailable' });
+        // Why: Redis applies the XADD once it runs again, and the replica runs
+        // the request, well after the caller got its answer.
+        let runs = [0];
+        for (let i = 0; i < 100 && runs[0] === 0; i++) {
+          await sleep(50);
+          runs = await runsOf(probe, prefix, ['stalled']);
+        }
+        expect(runs).toEqual([1]);
+      } finally {
+        probe.disconnect();
+        await client.close();
+        await stopReplica(replica, 'SIGKILL');
+        own.resume();
+        await own.stop();
+      }
+    });
+
+    it('does not start entries returned by the last read after SIGTERM, and answers them unavailable', async () => {
+      const prefix = testPrefix('drain-race');
+      // A long blocking read, so requests sent after shutdown began still reach it.
+      const replica = await startReplica('draining', url, prefix, { BLOCK_MS: '10000' });
+      const client = actingClient(url, prefix);
+      await client.connect();
+      try {
+        await call(client, 'fixture.echo', { n: 0 });
+        const closing = new Promise<void>((resolve) => replica.proc.once('closing', () => resolve()));
+        const exited = new Promise<void>((resolve) => replica.proc.once('exit', () => resolve()));
+        replica.proc.kill('SIGTERM');
+        await closing;
+        // The blocked read returns this entry to a replica that has stopped.
+        const result = await settle(call(client, 'fixture.act', { key: 'late' }, 10_000));
+        await exited;
+        expect(result).toEqual({ ok: false, code: 'unavailable' });
+        expect(await runsOf(redis, prefix, ['late'])).toEqual([0]);
+        await settledStream(redis, prefix);
+      } finally {
+        await client.close();
+        await stopReplica(replica, 'SIGKILL');
+      }
+    });
+
+    it('never starts a request whose deadline passed while it waited', async () => {
+      const prefix = testPrefix('late');
+      // One request at a time: the second waits in the stream behind the first.
+      const replica = await startReplica('busy', url, prefix, { CONCURRENCY: '1' });
+      const client = actingClient(url, prefix);
+      await client.connect();
+      try {
+        await call(client, 'fixture.echo', { n: 0 });
+        const busy = call(client, 'fixture.slow', { ms: 800, n: 1 });
+        const late = await settle(call(client, 'fixture.act', { key: 'late' }, 200));
+        expect(late).toEqual({ ok: false, code: 'outcome_unknown' });
+        await expect(busy).resolves.toMatchObject({ n: 1 });
+        // Served after the late one was read: it was dropped, not run.
+        await expect(call(client, 'fixture.echo', { n: 2 })).resolves.toMatchObject({ n: 2 });
+        await settledStream(redis, prefix);
+        expect(await runsOf(redis, prefix, ['late'])).toEqual([0]);
+      } finally {
+        await client.close();
+        await stopReplica(replica, 'SIGKILL');
+      }
+    });
   });
 });

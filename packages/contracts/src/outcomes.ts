@@ -1,0 +1,39 @@
+import type { ErrorCode } from './errors';
+import type { PatternName } from './patterns';
+
+/**
+ * Patterns whose handler may have effects a caller must not repeat blindly
+ * (a provider call, money moving). For these the transport never answers a
+ * plain timeout: a request that reached Redis or a replica and got no answer
+ * is `outcome_unknown`, and `unavailable` means it provably never started.
+ * `session.proxy` joins this table, one line, when the pattern exists.
+ */
+export const ACTING_PATTERNS: Partial<Record<PatternName, 'acts'>> = {
+  'session.execute': 'acts',
+};
+
+/** Whether a pattern acts (see {@link ACTING_PATTERNS}). Unknown names do not. */
+export function patternActs(pattern: string): boolean {
+  return Object.prototype.hasOwnProperty.call(ACTING_PATTERNS, pattern);
+}
+
+/**
+ * Why a caller is left without the service's own answer:
+ * - `never_started`: the request provably never reached a handler;
+ * - `deadline`: the deadline passed before an answer came;
+ * - `lost`: the request was (or may have been) handed over and then the
+ *   transport or the replica went away.
+ */
+export type Unanswered = 'never_started' | 'deadline' | 'lost';
+
+/**
+ * The error code a caller gets when no answer comes from the service. On
+ * acting patterns anything but a provable never-started is `outcome_unknown`;
+ * elsewhere a request is safe to repeat, so the codes only say what happened
+ * to the transport: 504 for the deadline, 503 otherwise.
+ */
+export function unansweredCode(acts: boolean, why: Unanswered): ErrorCode {
+  if (why === 'never_started') return 'unavailable';
+  if (acts) return 'outcome_unknown';
+  return why === 'deadline' ? 'upstream_timeout' : 'unavailable';
+}
