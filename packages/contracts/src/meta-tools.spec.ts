@@ -1,5 +1,8 @@
-import { META_TOOL_NAMES, META_TOOLS, isMetaToolName, metaToolsDocument, type JsonSchema } from './meta-tools';
-import { ToolSearchRequest, ToolSearchResponse } from './tool-search';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DiscoverInput } from './discover';
+import { META_TOOL_NAMES, META_TOOLS, isMetaToolName, metaToolsDocument, type JsonSchema, type MetaToolName } from './meta-tools';
+import { ToolSearchRequest, ToolSearchResponse } from './tools-search';
 
 const enumOf = (tool: string, field: string): readonly string[] | undefined => {
   const def = META_TOOLS.find((t) => t.name === tool);
@@ -129,6 +132,102 @@ describe('META_TOOLS', () => {
     expect(isMetaToolName('codespar_pay')).toBe(true);
     expect(isMetaToolName('codespar_cart')).toBe(false);
     expect(isMetaToolName(42)).toBe(false);
+  });
+});
+
+/** Every leaf where `b` differs from `a`, as `path: before -> after` (`-` when absent). */
+function leafDiff(a: unknown, b: unknown, path = ''): string[] {
+  const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object';
+  if (isObj(a) && isObj(b) && Array.isArray(a) === Array.isArray(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
+    return keys.flatMap((k) => leafDiff(a[k], b[k], path ? `${path}.${k}` : k));
+  }
+  const show = (v: unknown) => (v === undefined ? '-' : JSON.stringify(v));
+  return JSON.stringify(a) === JSON.stringify(b) ? [] : [`${path}: ${show(a)} -> ${show(b)}`];
+}
+
+describe('the published document, generated from zod', () => {
+  // The document as served while the schemas were written by hand as JSON Schema.
+  const handWritten = JSON.parse(readFileSync(join(__dirname, 'meta-tools', 'hand-written.json'), 'utf8'));
+  // Where the hand-written JSON Schema and discover's zod input disagreed, the stricter rule won.
+  // Each line is in README's changelog.
+  const CHANGES = [
+    'tools.0.inputSchema.properties.use_case.maxLength: - -> 2000',
+    'tools.0.inputSchema.properties.query.maxLength: - -> 2000',
+    'tools.0.inputSchema.properties.category.minLength: - -> 1',
+    'tools.0.inputSchema.properties.category.maxLength: - -> 64',
+  ];
+
+  it('differs from the hand-written document only by the listed changes', () => {
+    expect(leafDiff(handWritten, metaToolsDocument())).toEqual(CHANGES);
+  });
+
+  it('keeps the key order and wording of every other byte', () => {
+    const generated = structuredClone(metaToolsDocument()) as unknown as typeof handWritten;
+    const discover = generated.tools[0].inputSchema.properties;
+    delete discover.use_case.maxLength;
+    delete discover.query.maxLength;
+    delete discover.category.minLength;
+    delete discover.category.maxLength;
+    expect(JSON.stringify(generated)).toBe(JSON.stringify(handWritten));
+  });
+
+  it('publishes no $schema and no zod-only detail (safe-integer bounds, date pattern, open-object keywords)', () => {
+    const text = JSON.stringify(metaToolsDocument());
+    for (const word of ['$schema', 'propertyNames', 'additionalProperties', 'anyOf', String(Number.MAX_SAFE_INTEGER)]) expect(text).not.toContain(word);
+    const charge = META_TOOLS.find((t) => t.name === 'codespar_charge')!.inputSchema.properties;
+    expect(charge['due_date']).toEqual({ type: 'string', format: 'date', description: 'When a boleto or Pix charge expires (YYYY-MM-DD).' });
+  });
+});
+
+describe('what execute accepts', () => {
+  const accepts = (name: MetaToolName, input: unknown) => META_TOOLS.find((t) => t.name === name)!.accepts.safeParse(input);
+  const paths = (name: MetaToolName, input: unknown) => {
+    const r = accepts(name, input);
+    return r.success ? [] : r.error.issues.map((i) => i.path.join('.'));
+  };
+
+  it('is the published zod object for every tool but discover', () => {
+    for (const tool of META_TOOLS) {
+      if (tool.name === 'codespar_discover') expect(tool.accepts).toBe(DiscoverInput);
+      else expect(tool.accepts).toBe(tool.input);
+    }
+  });
+
+  it('holds the keywords the published schema states', () => {
+    expect(paths('codespar_checkout', { items: [] })).toEqual(['items']);
+    expect(paths('codespar_checkout', { items: [{ name: 'tv', quantity: 1 }] })).toEqual([]);
+    expect(paths('codespar_charge', { amount: 10, currency: 'BRL', method: 'pix', description: 'x' })).toEqual(['buyer']);
+    expect(paths('codespar_charge', { amount: 10, currency: 'BRL', method: 'pix', description: 'x', buyer: {}, due_date: '2025-02-30' })).toEqual(['due_date']);
+    expect(paths('codespar_pay', { action: 'pay', amount: 0 })).toEqual(['amount']);
+    expect(paths('codespar_pay', { action: 'pay', amount: 1.5 })).toEqual(['amount']);
+    expect(paths('codespar_pay', { action: 'pay', recipient: 'key@pix' })).toEqual([]);
+    expect(paths('codespar_pay', { action: 'pay', recipient: { bank: '001' } })).toEqual([]);
+    expect(paths('codespar_pay', { action: 'pay', recipient: 7 })).toEqual(['recipient']);
+    expect(paths('codespar_wallet', { action: 'statement', limit: 101 })).toEqual(['limit']);
+    expect(paths('codespar_manage_connections', { action: 'unlink' })).toEqual(['action']);
+    expect(paths('codespar_manage_connections', {})).toEqual([]);
+    expect(paths('codespar_get_started', { anything: 1 })).toEqual([]);
+  });
+
+  it('takes query as the alias of a missing or blank use_case, for discover only', () => {
+    expect(paths('codespar_discover', { query: 'send a pix' })).toEqual([]);
+    expect(paths('codespar_discover', { use_case: '  ', query: 'send a pix' })).toEqual([]);
+    expect(DiscoverInput.parse({ query: 'send a pix' })).toMatchObject({ use_case: 'send a pix', limit: 5 });
+    expect(DiscoverInput.parse({ use_case: 'pay', query: 'ship' })).toMatchObject({ use_case: 'pay' });
+    // The published schema itself has no alias: use_case is required there.
+    expect(META_TOOLS[0]!.input.safeParse({ query: 'send a pix' }).success).toBe(false);
+  });
+
+  it('refuses a discover call with no words to search for, naming use_case', () => {
+    for (const input of [{}, { use_case: '' }, { query: '   ' }, { use_case: ' ', query: '' }]) {
+      const r = accepts('codespar_discover', input);
+      expect(r.success).toBe(false);
+      if (!r.success) expect(r.error.issues).toEqual([expect.objectContaining({ path: ['use_case'], message: expect.stringContaining('use_case (or its alias query)') })]);
+    }
+    expect(paths('codespar_discover', { use_case: 'x'.repeat(2001) })).toEqual(['use_case']);
+    expect(paths('codespar_discover', { use_case: 'pix', category: '' })).toEqual(['category']);
+    expect(paths('codespar_discover', { use_case: 'pix', country: 'Brazil', limit: 21 })).toEqual(['country', 'limit']);
   });
 });
 

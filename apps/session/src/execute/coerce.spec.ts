@@ -47,11 +47,8 @@ describe('coerceArgs', () => {
     [{ n: '0x10' }, ['n']],
     [{ n: 'Infinity' }, ['n']],
     [{ i: '2.5' }, ['i']],
-    [{ i: '0' }, ['i']],
-    [{ i: 21 }, ['i']],
     [{ b: 'yes' }, ['b']],
     [{ b: 1 }, ['b']],
-    [{ s: 'c' }, ['s']],
     [{ nested: 'x' }, ['nested']],
     [{ list: {} }, ['list']],
   ])('reports what cannot be coerced: %j', (input, path) => {
@@ -71,17 +68,17 @@ describe('coerceArgs', () => {
     expect(coerceArgs({}, schema)).toEqual({ ok: true, value: {} });
   });
 
-  it('ignores a pattern JavaScript cannot compile, applies one it can', () => {
-    expect(coerceArgs({ x: 'a' }, { type: 'object', properties: { x: { type: 'string', pattern: '(?<' } } })).toEqual({ ok: true, value: { x: 'a' } });
-    expect(coerceArgs({ country: 'Brazil' }, schemaOf('codespar_discover')).ok).toBe(false);
-    expect(coerceArgs({ country: '*' }, schemaOf('codespar_discover')).ok).toBe(true);
+  it('leaves every keyword but the types to the validator', () => {
+    expect(coerceArgs({ i: '0', s: 'c' }, schema)).toEqual({ ok: true, value: { i: 0, s: 'c' } });
+    expect(coerceArgs({ i: 21 }, schema)).toEqual({ ok: true, value: { i: 21 } });
+    expect(coerceArgs({ country: 'Brazil' }, schemaOf('codespar_discover'))).toEqual({ ok: true, value: { country: 'Brazil' } });
   });
 
   it('works on the published meta-tool schemas', () => {
     expect(coerceArgs({ use_case: 'pix', limit: '3' }, schemaOf('codespar_discover'))).toEqual({ ok: true, value: { use_case: 'pix', limit: 3 } });
-    expect(coerceArgs({ limit: '30' }, schemaOf('codespar_discover')).ok).toBe(false);
+    expect(coerceArgs({ limit: 'thirty' }, schemaOf('codespar_discover')).ok).toBe(false);
     expect(coerceArgs({ amount: '59.90', method: 'pix' }, schemaOf('codespar_charge'))).toMatchObject({ ok: true, value: { amount: 59.9 } });
-    expect(coerceArgs({ action: 'unlink' }, schemaOf('codespar_manage_connections')).ok).toBe(false);
+    expect(coerceArgs({ dynamic: 'maybe' }, schemaOf('codespar_wallet')).ok).toBe(false);
   });
 });
 

@@ -1,5 +1,6 @@
 /**
- * Argument coercion from a tool's JSON Schema.
+ * Argument coercion from a tool's JSON Schema: the pre-pass before
+ * validation (`./validate`).
  *
  * Agents often send every value as a string ("limit": "5", "dynamic":
  * "true"). Where the schema asks for a number, integer or boolean, a string
@@ -7,16 +8,13 @@
  * issue, and the caller answers `invalid_args` without running the tool.
  * Numbers and booleans given for a string field become strings. `null` for an
  * optional field that does not allow null is dropped, as if it were absent.
- * Enums, numeric bounds and patterns are checked after conversion. Unknown
- * fields pass through untouched: the tool decides what to do with them.
+ * Only `type`, `properties`, `required` and `items` are read here; every
+ * other keyword is the validator's. Unknown fields pass through untouched.
  */
 
-export interface SchemaNode {
+/** The part of a JSON Schema node coercion reads. */
+interface SchemaNode {
   type?: string | readonly string[];
-  enum?: readonly unknown[];
-  minimum?: number;
-  maximum?: number;
-  pattern?: string;
   properties?: Record<string, SchemaNode>;
   required?: readonly string[];
   items?: SchemaNode;
@@ -54,7 +52,6 @@ function convert(value: unknown, node: SchemaNode, path: Array<string | number>,
     }
     out = converted.v;
   }
-  checkConstraints(out, node, path, issues);
   if (out !== null && typeof out === 'object' && !Array.isArray(out) && node.properties) {
     return coerceObject(out as Record<string, unknown>, node, path, issues);
   }
@@ -100,25 +97,6 @@ function toType(value: unknown, type: string): { v: unknown } | undefined {
   }
 }
 
-function checkConstraints(value: unknown, node: SchemaNode, path: Array<string | number>, issues: CoerceIssue[]) {
-  if (node.enum && !node.enum.includes(value)) {
-    issues.push({ path, message: `must be one of ${node.enum.map((e) => JSON.stringify(e)).join(', ')}` });
-  }
-  if (typeof value === 'number') {
-    if (node.minimum !== undefined && value < node.minimum) issues.push({ path, message: `must be at least ${node.minimum}` });
-    if (node.maximum !== undefined && value > node.maximum) issues.push({ path, message: `must be at most ${node.maximum}` });
-  }
-  if (typeof value === 'string' && node.pattern) {
-    let re: RegExp | undefined;
-    try {
-      re = new RegExp(node.pattern, 'u');
-    } catch {
-      re = undefined; // a catalog schema with a pattern JavaScript cannot read is not the caller's fault
-    }
-    if (re && !re.test(value)) issues.push({ path, message: `does not match ${node.pattern}` });
-  }
-}
-
 function coerceObject(input: Record<string, unknown>, node: SchemaNode, path: Array<string | number>, issues: CoerceIssue[]): Record<string, unknown> {
   const props = node.properties ?? {};
   const required = new Set(node.required ?? []);
@@ -138,9 +116,9 @@ function coerceObject(input: Record<string, unknown>, node: SchemaNode, path: Ar
 
 /**
  * Coerces a tool's arguments against its input schema. A missing or
- * non-object schema accepts anything. Required fields are not enforced here:
- * the tool reports what it is missing (for example `codespar_discover` takes
- * `query` in place of `use_case`).
+ * non-object schema accepts anything. Required fields are not enforced here
+ * but by the validator, which knows `codespar_discover` takes `query` in
+ * place of `use_case`.
  */
 export function coerceArgs(input: Record<string, unknown>, schema: unknown): CoerceResult {
   if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return { ok: true, value: { ...input } };
