@@ -17,13 +17,17 @@ export default tseslint.config(
     },
   },
   {
-    // Services and controllers never talk to the database directly.
+    // Services and controllers never talk to the database directly. Modules
+    // and main wire repositories up, so they may name them. A package's
+    // repository is only reachable through its own subpath; a service may
+    // still name its type.
     files: ['apps/*/src/**/*.ts'],
-    ignores: ['apps/*/src/**/*.repository.ts', 'apps/*/src/**/repository.ts', 'apps/*/src/**/*.module.ts', 'apps/*/src/main.ts', 'apps/gateway/src/infra/**', 'apps/gateway/src/health/**'],
+    ignores: ['apps/*/src/**/*.repository.ts', 'apps/*/src/**/repository.ts', 'apps/*/src/**/*.module.ts', 'apps/*/src/main.ts', 'apps/gateway/src/health/**'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [
+      '@typescript-eslint/no-restricted-imports': ['error', { paths: [
             { name: '@prisma/client', message: 'Prisma belongs in repositories.' },
             { name: '@rota/db', importNames: ['Prisma'], message: 'SQL belongs in repositories.' },
+            { name: '@rota/catalog/repository', allowTypeImports: true, message: 'The catalog SQL belongs in repositories: import it from a *.repository.ts file.' },
           ], patterns: [{ group: ['**/generated/prisma*'], message: 'Prisma belongs in repositories.' }] }],
     },
   },

@@ -182,13 +182,14 @@ async function viaTransport(url, queries) {
   const prefix = benchPrefix('discover');
   const env = { DATABASE_URL: url, ROTA_REDIS_PREFIX: prefix, ANTHROPIC_API_KEY: '', LOG_LEVEL: 'warn', ROTA_EMBEDDER: 'local' };
   const search = await startProcess(join(ROOT, 'apps/search/dist/main.js'), env, async () => true);
-  const { RpcClient } = require(join(ROOT, 'packages/service-kit/dist/index.js'));
+  const { RpcClient, requestContext } = require(join(ROOT, 'packages/service-kit/dist/index.js'));
+  const tenant = { org_id: 'org_dev', project_id: 'proj_dev', environment: 'live' };
   const rpc = new RpcClient({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix, timeoutMs: 10_000 });
   await rpc.connect();
   try {
     const call = async (q) => {
       const t0 = performance.now();
-      await rpc.send('search.discover', { org_id: 'org_dev', project_id: 'proj_dev', environment: 'live', input: { use_case: q, limit: 5 } });
+      await requestContext.run({ requestId: 'bench', tenant }, () => rpc.send('search.discover', { input: { use_case: q, limit: 5 } }));
       return performance.now() - t0;
     };
     return await cpuPerCall(url, [search], async () => ({ mode: 'transport: search.discover pattern (no gateway)', ...(await measure(queries, call)) }));
@@ -211,14 +212,16 @@ async function trigramFallback(url, queries) {
   const { DiscoverRepository } = require(join(ROOT, 'apps/search/dist/discover/discover.repository.js'));
   const { DiscoverService } = require(join(ROOT, 'apps/search/dist/discover/discover.service.js'));
   const { DiscoverConfig } = require(join(ROOT, 'apps/search/dist/discover/config.js'));
+  const { requestContext } = require(join(ROOT, 'packages/service-kit/dist/index.js'));
   const config = DiscoverConfig.parse(process.env);
   const repo = DiscoverRepository.connect(url, config, 2);
+  const tenant = { org_id: 'org_dev', project_id: 'proj_dev', environment: 'live' };
   try {
     const svc = new DiscoverService(repo, null, config);
     const times = [];
     for (const q of queries.slice(0, 40)) {
       const t0 = performance.now();
-      await svc.discover({ org_id: 'org_dev', project_id: 'proj_dev', environment: 'live', input: { use_case: q } });
+      await requestContext.run({ requestId: 'bench', tenant }, () => svc.discover({ input: { use_case: q } }));
       times.push(performance.now() - t0);
     }
     return times;

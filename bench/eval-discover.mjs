@@ -38,6 +38,7 @@ export async function evalDiscover({ catalogPath, intentsPath, verbose = false, 
   const dbkit = require(join(ROOT, 'packages/db/dist/index.js'));
   const { DiscoverRepository } = require(join(ROOT, 'apps/search/dist/discover/discover.repository.js'));
   const { DiscoverService } = require(join(ROOT, 'apps/search/dist/discover/discover.service.js'));
+  const { requestContext } = require(join(ROOT, 'packages/service-kit/dist/index.js'));
   const { DiscoverConfig } = require(join(ROOT, 'apps/search/dist/discover/config.js'));
   require(join(ROOT, 'packages/lexicon/dist/index.js')).warmUp();
 
@@ -70,12 +71,12 @@ export async function evalDiscover({ catalogPath, intentsPath, verbose = false, 
     const strategies = {};
     for (const it of intents) {
       const t0 = performance.now();
-      const res = await service.discover({
-        org_id: 'org_eval',
-        project_id: 'proj_eval',
-        environment: 'live',
-        input: { use_case: it.intent, limit: 5, ...(it.country ? { country: it.country } : {}), ...(it.category ? { category: it.category } : {}) },
-      });
+      // The tenant rides in the request context, as the transport delivers it.
+      const res = await requestContext.run({ requestId: 'eval', tenant: { org_id: 'org_eval', project_id: 'proj_eval', environment: 'live' } }, () =>
+        service.discover({
+          input: { use_case: it.intent, limit: 5, ...(it.country ? { country: it.country } : {}), ...(it.category ? { category: it.category } : {}) },
+        }),
+      );
       times.push(performance.now() - t0);
       // The catalog's own order, whether or not a native meta-tool took the recommended slot.
       const ranked = [res.recommended, ...res.related].filter(Boolean).map((m) => m.tool);

@@ -27,5 +27,5 @@ Module._resolveFilename = function (request, parent, ...rest) {
   return resolve.call(this, request, parent, ...rest);
 };
 
-const { main } = require(join(root, 'apps/search/src/path-a/eval-local.ts'));
+const { main } = require(join(root, 'apps/search/src/tools-search/eval-local.ts'));
 process.exitCode = main(process.argv.slice(2));

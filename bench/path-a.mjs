@@ -17,7 +17,7 @@ const INTENTS = [
 ];
 
 function inProcess() {
-  const { classifyLexical } = require(join(ROOT, 'apps/search/dist/path-a/lexical.js'));
+  const { classifyLexical } = require(join(ROOT, 'apps/search/dist/tools-search/lexical.js'));
   require(join(ROOT, 'packages/lexicon/dist/index.js')).warmUp();
   for (let i = 0; i < 2000; i++) classifyLexical(INTENTS[i % INTENTS.length], 3);
   const samples = [];

@@ -43,9 +43,9 @@ const BODIES = [
 
 function inProcess() {
   const { PathCIntent } = require(join(ROOT, 'packages/contracts/dist/index.js'));
-  const { planRoutes } = require(join(ROOT, 'apps/router/dist/routing/plan.js'));
-  const { rankRoutes } = require(join(ROOT, 'apps/router/dist/routing/scoring.js'));
-  const { buildArgsTemplate } = require(join(ROOT, 'apps/router/dist/routing/args-template.js'));
+  const { planRoutes } = require(join(ROOT, 'apps/router/dist/route/plan.js'));
+  const { rankRoutes } = require(join(ROOT, 'apps/router/dist/route/scoring.js'));
+  const { buildArgsTemplate } = require(join(ROOT, 'apps/router/dist/route/args-template.js'));
   const { emptyStats } = require(join(ROOT, 'apps/router/dist/telemetry/window.js'));
   const set = { org_id: 'o', project_id: 'p', environment: 'live', providers: Object.fromEntries(CONNECTED.map((p) => [p, 'connected'])), catalog: CONNECTED, refreshed_at: '' };
   const intents = BODIES.map((b) => PathCIntent.parse(b.intent));

@@ -7,5 +7,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 bash scripts/bootstrap.sh
 pnpm exec turbo run typecheck --output-logs=errors-only
+pnpm typecheck:test
 pnpm lint
+pnpm format:check
+pnpm openapi:lint
 pnpm exec jest --ci --maxWorkers=2 "$@"

@@ -1,14 +1,14 @@
 import { seedDemoCatalog } from '@rota/catalog';
 import { META_TOOLS } from '@rota/contracts';
 import { ProjectRepository, newId, type PrismaClient } from '@rota/db';
-import { BaseConfig, loadConfig, RpcClient, startService, type StartedService } from '@rota/service-kit';
+import { BaseConfig, loadConfig, requestContext, RpcClient, startService, type StartedService } from '@rota/service-kit';
 import { startFakeAnthropic, type FakeAnthropic } from '@rota/testing';
 import Redis from 'ioredis';
 import { RouterConfig } from '../apps/router/src/config';
-import { eligibilityRefreshesKey } from '../apps/router/src/eligibility/eligibility';
+import { eligibilityRefreshesKey } from '../apps/router/src/eligibility/eligibility.service';
 import { RAIL_PROVIDER_IDS } from '../apps/router/src/rails/rails';
 import { RouterModule } from '../apps/router/src/router.module';
-import { repairCooldownKey } from '../apps/router/src/routing/route.service';
+import { repairCooldownKey } from '../apps/router/src/route/route.service';
 import { http, startStack, type Stack } from './helpers/stack';
 
 /**
@@ -337,7 +337,7 @@ describe('path C 424s and the eligibility repair, with two router replicas', () 
     const rpc = new RpcClient({ url: stack.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix, timeoutMs: 5000 });
     await rpc.connect();
     try {
-      await rpc.send('router.eligibility.refresh', tenantOf(t.projectId));
+      await requestContext.run({ requestId: 'refresh', tenant: tenantOf(t.projectId) }, () => rpc.send('router.eligibility.refresh', {}));
     } finally {
       await rpc.close();
     }
@@ -352,7 +352,7 @@ describe('path C 424s and the eligibility repair, with two router replicas', () 
     }
     // Eight refusals spread over two replicas: exactly one repair.
     expect(await refreshes(t.projectId)).toBe(2);
-    expect(await redis.pttl(repairCooldownKey(prefix, 'org_dev', t.projectId))).toBeGreaterThan(0);
+    expect(await redis.pttl(repairCooldownKey(prefix, tenantOf(t.projectId)))).toBeGreaterThan(0);
 
     const again = await discover(stack, t.key, body);
     expect(again.json.error).toBe('direction_blocked');
@@ -390,7 +390,7 @@ describe('path C 424s and the eligibility repair, with two router replicas', () 
     expect(await refreshes(t.projectId)).toBe(2);
 
     // The window ends (deleting the stamp stands in for 30 seconds passing): the repair runs and finds the connection.
-    await redis.del(repairCooldownKey(prefix, 'org_dev', t.projectId));
+    await redis.del(repairCooldownKey(prefix, tenantOf(t.projectId)));
     const third = await discover(stack, t.key, body);
     expect(third.status).toBe(200);
     expect(third.json.recommended.provider_id).toBe('wompi');

@@ -413,6 +413,7 @@ describe('connections, sessions and execute', () => {
       ['a value outside the enum', { amount: 1, method: 'card' }, 'method'],
       ['below the minimum', { amount: '0' }, 'amount'],
       ['an object for a number', { amount: { v: 1 } }, 'amount'],
+      ['a missing required field', { capture: true }, 'amount'],
     ])('invalid_args for %s, with the field named and nothing written', async (_label, input, field) => {
       const id = await newSession();
       const r = await execute(id, 'zzpay/create_payment', input);
@@ -428,6 +429,14 @@ describe('connections, sessions and execute', () => {
       expect(r.json).toMatchObject({ success: false, data: { code: 'invalid_args', issues: [expect.objectContaining({ path: ['limit'] })] } });
     });
 
+    it('meta-tool arguments must keep every keyword of the schema (checkout needs at least one item), nothing written', async () => {
+      const id = await newSession();
+      const r = await execute(id, 'codespar_checkout', { items: [] });
+      expect(r.status).toBe(200);
+      expect(r.json).toMatchObject({ success: false, tool_call_id: null, data: { code: 'invalid_args', issues: [expect.objectContaining({ path: ['items'] })] } });
+      expect(await callRows(id)).toEqual([]);
+    });
+
     it('codespar_discover with an empty use_case is 200 success:false invalid_args, nothing written', async () => {
       const id = await newSession();
       for (const input of [{ use_case: '' }, {}, { query: '   ' }]) {
@@ -436,6 +445,14 @@ describe('connections, sessions and execute', () => {
         expect(r.json).toMatchObject({ success: false, tool: 'codespar_discover', tool_call_id: null, data: { code: 'invalid_args' } });
         expect(typeof r.json.error).toBe('string');
       }
+      expect(await callRows(id)).toEqual([]);
+    });
+
+    it('codespar_discover naming another environment than the key’s is invalid_args, nothing written', async () => {
+      const id = await newSession();
+      const r = await execute(id, 'codespar_discover', { use_case: 'cobrar via pix', environment: 'test' });
+      expect(r.status).toBe(200);
+      expect(r.json).toMatchObject({ success: false, tool: 'codespar_discover', tool_call_id: null, data: { code: 'invalid_args', issues: [expect.objectContaining({ path: ['environment'] })] } });
       expect(await callRows(id)).toEqual([]);
     });
 
@@ -508,8 +525,11 @@ describe('connections, sessions and execute', () => {
         environment: 'live',
         connections: [{ server_id: 'zzcert', name: 'ZZ Cert Bank', category: 'banking', auth_type: 'certificate', status: 'disconnected', connected_at: null }],
       });
+      // A key acts in its own environment only: naming the other one is refused, and nothing is written.
       const inTest = await execute(id, 'codespar_manage_connections', { action: 'status', server_id: 'zzpay', environment: 'test' });
-      expect(inTest.json.data.connections[0].status).toBe('disconnected');
+      expect(inTest.json).toMatchObject({ success: false, data: { code: 'invalid_args' }, tool_call_id: null });
+      const inLive = await execute(id, 'codespar_manage_connections', { action: 'status', server_id: 'zzpay', environment: 'live' });
+      expect(inLive.json.data.connections[0].status).toBe('connected');
 
       const unknown = await execute(id, 'codespar_manage_connections', { action: 'status', server_id: 'ghost' });
       expect(unknown.json).toMatchObject({ success: false, data: { code: 'unknown_server' } });

@@ -7,6 +7,7 @@ import { ApiKeyRepository, createTestDatabase, seed } from '@rota/db';
 import { BaseConfig, loadConfig, startService, type StartedService } from '@rota/service-kit';
 import { testPrefix } from '@rota/service-kit/testing/redis-server';
 import { createGateway } from '../../apps/gateway/src/app.factory';
+import { ContractCheck } from './contract-check';
 import { GatewayConfig } from '../../apps/gateway/src/config';
 import { RouterModule } from '../../apps/router/src/router.module';
 import { RouterConfig } from '../../apps/router/src/config';
@@ -23,6 +24,8 @@ export interface Stack {
   gateway: NestFastifyApplication;
   services: Record<'search' | 'session' | 'router' | 'worker', StartedService>;
   db: Awaited<ReturnType<typeof createTestDatabase>>;
+  /** Checks every response against the OpenAPI document; violations fail `close()`. */
+  contract: ContractCheck;
   key(scopes: Scope[], opts?: { environment?: Environment; projectId?: string }): Promise<{ id: string; key: string }>;
   close(): Promise<void>;
 }
@@ -52,6 +55,8 @@ export async function startStack(
     worker: await startService('worker', WorkerModule.forConfig(loadConfig(WorkerConfig, env)), base),
   };
   const gateway = await createGateway(loadConfig(GatewayConfig, { ...env, PORT: '0' }), opts.extraGatewayModules ?? []);
+  const contract = new ContractCheck();
+  contract.install(gateway.getHttpAdapter().getInstance());
   await gateway.listen(0, '127.0.0.1');
   const addr = gateway.getHttpServer().address() as { port: number };
   const keys = new ApiKeyRepository(db.prisma);
@@ -65,10 +70,13 @@ export async function startStack(
       const created = await keys.create({ projectId: o.projectId ?? 'proj_dev', environment: o.environment ?? 'live', scopes });
       return { id: created.id, key: created.key };
     },
+    contract,
     close: async () => {
       await gateway.close();
       for (const s of Object.values(services)) await s.app.close();
       await db.drop();
+      // Every response of the run, held to the OpenAPI document.
+      if (contract.violations.length > 0) throw new Error(`Responses that break the OpenAPI document:\n${[...new Set(contract.violations)].join('\n')}`);
     },
   };
 }

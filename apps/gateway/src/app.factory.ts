@@ -6,8 +6,6 @@ import { createLogger, PinoNestLogger, requestContext } from '@rota/service-kit'
 import { GatewayModule } from './app.module';
 import type { GatewayConfig } from './config';
 import { EnvelopeFilter } from './http/envelope.filter';
-import { bodyProblem, MAX_BODY_DEPTH, urlContainsNul } from './http/body-guard';
-import { AppError } from '@rota/contracts';
 
 /** Largest JSON body accepted on ordinary routes. */
 export const BODY_LIMIT = 1024 * 1024;
@@ -52,16 +50,12 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
     }
     done();
   });
-  fastify.addHook('onRequest', (req, _reply, done) => {
-    if (urlContainsNul(req.url)) return done(new AppError('invalid_query', 'The URL must not contain the NUL character (U+0000).'));
-    done();
-  });
-  fastify.addHook('preValidation', (req, _reply, done) => {
-    const problem = bodyProblem(req.body);
-    if (problem === 'nul') return done(new AppError('invalid_body', 'Text in the request body must not contain the NUL character (U+0000).'));
-    if (problem === 'too_deep') return done(new AppError('invalid_body', `The request body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep.`));
-    done();
-  });
+  // Only JSON bodies are accepted: without this, Fastify's built-in text
+  // parser would hand a text/plain body to validation (a 400) instead of
+  // refusing the media type (a 415).
+  fastify.removeContentTypeParser('text/plain');
+  // Authentication, the URL and body guards and validation against the
+  // route definitions are installed by HttpPipeline (http/pipeline.ts).
   // One access line per request; headers are not logged, so keys never are.
   fastify.addHook('onResponse', (req, reply, done) => {
     log.info({ request_id: req.id, method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');

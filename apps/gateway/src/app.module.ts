@@ -1,18 +1,18 @@
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { ApiKeyRepository, createPrisma, type PrismaClient } from '@rota/db';
+import { InfraModule, PRISMA } from '@rota/service-kit';
 import { ApiKeyService } from './auth/api-key.service';
-import { AuthGuard } from './auth/auth.guard';
-import { CatalogHttpModule } from './catalog/catalog-http.module';
+import { CatalogController } from './catalog/catalog.controller';
+import { HttpPipeline } from './http/http-pipeline';
 import type { GatewayConfig } from './config';
 import { HealthController } from './health/health.controller';
-import { InfraModule } from './infra/infra.module';
 import { OpenApiController } from './openapi/openapi.controller';
 import { MetaToolsController } from './tools/meta-tools.controller';
-import { ToolsController } from './tools/tools.controller';
+import { ToolsSearchController } from './tools/tools-search.controller';
 import { ConnectionsController } from './connections/connections.controller';
 import { McpController } from './mcp/mcp.controller';
 import { SessionsController } from './sessions/sessions.controller';
-import { RouterController } from './router/path-c.controller';
+import { RouteController } from './router/route.controller';
 
 @Module({})
 export class GatewayModule {
@@ -20,11 +20,24 @@ export class GatewayModule {
   static forConfig(config: GatewayConfig, extra: Type<unknown>[] = []): DynamicModule {
     return {
       module: GatewayModule,
-      imports: [InfraModule.forConfig(config), CatalogHttpModule, ...extra],
-      controllers: [HealthController, ToolsController, MetaToolsController, OpenApiController, SessionsController, ConnectionsController, McpController, RouterController],
+      imports: [
+        InfraModule.forRoot({
+          app: 'gateway',
+          config,
+          prisma: createPrisma,
+          // No offline queue and short deadlines: /health/ready must answer
+          // quickly when Redis is gone, and reports the failure itself.
+          redis: { enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 800, commandTimeout: 800, quiet: true },
+          rpc: true,
+        }),
+        ...extra,
+      ],
+      controllers: [HealthController, CatalogController, ToolsSearchController, MetaToolsController, OpenApiController, SessionsController, ConnectionsController, McpController, RouteController],
       providers: [
+        // @rota/db has no Nest decorators, so its repository is built here.
+        { provide: ApiKeyRepository, inject: [PRISMA], useFactory: (prisma: PrismaClient) => new ApiKeyRepository(prisma) },
         ApiKeyService,
-        { provide: APP_GUARD, useClass: AuthGuard },
+        HttpPipeline,
       ],
     };
   }

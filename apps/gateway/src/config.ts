@@ -13,4 +13,3 @@ export const GatewayConfig = BaseConfig.extend({
   ROTA_READY_TIMEOUT_MS: z.coerce.number().int().positive().default(1000),
 });
 export type GatewayConfig = z.infer<typeof GatewayConfig>;
-export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');

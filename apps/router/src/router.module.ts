@@ -1,54 +1,40 @@
-import { Inject, Injectable, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import { createPrisma, type PrismaClient } from '@rota/db';
-import { createLogger, loadConfig } from '@rota/service-kit';
-import Redis from 'ioredis';
+import { Module, type DynamicModule } from '@nestjs/common';
+import { createPrisma } from '@rota/db';
+import { InfraModule, loadConfig, LOGGER, REDIS, type Logger } from '@rota/service-kit';
+import type Redis from 'ioredis';
 import { RouterConfig } from './config';
 import { EligibilityRepository } from './eligibility/eligibility.repository';
-import { EligibilityService } from './eligibility/eligibility';
+import { EligibilityController } from './eligibility/eligibility.controller';
+import { EligibilityService } from './eligibility/eligibility.service';
 import { createExtractor } from './nl/extractor';
-import { PathCController } from './path-c.controller';
 import { PingController } from './ping.controller';
-import { RouteService } from './routing/route.service';
+import { RouteController } from './route/route.controller';
+import { RouteService } from './route/route.service';
+import { TelemetryController } from './telemetry/telemetry.controller';
 import { TelemetryStore } from './telemetry/telemetry.store';
-
-const PRISMA = Symbol('ROUTER_PRISMA');
-const REDIS = Symbol('ROUTER_REDIS');
-
-/** Closes the router's own connections on shutdown. */
-@Injectable()
-class Lifecycle implements OnApplicationShutdown {
-  constructor(
-    @Inject(PRISMA) private readonly prisma: PrismaClient,
-    @Inject(REDIS) private readonly redis: Redis,
-  ) {}
-  async onApplicationShutdown() {
-    this.redis.disconnect();
-    await this.prisma.$disconnect();
-  }
-}
 
 @Module({})
 export class RouterModule {
   static forConfig(config: RouterConfig = loadConfig(RouterConfig)): DynamicModule {
-    const log = createLogger('router', config.LOG_LEVEL);
     // Built at boot so a bad NL_EXTRACTOR setting stops the service with a clear message.
     const extractor = createExtractor(config);
     return {
       module: RouterModule,
-      controllers: [PingController, PathCController],
+      imports: [InfraModule.forRoot({ app: 'router', config, prisma: createPrisma, redis: { maxRetriesPerRequest: 1 } })],
+      controllers: [PingController, RouteController, TelemetryController, EligibilityController],
       providers: [
-        { provide: PRISMA, useFactory: () => createPrisma(config.DATABASE_URL) },
-        { provide: REDIS, useFactory: () => new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1 }) },
+        EligibilityRepository,
+        // The services below take settings derived from the config, so they are built here.
         {
           provide: EligibilityService,
-          useFactory: (redis: Redis, prisma: PrismaClient) =>
-            new EligibilityService(redis, new EligibilityRepository(prisma), { prefix: config.ROTA_REDIS_PREFIX, ttlSeconds: config.ROTA_ROUTER_ELIGIBILITY_TTL_S }),
-          inject: [REDIS, PRISMA],
+          inject: [REDIS, EligibilityRepository],
+          useFactory: (redis: Redis, repo: EligibilityRepository) =>
+            new EligibilityService(redis, repo, { prefix: config.ROTA_REDIS_PREFIX, ttlSeconds: config.ROTA_ROUTER_ELIGIBILITY_TTL_S }),
         },
-        { provide: TelemetryStore, useFactory: (redis: Redis) => new TelemetryStore(redis, config.ROTA_REDIS_PREFIX), inject: [REDIS] },
+        { provide: TelemetryStore, inject: [REDIS], useFactory: (redis: Redis) => new TelemetryStore(redis, config.ROTA_REDIS_PREFIX) },
         {
           provide: RouteService,
-          useFactory: (redis: Redis, eligibility: EligibilityService, telemetry: TelemetryStore) =>
+          useFactory: (redis: Redis, eligibility: EligibilityService, telemetry: TelemetryStore, log: Logger) =>
             new RouteService(
               redis,
               eligibility,
@@ -67,9 +53,8 @@ export class RouterModule {
               },
               { info: (meta, msg) => log.info(meta, msg) },
             ),
-          inject: [REDIS, EligibilityService, TelemetryStore],
+          inject: [REDIS, EligibilityService, TelemetryStore, LOGGER],
         },
-        Lifecycle,
       ],
     };
   }

@@ -1,12 +1,13 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { warmUp } from '@rota/lexicon';
-import { loadConfig } from '@rota/service-kit';
+import { createPrisma } from '@rota/db';
+import { InfraModule, loadConfig } from '@rota/service-kit';
 import { SearchConfig } from './config';
 import { CatalogModule } from './catalog/catalog.module';
 import { DiscoverModule } from './discover/discover.module';
-import { llmFromEnv } from './path-a/classifier';
+import { llmFromEnv } from './tools-search/tools-search.service';
 import { PingController } from './ping.controller';
-import { INTENT_CLASSIFIER, ToolSearchController } from './tool-search.controller';
+import { INTENT_CLASSIFIER, ToolsSearchController } from './tools-search/tools-search.controller';
 
 @Module({})
 export class SearchModule {
@@ -15,8 +16,13 @@ export class SearchModule {
     warmUp();
     return {
       module: SearchModule,
-      imports: [DiscoverModule.forConfig(config), CatalogModule.forConfig(config)],
-      controllers: [PingController, ToolSearchController],
+      imports: [
+        // Prisma serves only the catalog routes here; discover reads through its own tuned pool.
+        InfraModule.forRoot({ app: 'search', config, prisma: (url) => createPrisma(url, { poolMax: 5 }) }),
+        DiscoverModule.forConfig(config),
+        CatalogModule.forConfig(config),
+      ],
+      controllers: [PingController, ToolsSearchController],
       providers: [
         {
           provide: INTENT_CLASSIFIER,

@@ -36,4 +36,3 @@ export const SessionConfig = BaseConfig.extend({
   ROTA_DISCOVER_TIMEOUT_MS: z.coerce.number().int().positive().default(4000),
 });
 export type SessionConfig = z.infer<typeof SessionConfig>;
-export const SESSION_CONFIG = Symbol('SESSION_CONFIG');

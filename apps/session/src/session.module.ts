@@ -1,8 +1,9 @@
-import { Inject, Injectable, Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { createPrisma, createSqlPool, type PrismaClient, type SqlPool } from '@rota/db';
-import { createLogger, loadConfig, RpcClient } from '@rota/service-kit';
-import { SESSION_CONFIG, SessionConfig } from './config';
+import { Module, type DynamicModule } from '@nestjs/common';
+import { createPrisma, createSqlPool } from '@rota/db';
+import { createLogger, InfraModule, loadConfig } from '@rota/service-kit';
+import { SessionConfig } from './config';
 import { ConnectionsController } from './connections/connections.controller';
+import { ExecuteController } from './execute/execute.controller';
 import { ConnectionsRepository } from './connections/connections.repository';
 import { ConnectionsService } from './connections/connections.service';
 import { keyringFromEnv } from './credentials/keyring';
@@ -12,27 +13,6 @@ import { PingController } from './ping.controller';
 import { SessionsController } from './sessions/sessions.controller';
 import { SessionsRepository } from './sessions/sessions.repository';
 import { SessionsService } from './sessions/sessions.service';
-
-const PRISMA = Symbol('PRISMA');
-const SQL = Symbol('SQL_POOL');
-
-/** Opens the transport client at boot; releases it and the database after the last request drained. */
-@Injectable()
-class Lifecycle implements OnModuleInit, OnApplicationShutdown {
-  constructor(
-    private readonly rpc: RpcClient,
-    @Inject(PRISMA) private readonly prisma: PrismaClient,
-    @Inject(SQL) private readonly sql: SqlPool,
-  ) {}
-  async onModuleInit() {
-    await this.rpc.connect();
-  }
-  async onApplicationShutdown() {
-    await this.rpc.close();
-    await this.prisma.$disconnect();
-    await this.sql.end();
-  }
-}
 
 @Module({})
 export class SessionModule {
@@ -46,28 +26,23 @@ export class SessionModule {
     }
     return {
       module: SessionModule,
-      controllers: [PingController, SessionsController, ConnectionsController],
-      providers: [
-        { provide: SESSION_CONFIG, useValue: config },
-        { provide: PRISMA, useFactory: () => createPrisma(config.DATABASE_URL) },
+      imports: [
         // The execute path's per-call statements run prepared on a plain pool.
-        { provide: SQL, useFactory: () => createSqlPool(config.DATABASE_URL) },
-        { provide: RpcClient, useFactory: () => new RpcClient({ url: config.REDIS_URL, prefix: config.ROTA_REDIS_PREFIX, timeoutMs: config.ROTA_RPC_TIMEOUT_MS }) },
-        { provide: ConnectionsRepository, inject: [PRISMA], useFactory: (p: PrismaClient) => new ConnectionsRepository(p) },
-        { provide: SessionsRepository, inject: [PRISMA, SQL], useFactory: (p: PrismaClient, sql: SqlPool) => new SessionsRepository(p, sql) },
-        { provide: ExecuteRepository, inject: [PRISMA, SQL], useFactory: (p: PrismaClient, sql: SqlPool) => new ExecuteRepository(p, sql) },
+        InfraModule.forRoot({ app: 'session', config, prisma: createPrisma, sqlPool: createSqlPool, rpc: true }),
+      ],
+      controllers: [PingController, SessionsController, ExecuteController, ConnectionsController],
+      providers: [
+        ConnectionsRepository,
+        SessionsRepository,
+        ExecuteRepository,
+        // The keyring and the idle settings are computed from the config at boot.
         { provide: ConnectionsService, inject: [ConnectionsRepository], useFactory: (r: ConnectionsRepository) => new ConnectionsService(r, keyring) },
         {
           provide: SessionsService,
           inject: [SessionsRepository, ConnectionsRepository],
           useFactory: (s: SessionsRepository, c: ConnectionsRepository) => new SessionsService(s, c, config.ROTA_SESSION_IDLE_MINUTES, config.ROTA_SESSION_TOUCH_SECONDS),
         },
-        {
-          provide: ExecuteService,
-          inject: [SessionsService, ConnectionsRepository, ExecuteRepository, RpcClient],
-          useFactory: (s: SessionsService, c: ConnectionsRepository, e: ExecuteRepository, rpc: RpcClient) => new ExecuteService(config, s, c, e, rpc),
-        },
-        Lifecycle,
+        ExecuteService,
       ],
     };
   }

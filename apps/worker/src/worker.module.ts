@@ -1,20 +1,14 @@
-import { Controller, Inject, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Controller, Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { createPrisma, type PrismaClient } from '@rota/db';
-import { pingAnswer } from '@rota/service-kit';
+import { InfraModule, pingAnswer, PRISMA } from '@rota/service-kit';
 import type { WorkerConfig } from './config';
 import { createJobRunner } from './jobs/create-runner';
 import { JobRunner } from './jobs/runner';
 
-const CONFIG = Symbol('WORKER_CONFIG');
-const PRISMA = Symbol('PRISMA');
-
 @Controller()
 class WorkerController implements OnModuleInit, OnApplicationShutdown {
-  constructor(
-    private readonly runner: JobRunner,
-    @Inject(PRISMA) private readonly prisma: PrismaClient,
-  ) {}
+  constructor(private readonly runner: JobRunner) {}
 
   @MessagePattern('worker.ping')
   ping() {
@@ -25,27 +19,22 @@ class WorkerController implements OnModuleInit, OnApplicationShutdown {
     await this.runner.start();
   }
 
-  /** SIGTERM: finish running jobs first, then release the database. */
+  /** SIGTERM: running jobs finish here; the database closes after, with the rest of the infrastructure. */
   async onApplicationShutdown() {
     await this.runner.close();
-    await this.prisma.$disconnect();
   }
 }
 
 @Module({})
 export class WorkerModule {
-  static forConfig(config: WorkerConfig) {
+  static forConfig(config: WorkerConfig): DynamicModule {
     return {
       module: WorkerModule,
+      imports: [InfraModule.forRoot({ app: 'worker', config, prisma: createPrisma })],
       controllers: [WorkerController],
       providers: [
-        { provide: CONFIG, useValue: config },
-        { provide: PRISMA, useFactory: () => createPrisma(config.DATABASE_URL) },
-        {
-          provide: JobRunner,
-          inject: [PRISMA],
-          useFactory: (prisma: PrismaClient) => createJobRunner(config, prisma),
-        },
+        // The runner is shared with the tests, which build it from a config and a client.
+        { provide: JobRunner, inject: [PRISMA], useFactory: (prisma: PrismaClient) => createJobRunner(config, prisma) },
       ],
     };
   }

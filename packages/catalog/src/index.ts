@@ -1,7 +1,10 @@
 /**
  * @rota/catalog: the provider catalog. Its file format and parsers, the
- * import, the embedders, the SQL over `providers` and `mcp_tools`, and the
- * re-embedding steps the worker runs.
+ * import, the embedders, and the re-embedding steps the worker runs.
+ *
+ * The SQL over `providers` and `mcp_tools` is not exported here but from
+ * `@rota/catalog/repository`, so the lint rule that keeps database access in
+ * repositories can see who reaches for it.
  */
 export * from './embedder';
 export { LocalEmbedder, LOCAL_EMBEDDING_MODEL } from './local-embedder';
@@ -10,7 +13,6 @@ export { EmbedderEnv, createEmbedder, currentEmbeddingModel, embedderKind } from
 export { descriptionHash, humanizeToolName, toolEmbeddingText, type ToolText } from './text';
 export * from './format';
 export { importCatalog, type ImportOptions, type ImportResult } from './import';
-export * from './repository';
 export * from './reembed';
 export * from './queue';
 export { seedDemoCatalog, DEMO_CATALOG_PATH } from './seed';

@@ -7,7 +7,6 @@ import {
   AUTH_TYPES,
   CatalogFormatError,
   CatalogQueue,
-  CatalogRepository,
   CatalogUrlError,
   createEmbedder,
   currentEmbeddingModel,
@@ -29,9 +28,10 @@ import {
   type ProviderInput,
   type QueueCounts,
 } from '@rota/catalog';
+import { CatalogRepository } from '@rota/catalog/repository';
 import type { PrismaClient } from '@rota/db';
 import { Option, type Command } from 'commander';
-import type { CliIo } from './main';
+import type { CliIo } from './io';
 
 /** A mistake on the caller's side (printed as `error: …`, exit code 1). */
 export class CatalogCliError extends Error {}

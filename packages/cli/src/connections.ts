@@ -7,11 +7,12 @@
  * credentials key, so credentials are sealed in one place and the operator's
  * shell never needs the key. The stack must be running (`bash scripts/up.sh`).
  */
-import { AppError, ConnectionCredentials, ENVIRONMENTS, type ConnectionScope, type Environment } from '@rota/contracts';
+import { randomUUID } from 'node:crypto';
+import { AppError, ConnectionCredentials, ENVIRONMENTS, type Environment, type Tenant } from '@rota/contracts';
 import { DEV_PROJECT_ID, type PrismaClient } from '@rota/db';
-import { RpcClient } from '@rota/service-kit';
+import { requestContext, RpcClient } from '@rota/service-kit';
 import { Option, type Command } from 'commander';
-import { formatTable, type CliIo } from './main';
+import { formatTable, type CliIo } from './io';
 
 /** A mistake on the caller's side (printed as `error: …`, exit code 1). */
 export class ConnectionsCliError extends Error {}
@@ -38,12 +39,13 @@ export function parseCredentialsJson(raw: string): ConnectionCredentials {
   return parsed.data;
 }
 
-async function withSessionService<T>(io: CliIo, fn: (rpc: RpcClient) => Promise<T>): Promise<T> {
+/** Sends as the given tenant: the operator acts for one project and environment, as a key of theirs would. */
+async function withSessionService<T>(io: CliIo, tenant: Tenant, fn: (rpc: RpcClient) => Promise<T>): Promise<T> {
   const timeoutMs = Number(io.env.ROTA_RPC_TIMEOUT_MS) > 0 ? Number(io.env.ROTA_RPC_TIMEOUT_MS) : 5000;
   const rpc = new RpcClient({ url: io.env.REDIS_URL || 'redis://127.0.0.1:6379', prefix: io.env.ROTA_REDIS_PREFIX || 'rota', timeoutMs });
   try {
     await rpc.connect();
-    return await fn(rpc);
+    return await requestContext.run({ requestId: randomUUID(), tenant }, () => fn(rpc));
   } catch (err) {
     if (err instanceof AppError) {
       if (err.code === 'upstream_timeout' || err.code === 'unavailable') {
@@ -59,10 +61,10 @@ async function withSessionService<T>(io: CliIo, fn: (rpc: RpcClient) => Promise<
   }
 }
 
-async function scopeOf(db: () => PrismaClient, opts: ScopeOpts): Promise<ConnectionScope> {
-  const project = await db().project.findUnique({ where: { id: opts.project }, select: { id: true } });
+async function tenantOf(db: () => PrismaClient, opts: ScopeOpts): Promise<Tenant> {
+  const project = await db().project.findUnique({ where: { id: opts.project }, select: { id: true, orgId: true } });
   if (!project) throw new ConnectionsCliError(`unknown project: ${opts.project}`);
-  return { project_id: project.id, environment: opts.environment };
+  return { org_id: project.orgId, project_id: project.id, environment: opts.environment };
 }
 
 export function registerConnectionCommands(program: Command, io: CliIo, db: () => PrismaClient) {
@@ -78,11 +80,11 @@ export function registerConnectionCommands(program: Command, io: CliIo, db: () =
     .option('--credentials-json <json>', 'the provider credentials as a JSON object of strings, for example \'{"api_key":"..."}\'')
     .action(async (server: string, opts: ScopeOpts & { credentialsJson?: string }) => {
       const credentials = opts.credentialsJson === undefined ? undefined : parseCredentialsJson(opts.credentialsJson);
-      const scope = await scopeOf(db, opts);
-      const saved = await withSessionService(io, (rpc) => rpc.send('session.connections.save', { scope, body: { server_id: server, credentials } }));
+      const tenant = await tenantOf(db, opts);
+      const saved = await withSessionService(io, tenant, (rpc) => rpc.send('session.connections.save', { body: { server_id: server, credentials } }));
       const c = saved.connection;
       const what = c.status === 'not_required' ? `${c.server_id} needs no credentials; recorded` : saved.created ? `connected ${c.server_id}` : `replaced the credentials of ${c.server_id}`;
-      io.stdout(`${what} in ${c.environment} for ${scope.project_id} (${c.id})\n`);
+      io.stdout(`${what} in ${c.environment} for ${tenant.project_id} (${c.id})\n`);
     });
 
   connections
@@ -91,8 +93,8 @@ export function registerConnectionCommands(program: Command, io: CliIo, db: () =
     .addOption(envOption())
     .option('--project <id>', 'project id', DEV_PROJECT_ID)
     .action(async (opts: ScopeOpts) => {
-      const scope = await scopeOf(db, opts);
-      const list = await withSessionService(io, (rpc) => rpc.send('session.connections.list', { scope }));
+      const tenant = await tenantOf(db, opts);
+      const list = await withSessionService(io, tenant, (rpc) => rpc.send('session.connections.list', {}));
       io.stdout(formatTable(['ID', 'SERVER', 'ENVIRONMENT', 'STATUS', 'UPDATED'], list.connections.map((c) => [c.id, c.server_id, c.environment, c.status, c.updated_at])));
     });
 
@@ -103,8 +105,8 @@ export function registerConnectionCommands(program: Command, io: CliIo, db: () =
     .addOption(envOption())
     .option('--project <id>', 'project id', DEV_PROJECT_ID)
     .action(async (id: string, opts: ScopeOpts) => {
-      const scope = await scopeOf(db, opts);
-      const gone = await withSessionService(io, (rpc) => rpc.send('session.connections.delete', { scope, connection_id: id }));
+      const tenant = await tenantOf(db, opts);
+      const gone = await withSessionService(io, tenant, (rpc) => rpc.send('session.connections.delete', { connection_id: id }));
       io.stdout(`removed ${gone.id} (${gone.server_id}, ${gone.environment})\n`);
     });
 }

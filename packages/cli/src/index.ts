@@ -1,1 +1,2 @@
-export { run, parseScopes, formatTable, CliError, type CliIo } from './main';
+export { run, parseScopes } from './main';
+export { formatTable, CliError, type CliIo } from './io';

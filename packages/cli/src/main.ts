@@ -10,27 +10,7 @@ import { ApiKeyRepository, DEFAULT_DATABASE_URL, DEV_ORG_ID, DEV_PROJECT_ID, Pro
 import { Command, CommanderError, Option } from 'commander';
 import { CatalogCliError, registerCatalogCommands } from './catalog';
 import { ConnectionsCliError, registerConnectionCommands } from './connections';
-
-/** Where the CLI reads its environment and writes its output. */
-export interface CliIo {
-  stdout(text: string): void;
-  stderr(text: string): void;
-  env: Record<string, string | undefined>;
-  /** stdout is a terminal: progress redraws one line instead of printing many. */
-  isTTY?: boolean;
-}
-
-/** A mistake on the caller's side: printed as one line, exit code 1, no stack. */
-export class CliError extends Error {}
-
-function processIo(): CliIo {
-  return {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
-    env: process.env,
-    isTTY: Boolean(process.stdout.isTTY),
-  };
-}
+import { CliError, formatTable, processIo, type CliIo } from './io';
 
 /** Splits `a, b,c` and checks every name against the known scopes. */
 export function parseScopes(raw: string): Scope[] {
@@ -46,13 +26,6 @@ export function parseScopes(raw: string): Scope[] {
 
 function formatDate(d: Date | null): string {
   return d ? d.toISOString().replace(/\.\d{3}Z$/, 'Z') : '-';
-}
-
-/** Left-aligned columns separated by two spaces. */
-export function formatTable(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ');
-  return [line(header), ...rows.map(line)].join('\n') + '\n';
 }
 
 function keysTable(keys: ApiKeySummary[]): string {

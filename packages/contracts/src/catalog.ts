@@ -31,10 +31,8 @@ export const ProvidersQuery = z
   .strict();
 export type ProvidersQuery = z.infer<typeof ProvidersQuery>;
 
-/** Who is asking, added by the gateway: tool counts include the caller's own project tools. */
-const Tenant = z.object({ project_id: z.string().min(1) });
-
-export const ProvidersListCommand = ProvidersQuery.extend(Tenant.shape);
+/** `search.catalog.providers` payload; tool counts include the request's project's own tools. */
+export const ProvidersListCommand = ProvidersQuery;
 export type ProvidersListCommand = z.infer<typeof ProvidersListCommand>;
 
 /** One provider (a "server") as listed. */
@@ -70,7 +68,8 @@ export type ProvidersList = z.infer<typeof ProvidersList>;
 export const ServerToolsQuery = z.object({ limit: Limit, cursor: Cursor.optional() }).strict();
 export type ServerToolsQuery = z.infer<typeof ServerToolsQuery>;
 
-export const ServerToolsCommand = ServerToolsQuery.extend(Tenant.shape).extend({ server_id: z.string().min(1).max(128) });
+/** `search.catalog.tools` payload; the request's project's own tools are listed too. */
+export const ServerToolsCommand = ServerToolsQuery.extend({ server_id: z.string().min(1).max(128) });
 export type ServerToolsCommand = z.infer<typeof ServerToolsCommand>;
 
 /** One tool of a provider. Method, endpoint and schema are null when unknown (tools imported from MCP). */
@@ -120,6 +119,10 @@ export const CatalogStatus = z.object({
 });
 export type CatalogStatus = z.infer<typeof CatalogStatus>;
 
+/** Who owns imported tools: the global catalog, or the importing key's project. */
+export const CatalogOwner = z.enum(['catalog', 'project']);
+export type CatalogOwner = z.infer<typeof CatalogOwner>;
+
 /** Query of `POST /v1/catalog/import`. */
 export const CatalogImportQuery = z
   .object({
@@ -128,7 +131,7 @@ export const CatalogImportQuery = z
     /** Delete tools of the imported servers that the input no longer lists. */
     prune: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
     /** `catalog` (default): the global catalog. `project`: tools only the caller's project sees. */
-    owner: z.enum(['catalog', 'project']).default('catalog'),
+    owner: CatalogOwner.default('catalog'),
   })
   .strict();
 export type CatalogImportQuery = z.infer<typeof CatalogImportQuery>;
@@ -153,8 +156,8 @@ export const CatalogImportCommand = z
     source: CatalogImportSource,
     server: Slug.optional(),
     prune: z.boolean().default(false),
-    /** Owner of the imported tools; null for the global catalog. */
-    project_id: z.string().min(1).nullable(),
+    /** Who owns the imported tools: the global catalog, or the request's project. */
+    owner: CatalogOwner,
   })
   .strict();
 export type CatalogImportCommand = z.infer<typeof CatalogImportCommand>;

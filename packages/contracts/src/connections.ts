@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ENVIRONMENTS } from './scopes';
+import { Environment } from './tenant';
 import { ServerIdInput } from './sessions';
 
 /**
@@ -47,7 +47,7 @@ export type ConnectionStatus = z.infer<typeof ConnectionStatus>;
 export const ConnectionView = z.object({
   id: z.string(),
   server_id: z.string(),
-  environment: z.enum(ENVIRONMENTS),
+  environment: Environment,
   status: ConnectionStatus,
   auth_type: z.string(),
   /** True when a sealed credentials blob is stored for this connection. */
@@ -58,25 +58,26 @@ export const ConnectionView = z.object({
 export type ConnectionView = z.infer<typeof ConnectionView>;
 
 /** `GET /v1/connections` body: the key's environment and its connections, oldest first. */
-export const ConnectionList = z.object({ environment: z.enum(ENVIRONMENTS), connections: z.array(ConnectionView) });
+export const ConnectionList = z.object({ environment: Environment, connections: z.array(ConnectionView) });
 export type ConnectionList = z.infer<typeof ConnectionList>;
 
 /** `DELETE /v1/connections/{id}` body: the credentials are gone and the provider reads as `disconnected`. */
 export const ConnectionDeleted = z.object({
   id: z.string(),
   server_id: z.string(),
-  environment: z.enum(ENVIRONMENTS),
+  environment: Environment,
   status: z.literal('disconnected'),
   deleted: z.literal(true),
 });
 export type ConnectionDeleted = z.infer<typeof ConnectionDeleted>;
 
-/** Where a connection lives. Connections need no org: they belong to a project. */
-export const ConnectionScope = z.object({ project_id: z.string().min(1), environment: z.enum(ENVIRONMENTS) }).strict();
-export type ConnectionScope = z.infer<typeof ConnectionScope>;
+/*
+ * The connection commands name no project or environment: a connection
+ * always belongs to the request's tenant.
+ */
 
 /** `session.connections.save` payload. */
-export const ConnectionSaveCommand = z.object({ scope: ConnectionScope, body: ConnectionCreateRequest }).strict();
+export const ConnectionSaveCommand = z.object({ body: ConnectionCreateRequest }).strict();
 export type ConnectionSaveCommand = z.infer<typeof ConnectionSaveCommand>;
 
 /** `session.connections.save` answer: the view, and whether a new row was made (201) or credentials replaced (200). */
@@ -84,9 +85,9 @@ export const ConnectionSaved = z.object({ connection: ConnectionView, created: z
 export type ConnectionSaved = z.infer<typeof ConnectionSaved>;
 
 /** `session.connections.list` payload. */
-export const ConnectionListCommand = z.object({ scope: ConnectionScope }).strict();
+export const ConnectionListCommand = z.object({}).strict();
 export type ConnectionListCommand = z.infer<typeof ConnectionListCommand>;
 
 /** `session.connections.delete` payload. */
-export const ConnectionDeleteCommand = z.object({ scope: ConnectionScope, connection_id: z.string().min(1).max(200) }).strict();
+export const ConnectionDeleteCommand = z.object({ connection_id: z.string().min(1).max(200) }).strict();
 export type ConnectionDeleteCommand = z.infer<typeof ConnectionDeleteCommand>;

@@ -8,47 +8,21 @@ import { META_TOOL_NAMES } from './meta-tools';
  * tool input and turns an `invalid_args` error into a `success: false` result.
  */
 
-/** Which environment a key, connection or session belongs to. */
-export const DiscoverEnvironment = z.enum(['live', 'test']);
-export type DiscoverEnvironment = z.infer<typeof DiscoverEnvironment>;
-
-/** Largest `limit` a caller may ask for. */
-export const DISCOVER_MAX_LIMIT = 20;
-/** `limit` when the caller sends none. */
-export const DISCOVER_DEFAULT_LIMIT = 5;
-
 /**
- * The tool input after validation. `query` is accepted as an alias of
- * `use_case`; at least one of them must carry text. `country` is an ISO 3166-1
- * alpha-2 code or `*` (any country).
+ * The tool input after validation: the published `codespar_discover` input
+ * with `query` accepted as the alias of `use_case`. Defined with the other
+ * meta-tool inputs so that what discover publishes and what it accepts are
+ * one schema.
  */
-export const DiscoverInput = z
-  .object({
-    use_case: z.string().max(2000).optional(),
-    query: z.string().max(2000).optional(),
-    category: z.string().min(1).max(64).optional(),
-    country: z
-      .string()
-      .regex(/^([A-Za-z]{2}|\*)$/, 'country must be an ISO 3166-1 alpha-2 code or *')
-      .optional(),
-    limit: z.number().int().min(1).max(DISCOVER_MAX_LIMIT).default(DISCOVER_DEFAULT_LIMIT),
-  })
-  .passthrough();
-export type DiscoverInput = z.infer<typeof DiscoverInput>;
+export { DiscoverInput, DISCOVER_DEFAULT_LIMIT, DISCOVER_MAX_LIMIT } from './meta-tools/inputs';
 
 /**
  * The `search.discover` request. `input` is the raw execute input: the
  * handler validates it itself and answers `invalid_args` (not `invalid_body`)
- * when it is unusable, so the caller can report a tool failure.
+ * when it is unusable, so the caller can report a tool failure. The catalog
+ * is read for the request's tenant.
  */
-export const DiscoverRequest = z
-  .object({
-    org_id: z.string().min(1),
-    project_id: z.string().min(1),
-    environment: DiscoverEnvironment,
-    input: z.record(z.string(), z.unknown()),
-  })
-  .strict();
+export const DiscoverRequest = z.object({ input: z.record(z.string(), z.unknown()) }).strict();
 export type DiscoverRequest = z.infer<typeof DiscoverRequest>;
 
 /** How the project reaches a provider in the caller's environment. */

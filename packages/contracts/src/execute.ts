@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ConnectionStatus } from './connections';
-import { SCOPES, ENVIRONMENTS } from './scopes';
-import { Tenant } from './sessions';
+import { SCOPES } from './scopes';
+import { Environment } from './tenant';
 
 /**
  * `POST /v1/sessions/{id}/execute` and the MCP `tools/call` behind it.
@@ -66,11 +66,11 @@ export type ExecuteResult = z.infer<typeof ExecuteResult>;
 /**
  * `session.execute` payload. `session_id: null` runs in the project context
  * of the `POST /mcp` transport: no session row, and the callable providers are
- * the ones the project has connected in the key's environment.
+ * the ones the project has connected in the key's environment. The tenant is
+ * the request's, never a field here.
  */
 export const ExecuteCommand = z
   .object({
-    tenant: Tenant,
     scopes: z.array(z.enum(SCOPES)),
     session_id: z.string().min(1).max(200).nullable(),
     /** `mcp` callers may reach only published tools. */
@@ -113,7 +113,7 @@ export type GetStartedStep = z.infer<typeof GetStartedStep>;
 
 /** `data` of `codespar_get_started`. */
 export const GetStartedData = z.object({
-  environment: z.enum(ENVIRONMENTS),
+  environment: Environment,
   connected: z.array(z.string()),
   steps: z.array(GetStartedStep),
   /** Meta-tools worth trying first given what is connected, best first. */
@@ -135,7 +135,7 @@ export type ProviderConnection = z.infer<typeof ProviderConnection>;
 /** `data` of `codespar_manage_connections` actions `list` and `status`. */
 export const ManageConnectionsData = z.object({
   action: z.enum(['list', 'status']),
-  environment: z.enum(ENVIRONMENTS),
+  environment: Environment,
   connections: z.array(ProviderConnection),
 });
 export type ManageConnectionsData = z.infer<typeof ManageConnectionsData>;

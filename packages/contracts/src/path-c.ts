@@ -174,13 +174,9 @@ export const MetaToolsDiscoverResponse = z.object({
 });
 export type MetaToolsDiscoverResponse = z.infer<typeof MetaToolsDiscoverResponse>;
 
-/** Who is asking, as the gateway's auth guard established it. */
-export const RouterTenant = z.object({ org_id: z.string().min(1), project_id: z.string().min(1), environment: z.enum(['live', 'test']) }).strict();
-export type RouterTenant = z.infer<typeof RouterTenant>;
-
-/** `router.route` payload. */
-export const RouterRouteRequest = z.object({ tenant: RouterTenant, body: MetaToolsDiscoverRequest }).strict();
-export type RouterRouteRequest = z.infer<typeof RouterRouteRequest>;
+/** `router.eligibility.refresh` payload: empty, the set refreshed is the request's tenant's. */
+export const EligibilityRefreshRequest = z.object({}).strict();
+export type EligibilityRefreshRequest = z.infer<typeof EligibilityRefreshRequest>;
 
 /** `router.eligibility.refresh` answer. */
 export const EligibilityRefreshResponse = z.object({ rails: z.number().int().nonnegative(), refreshed_at: z.string() });

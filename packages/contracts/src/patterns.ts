@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ToolSearchRequest, ToolSearchResponse } from './tool-search';
+import { ToolSearchRequest, ToolSearchResponse } from './tools-search';
 import {
   CatalogImportCommand,
   CatalogImportResult,
@@ -14,14 +14,14 @@ import { DiscoverRequest, DiscoverResult } from './discover';
 import { ConnectionDeleteCommand, ConnectionDeleted, ConnectionList, ConnectionListCommand, ConnectionSaveCommand, ConnectionSaved } from './connections';
 import { ExecuteCommand, ExecuteResult } from './execute';
 import {
+  EligibilityRefreshRequest,
   EligibilityRefreshResponse,
+  MetaToolsDiscoverRequest,
   MetaToolsDiscoverResponse,
   RouterMetricsQuery,
   RouterMetricsResponse,
   RouterRecordRequest,
   RouterRecordResponse,
-  RouterRouteRequest,
-  RouterTenant,
 } from './path-c';
 import { SessionClosed, SessionCreateCommand, SessionRecord, SessionRefCommand } from './sessions';
 
@@ -37,7 +37,9 @@ export type PingResponse = z.infer<typeof PingResponse>;
 
 /**
  * The message catalog: pattern name → request and response schema.
- * `rpc.send(pattern, payload)` infers both types from here.
+ * `rpc.send(pattern, payload)` infers both types from here. No payload names
+ * the tenant: it travels in the envelope beside the request id, and
+ * tenant-scoped handlers read it with `currentTenant()`.
  */
 export const PATTERNS = {
   'search.ping': { request: PingRequest, response: PingResponse },
@@ -68,13 +70,13 @@ export const PATTERNS = {
   'session.connections.delete': { request: ConnectionDeleteCommand, response: ConnectionDeleted },
   'router.ping': { request: PingRequest, response: PingResponse },
   /** Path C: pick the provider rail for an operation (`POST /v1/meta-tools/discover`). */
-  'router.route': { request: RouterRouteRequest, response: MetaToolsDiscoverResponse },
+  'router.route': { request: MetaToolsDiscoverRequest, response: MetaToolsDiscoverResponse },
   /** Telemetry of one routed execution; feeds routing and the metrics route. */
   'router.record': { request: RouterRecordRequest, response: RouterRecordResponse },
   /** Per provider-and-tool counters over the last 24 hours (`GET /v1/router/metrics`). */
   'router.metrics': { request: RouterMetricsQuery, response: RouterMetricsResponse },
   /** Recomputes a project's eligible rails; call it after its connections change. */
-  'router.eligibility.refresh': { request: RouterTenant, response: EligibilityRefreshResponse },
+  'router.eligibility.refresh': { request: EligibilityRefreshRequest, response: EligibilityRefreshResponse },
   'worker.ping': { request: PingRequest, response: PingResponse },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ENVIRONMENTS } from './scopes';
+import { Environment } from './tenant';
 
 /**
  * Sessions: a short-lived scope an agent opens over a set of providers, then
@@ -11,16 +11,6 @@ import { ENVIRONMENTS } from './scopes';
 export const SESSION_MAX_SERVERS = 20;
 /** Largest `metadata` object accepted, measured as JSON. */
 export const SESSION_METADATA_MAX_BYTES = 16 * 1024;
-
-/** Who a service call acts for: the verified key's org, project and environment. */
-export const Tenant = z
-  .object({
-    org_id: z.string().min(1),
-    project_id: z.string().min(1),
-    environment: z.enum(ENVIRONMENTS),
-  })
-  .strict();
-export type Tenant = z.infer<typeof Tenant>;
 
 /** A provider id as a client sends it; whether it names a provider is checked later (`unknown_servers`). */
 export const ServerIdInput = z.string().min(1).max(100);
@@ -65,7 +55,7 @@ export const SessionCreated = z.object({
   user_id: z.string().nullable(),
   servers: z.array(z.string()),
   status: z.literal('active'),
-  environment: z.enum(ENVIRONMENTS),
+  environment: Environment,
   created_at: z.string(),
   mcp: SessionMcp,
 });
@@ -90,10 +80,10 @@ export type SessionClosed = z.infer<typeof SessionClosed>;
 export const SessionRecord = SessionView.omit({ mcp: true });
 export type SessionRecord = z.infer<typeof SessionRecord>;
 
-/** `session.create` payload. */
-export const SessionCreateCommand = z.object({ tenant: Tenant, body: SessionCreateRequest }).strict();
+/** `session.create` payload; the session belongs to the request's tenant. */
+export const SessionCreateCommand = z.object({ body: SessionCreateRequest }).strict();
 export type SessionCreateCommand = z.infer<typeof SessionCreateCommand>;
 
-/** `session.get` and `session.close` payload. */
-export const SessionRefCommand = z.object({ tenant: Tenant, session_id: z.string().min(1).max(200) }).strict();
+/** `session.get` and `session.close` payload; only the request's tenant sees the session. */
+export const SessionRefCommand = z.object({ session_id: z.string().min(1).max(200) }).strict();
 export type SessionRefCommand = z.infer<typeof SessionRefCommand>;

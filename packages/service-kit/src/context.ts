@@ -1,14 +1,36 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { AppError, type Tenant } from '@rota/contracts';
 
 /** What travels with one request across the gateway and the services. */
 export interface RequestContext {
   requestId: string;
   /** Epoch ms after which nobody is waiting for the answer any more. */
   deadline?: number;
+  /**
+   * Who the request acts for. The gateway sets it once the key is verified;
+   * the transport carries it in the envelope; services read it with
+   * `currentTenant()`.
+   */
+  tenant?: Tenant;
 }
 
 export const requestContext = new AsyncLocalStorage<RequestContext>();
 
 export function currentRequestId(): string | undefined {
   return requestContext.getStore()?.requestId;
+}
+
+/** The tenant of the request being handled, when it has one. */
+export function maybeTenant(): Tenant | undefined {
+  return requestContext.getStore()?.tenant;
+}
+
+/**
+ * The tenant of the request being handled. A tenant-scoped handler reached
+ * without one is a wiring bug, never a caller's mistake.
+ */
+export function currentTenant(): Tenant {
+  const tenant = requestContext.getStore()?.tenant;
+  if (!tenant) throw new AppError('internal', 'This request carries no tenant.');
+  return tenant;
 }

@@ -8,3 +8,5 @@ export * from './bootstrap';
 export * from './transport/keys';
 export * from './transport/server';
 export * from './transport/client';
+export * from './infra/tokens';
+export * from './infra/infra.module';

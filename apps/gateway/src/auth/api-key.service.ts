@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { API_KEY_PATTERN, AppError, type Environment, type Scope } from '@rota/contracts';
 import { ApiKeyRepository } from '@rota/db';
-import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
+import { CONFIG } from '@rota/service-kit';
+import type { GatewayConfig } from '../config';
 import type { Principal } from './principal';
 
 interface CacheEntry {
@@ -23,7 +24,7 @@ export class ApiKeyService {
 
   constructor(
     private readonly keys: ApiKeyRepository,
-    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(CONFIG) private readonly config: GatewayConfig,
   ) {}
 
   /**

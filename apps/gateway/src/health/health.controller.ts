@@ -1,27 +1,21 @@
-import { Controller, Get, Inject, Res } from '@nestjs/common';
-import { SERVICES, type ServiceName } from '@rota/contracts';
+import { Controller, Inject, Res } from '@nestjs/common';
+import { ROUTES, SERVICES, type Readiness, type ServiceName } from '@rota/contracts';
 import type { PrismaClient } from '@rota/db';
-import { RpcClient } from '@rota/service-kit';
+import { CONFIG, PRISMA, REDIS, RpcClient } from '@rota/service-kit';
 import type { FastifyReply } from 'fastify';
 import type Redis from 'ioredis';
-import { Public } from '../auth/decorators';
-import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
-import { PRISMA, REDIS } from '../infra/infra.module';
+import { Route } from '../http/route';
+import type { GatewayConfig } from '../config';
 
-interface Check {
-  ok: boolean;
-  ms: number;
-  replica?: string;
-  error?: string;
-}
+type Check = Readiness['checks']['postgres'];
 
 async function timed(fn: () => Promise<unknown>, budgetMs: number): Promise<Check> {
   const t0 = performance.now();
   let timer: NodeJS.Timeout | undefined;
   try {
-    const out = await Promise.race([fn(), new Promise((_, rej) => (timer = setTimeout(() => rej(new Error('timed out')), budgetMs)))]);
-    const replica = (out as { replica?: string } | undefined)?.replica;
-    return { ok: true, ms: Math.round(performance.now() - t0), ...(replica ? { replica } : {}) };
+    await Promise.race([fn(), new Promise((_, rej) => (timer = setTimeout(() => rej(new Error('timed out')), budgetMs)))]);
+    // Which replica answered stays out: this route needs no credential.
+    return { ok: true, ms: Math.round(performance.now() - t0) };
   } catch (err) {
     return { ok: false, ms: Math.round(performance.now() - t0), error: (err as { code?: string }).code ?? (err as Error).message };
   } finally {
@@ -30,24 +24,23 @@ async function timed(fn: () => Promise<unknown>, budgetMs: number): Promise<Chec
 }
 
 /** Liveness and readiness for orchestrators; no credential needed. */
-@Controller('health')
-@Public()
+@Controller()
 export class HealthController {
   constructor(
     private readonly rpc: RpcClient,
     @Inject(PRISMA) private readonly prisma: PrismaClient,
     @Inject(REDIS) private readonly redis: Redis,
-    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(CONFIG) private readonly config: GatewayConfig,
   ) {}
 
-  @Get('live')
-  live() {
+  @Route(ROUTES.healthLive)
+  healthLive() {
     return { status: 'ok' };
   }
 
   /** Ready when Postgres and Redis answer and every service answers a ping over the transport. */
-  @Get('ready')
-  async ready(@Res({ passthrough: true }) reply: FastifyReply) {
+  @Route(ROUTES.healthReady)
+  async healthReady(@Res({ passthrough: true }) reply: FastifyReply): Promise<Readiness> {
     const budget = this.config.ROTA_READY_TIMEOUT_MS;
     const [postgres, redis, ...services] = await Promise.all([
       timed(() => this.prisma.$queryRaw`SELECT 1`, budget),

@@ -14,6 +14,8 @@ export class EnvelopeFilter implements ExceptionFilter {
     const reply = http.getResponse<FastifyReply>();
     const out = toHttpError(exception, String(req.id));
     if (out.unexpected) this.log.error({ err: out.unexpected, request_id: req.id, route: req.url }, 'unhandled error');
+    // RFC 9110: a 401 names the scheme the client should use.
+    if (out.status === 401) void reply.header('www-authenticate', 'Bearer');
     void reply.status(out.status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(out.body));
   }
 }

@@ -16,8 +16,9 @@ function toolResult(payload: Record<string, unknown>, isError: boolean): CallToo
 
 /**
  * One MCP server for one HTTP request. The low-level `Server` is used rather
- * than `McpServer` because the tool definitions are served verbatim as JSON
- * Schema from the contracts, not declared with zod.
+ * than `McpServer` because the tool definitions are served as the JSON Schema
+ * the contracts generate from their zod inputs, the very bytes of
+ * `/meta-tools.json`, not converted again by the SDK.
  *
  * Every refusal of a call is a tool result with `isError: true`, never a
  * JSON-RPC or HTTP error, so agents read it like any tool answer.

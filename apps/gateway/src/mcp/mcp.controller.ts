@@ -1,12 +1,12 @@
-import { Controller, Delete, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Inject, Req, Res } from '@nestjs/common';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { AppError } from '@rota/contracts';
-import { createLogger, RpcClient } from '@rota/service-kit';
+import { AppError, ROUTES } from '@rota/contracts';
+import { CONFIG, createLogger, RpcClient } from '@rota/service-kit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Auth, RequireScope } from '../auth/decorators';
+import { Auth } from '../auth/decorators';
+import { Input, Route, type In } from '../http/route';
 import type { Principal } from '../auth/principal';
-import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
-import { sessionIdParam, tenantOf } from '../sessions/tenant';
+import type { GatewayConfig } from '../config';
 import { createMcpServer } from './mcp-server';
 
 /**
@@ -25,42 +25,57 @@ export class McpController {
 
   constructor(
     private readonly rpc: RpcClient,
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(CONFIG) config: GatewayConfig,
   ) {
     this.log = createLogger('gateway', config.LOG_LEVEL);
   }
 
-  @Post('mcp')
-  @RequireScope('tools:execute')
-  project(@Auth() p: Principal, @Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+  @Route(ROUTES.mcpProject)
+  mcpProject(@Auth() p: Principal, @Req() req: FastifyRequest, @Res() reply: FastifyReply) {
     return this.serve(p, null, req, reply);
   }
 
-  @Post('v1/sessions/:id/mcp')
-  @RequireScope('tools:execute')
-  async session(@Auth() p: Principal, @Param('id') id: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+  @Route(ROUTES.mcpSession)
+  async mcpSession(@Auth() p: Principal, @Input() { params }: In<typeof ROUTES.mcpSession>, @Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+    const id = params.id;
     // An unknown or foreign session is a plain 404 before any MCP exchange.
-    await this.rpc.send('session.get', { tenant: tenantOf(p), session_id: sessionIdParam(id) });
+    await this.rpc.send('session.get', { session_id: id });
     return this.serve(p, id, req, reply);
   }
 
-  @Get(['mcp', 'v1/sessions/:id/mcp'])
-  @RequireScope('tools:execute')
-  noStream(@Res() reply: FastifyReply) {
+  @Route(ROUTES.mcpProjectStream)
+  mcpProjectStream(@Res() reply: FastifyReply) {
+    return this.noStream(reply);
+  }
+
+  @Route(ROUTES.mcpSessionStream)
+  mcpSessionStream(@Res() reply: FastifyReply) {
+    return this.noStream(reply);
+  }
+
+  @Route(ROUTES.mcpProjectEnd)
+  mcpProjectEnd(@Res() reply: FastifyReply) {
+    return this.noSession(reply);
+  }
+
+  @Route(ROUTES.mcpSessionEnd)
+  mcpSessionEnd(@Res() reply: FastifyReply) {
+    return this.noSession(reply);
+  }
+
+  private noStream(reply: FastifyReply): never {
     void reply.header('allow', 'POST');
     throw new AppError('method_not_allowed', 'This MCP endpoint is stateless: send JSON-RPC messages with POST; there is no event stream to open.');
   }
 
-  @Delete(['mcp', 'v1/sessions/:id/mcp'])
-  @RequireScope('tools:execute')
-  noSession(@Res() reply: FastifyReply) {
+  private noSession(reply: FastifyReply): never {
     void reply.header('allow', 'POST');
     throw new AppError('method_not_allowed', 'This MCP endpoint is stateless: there is no MCP session to end.');
   }
 
   private async serve(p: Principal, sessionId: string | null, req: FastifyRequest, reply: FastifyReply) {
     const server = createMcpServer((tool, input) =>
-      this.rpc.send('session.execute', { tenant: tenantOf(p), scopes: p.scopes, session_id: sessionId, via: 'mcp', tool, input }),
+      this.rpc.send('session.execute', { scopes: p.scopes, session_id: sessionId, via: 'mcp', tool, input }),
     );
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);

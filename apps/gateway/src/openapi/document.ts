@@ -1,62 +1,118 @@
-import { ERROR_STATUS } from '@rota/contracts';
+import * as contracts from '@rota/contracts';
+import { ERROR_STATUS, ErrorEnvelope, ROUTE_TAGS, ROUTES, routeErrorStatuses, Unauthorized, type ErrorCode, type RouteDef } from '@rota/contracts';
 import { z } from 'zod';
-import { ROUTES, type RouteDoc } from './routes';
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
 
-const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' });
+/** Version of the HTTP API described by the document. */
+export const API_VERSION = '0.2.0';
 
-function codesFor(status: number): string[] {
-  return Object.entries(ERROR_STATUS)
-    .filter(([, s]) => s === status)
-    .map(([c]) => c);
+const ERROR_DESCRIPTIONS: Partial<Record<number, string>> = {
+  400: 'The request is invalid.',
+  401: 'Missing, malformed, unknown or revoked API key. The body is exactly `{"error":"unauthorized"}`.',
+  403: 'The key may not do this.',
+  404: 'Nothing with this id is visible to the key.',
+  405: 'Method not allowed.',
+  409: 'The resource is not in a state that allows this.',
+  413: 'The body is larger than the route accepts.',
+  415: 'The body is not application/json.',
+  424: 'Nothing can carry the operation.',
+  429: 'Too many requests.',
+  500: 'Something failed on our side; the body carries only the request id.',
+  501: 'Not available in this deployment.',
+  502: 'A dependency answered something unusable.',
+  503: 'A dependency is unreachable.',
+  504: 'A service did not answer in time.',
+};
+
+/**
+ * Named components: every top-level body a route accepts or answers takes
+ * the name it has in contracts, so generated clients get readable types. The
+ * name is put on a copy of the schema, so the contract schemas themselves
+ * stay unregistered.
+ */
+const CONTRACT_NAMES = new Map<unknown, string>(
+  Object.entries(contracts).filter(([name, value]) => value instanceof z.ZodType && /^[A-Z]/.test(name)).map(([name, value]) => [value, name] as const),
+);
+const named = new Map<z.ZodType, z.ZodType>();
+function component<T extends z.ZodType>(schema: T): T {
+  const name = CONTRACT_NAMES.get(schema);
+  if (!name || schema.meta()?.id) return schema;
+  let copy = named.get(schema);
+  if (!copy) named.set(schema, (copy = schema.meta({ id: name })));
+  return copy as T;
 }
 
-function operation(r: RouteDoc) {
-  const success = String(r.success ?? 200);
-  const responses: Record<string, unknown> = {
-    [success]: {
-      description: 'Success',
-      ...(r.response ? { content: { [r.contentType ?? 'application/json']: { schema: jsonSchema(r.response, 'output') } } } : {}),
-    },
-  };
-  for (const status of r.errors ?? []) {
-    if (status === 304) responses['304'] = { description: 'Not modified (If-None-Match matched the ETag)' };
-    else if (status === 401) responses['401'] = { description: 'Missing or unknown key', content: { 'application/json': { schema: { $ref: '#/components/schemas/Unauthorized' } } } };
-    else responses[String(status)] = { description: `Error codes: ${codesFor(status).join(', ') || 'not_ready'}`, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } };
+function codeList(codes: ErrorCode[]) {
+  return codes.map((c) => `\`${c}\``).join(', ');
+}
+
+function responsesOf(route: RouteDef): ZodOpenApiResponsesObject {
+  const responses: ZodOpenApiResponsesObject = {};
+  for (const [status, res] of Object.entries(route.responses)) {
+    responses[status as `${1 | 2 | 3 | 4 | 5}${string}`] = {
+      description: res.description,
+      ...(res.headers ? { headers: Object.fromEntries(Object.entries(res.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) } : {}),
+      ...(res.schema ? { content: { [res.contentType ?? 'application/json']: { schema: component(res.schema) } } } : {}),
+    };
   }
+  for (const [status, codes] of routeErrorStatuses(route)) {
+    if (responses[String(status) as `4${string}`]) continue;
+    const description = `${ERROR_DESCRIPTIONS[status] ?? 'Refused.'} Codes: ${codeList(codes)}.`;
+    if (status === 401) {
+      responses['401'] = {
+        description,
+        headers: { 'www-authenticate': { description: 'Always `Bearer`.', schema: { type: 'string' } } },
+        content: { 'application/json': { schema: Unauthorized } },
+      };
+    } else {
+      responses[String(status) as `4${string}`] = { description, content: { 'application/json': { schema: ErrorEnvelope } } };
+    }
+  }
+  return responses;
+}
+
+function operationOf(route: RouteDef): ZodOpenApiOperationObject {
+  const params = route.params || route.query ? { ...(route.params ? { path: route.params } : {}), ...(route.query ? { query: route.query } : {}) } : undefined;
   return {
-    summary: r.summary,
-    tags: [r.tag],
-    ...(r.scope ? { security: [{ apiKey: [] }], 'x-required-scope': r.scope } : { security: [] }),
-    ...(r.request ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(r.request, 'input') } } } } : {}),
-    responses,
+    operationId: route.operationId,
+    summary: route.summary,
+    description: route.description,
+    tags: [route.tag],
+    ...(route.deprecated ? { deprecated: true } : {}),
+    security: route.scope ? [{ apiKey: [] }] : [],
+    ...(route.scope ? { 'x-required-scope': route.scope } : {}),
+    ...(params ? { requestParams: params } : {}),
+    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: component(route.body) } } } } : {}),
+    responses: responsesOf(route),
   };
 }
 
-/** The OpenAPI 3.1 document, built from the contracts' Zod schemas. */
+/** The OpenAPI 3.1 document, generated from the route definitions in contracts. */
 export function buildOpenApi() {
-  const paths: Record<string, Record<string, unknown>> = {};
-  for (const r of ROUTES) (paths[r.path] ??= {})[r.method] = operation(r);
-  return {
-    openapi: '3.1.0',
-    info: { title: 'Rota API', version: '0.1.0', description: 'Discovery and routing of commerce tools for agents in Latin America.' },
-    servers: [{ url: '/' }],
-    paths,
-    components: {
-      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: csk_live_… or csk_test_…' } },
-      schemas: {
-        ErrorEnvelope: {
-          type: 'object',
-          required: ['error', 'message', 'request_id'],
-          properties: {
-            error: { type: 'string', enum: Object.keys(ERROR_STATUS) },
-            message: { type: 'string' },
-            request_id: { type: 'string' },
-            issues: { type: 'array', items: { type: 'object' } },
-          },
-          additionalProperties: true,
-        },
-        Unauthorized: { type: 'object', required: ['error'], properties: { error: { const: 'unauthorized' } }, additionalProperties: false },
+  const paths: ZodOpenApiPathsObject = {};
+  for (const route of Object.values(ROUTES) as RouteDef[]) {
+    (paths[route.path] ??= {})[route.method] = operationOf(route);
+  }
+  return createDocument(
+    {
+      openapi: '3.1.0',
+      info: {
+        title: 'Rota API',
+        version: API_VERSION,
+        description:
+          'Discovery and routing of commerce tools for agents in Latin America. Every refusal uses the error envelope; a 401 is exactly `{"error":"unauthorized"}`. ' +
+          `Error codes and their statuses: ${Object.entries(ERROR_STATUS)
+            .map(([c, s]) => `${c} (${s})`)
+            .join(', ')}.`,
+        contact: { name: 'Rota maintainers' },
+      },
+      servers: [{ url: 'http://127.0.0.1:3000', description: 'Local quick start' }],
+      tags: Object.entries(ROUTE_TAGS).map(([name, description]) => ({ name, description })),
+      paths,
+      components: {
+        securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: `csk_live_…` or `csk_test_…`.' } },
       },
     },
-  };
+    { outputIdSuffix: 'Output' },
+  );
 }

@@ -1,30 +1,24 @@
-import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { MetaToolsDiscoverRequest, RouterMetricsQuery, type MetaToolsDiscoverResponse, type RouterMetricsResponse } from '@rota/contracts';
-import { RpcClient, ZodPipe } from '@rota/service-kit';
-import { Auth, RequireScope } from '../auth/decorators';
-import type { Principal } from '../auth/principal';
+import { Controller } from '@nestjs/common';
+import { ROUTES, type MetaToolsDiscoverResponse, type RouterMetricsResponse } from '@rota/contracts';
+import { RpcClient } from '@rota/service-kit';
+import { Input, Route, type In } from '../http/route';
 
 /**
- * Path C and the router's metrics. Path C reads the caller's tenant: which
- * rails are eligible depends on the project's connections and environment.
+ * Path C and the router's metrics. Path C reads the caller's tenant (from the
+ * request context): which rails are eligible depends on the project's
+ * connections and environment.
  */
-@Controller('v1')
-export class RouterController {
+@Controller()
+export class RouteController {
   constructor(private readonly rpc: RpcClient) {}
 
-  @Post('meta-tools/discover')
-  @HttpCode(200)
-  @RequireScope('servers:read')
-  discover(@Auth() principal: Principal, @Body(new ZodPipe(MetaToolsDiscoverRequest)) body: MetaToolsDiscoverRequest): Promise<MetaToolsDiscoverResponse> {
-    return this.rpc.send('router.route', {
-      tenant: { org_id: principal.orgId, project_id: principal.projectId, environment: principal.environment },
-      body,
-    });
+  @Route(ROUTES.routeOperation)
+  routeOperation(@Input() { body }: In<typeof ROUTES.routeOperation>): Promise<MetaToolsDiscoverResponse> {
+    return this.rpc.send('router.route', body);
   }
 
-  @Get('router/metrics')
-  @RequireScope('servers:read')
-  metrics(@Query(new ZodPipe(RouterMetricsQuery, 'invalid_query')) query: RouterMetricsQuery): Promise<RouterMetricsResponse> {
+  @Route(ROUTES.getRouterMetrics)
+  getRouterMetrics(@Input() { query }: In<typeof ROUTES.getRouterMetrics>): Promise<RouterMetricsResponse> {
     return this.rpc.send('router.metrics', query);
   }
 }

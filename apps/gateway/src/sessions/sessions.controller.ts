@@ -1,44 +1,30 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import {
-  ExecuteQuery,
-  ExecuteRequest,
-  SessionCreateRequest,
-  type ExecuteResult,
-  type SessionClosed,
-  type SessionCreated,
-  type SessionRecord,
-  type SessionView,
-} from '@rota/contracts';
-import { RpcClient, ZodPipe } from '@rota/service-kit';
+import { Controller, Req } from '@nestjs/common';
+import { ROUTES, type ExecuteResult, type SessionClosed, type SessionCreated, type SessionRecord, type SessionView } from '@rota/contracts';
+import { RpcClient } from '@rota/service-kit';
 import type { FastifyRequest } from 'fastify';
-import { Auth, RequireScope } from '../auth/decorators';
+import { Auth } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
-import { publicBaseUrl, sessionIdParam, tenantOf } from './tenant';
-
-const executeBody = new ZodPipe(ExecuteRequest);
-const executeQuery = new ZodPipe(ExecuteQuery, 'invalid_query');
+import { Input, Route, type In } from '../http/route';
+import { publicBaseUrl } from './tenant';
 
 function mcpOf(req: FastifyRequest, id: string) {
   return { url: `${publicBaseUrl(req)}/v1/sessions/${id}/mcp`, transport: 'streamable-http' as const };
 }
 
 /** Sessions and execute. Everything past validation happens in the session service. */
-@Controller('v1/sessions')
+@Controller()
 export class SessionsController {
   constructor(private readonly rpc: RpcClient) {}
 
-  @Post()
-  @HttpCode(201)
-  @RequireScope('sessions:create')
-  async create(@Auth() p: Principal, @Body(new ZodPipe(SessionCreateRequest)) body: SessionCreateRequest, @Req() req: FastifyRequest): Promise<SessionCreated> {
-    const s = await this.rpc.send('session.create', { tenant: tenantOf(p), body });
+  @Route(ROUTES.createSession)
+  async createSession(@Input() { body }: In<typeof ROUTES.createSession>, @Req() req: FastifyRequest): Promise<SessionCreated> {
+    const s = await this.rpc.send('session.create', { body });
     return { id: s.id, user_id: s.user_id, servers: s.servers, status: 'active', environment: s.environment, created_at: s.created_at, mcp: mcpOf(req, s.id) };
   }
 
-  @Get(':id')
-  @RequireScope('sessions:create')
-  async get(@Auth() p: Principal, @Param('id') id: string, @Req() req: FastifyRequest): Promise<SessionView> {
-    const s: SessionRecord = await this.rpc.send('session.get', { tenant: tenantOf(p), session_id: sessionIdParam(id) });
+  @Route(ROUTES.getSession)
+  async getSession(@Input() { params }: In<typeof ROUTES.getSession>, @Req() req: FastifyRequest): Promise<SessionView> {
+    const s: SessionRecord = await this.rpc.send('session.get', { session_id: params.id });
     return {
       id: s.id,
       user_id: s.user_id,
@@ -54,22 +40,14 @@ export class SessionsController {
     };
   }
 
-  @Delete(':id')
-  @RequireScope('sessions:create')
-  close(@Auth() p: Principal, @Param('id') id: string): Promise<SessionClosed> {
-    return this.rpc.send('session.close', { tenant: tenantOf(p), session_id: sessionIdParam(id) });
+  @Route(ROUTES.closeSession)
+  closeSession(@Input() { params }: In<typeof ROUTES.closeSession>): Promise<SessionClosed> {
+    return this.rpc.send('session.close', { session_id: params.id });
   }
 
-  /**
-   * The documented order starts here, after the guard: body, then query
-   * string, and only then anything that needs the session.
-   */
-  @Post(':id/execute')
-  @HttpCode(200)
-  @RequireScope('tools:execute')
-  execute(@Auth() p: Principal, @Param('id') id: string, @Body() rawBody: unknown, @Query() rawQuery: unknown): Promise<ExecuteResult> {
-    const body = executeBody.transform(rawBody);
-    executeQuery.transform({ ...(rawQuery as object) });
-    return this.rpc.send('session.execute', { tenant: tenantOf(p), scopes: p.scopes, session_id: sessionIdParam(id), via: 'http', tool: body.tool, input: body.input });
+  /** Validation ran in the documented order (body, query, then the id); the session service does the rest. */
+  @Route(ROUTES.executeTool)
+  executeTool(@Auth() p: Principal, @Input() { params, body }: In<typeof ROUTES.executeTool>): Promise<ExecuteResult> {
+    return this.rpc.send('session.execute', { scopes: p.scopes, session_id: params.id, via: 'http', tool: body.tool, input: body.input });
   }
 }

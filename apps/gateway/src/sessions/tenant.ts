@@ -1,12 +1,6 @@
-import { AppError, type Tenant } from '@rota/contracts';
+import { AppError } from '@rota/contracts';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { Principal } from '../auth/principal';
-
-/** The tenant a verified key acts for, as the services expect it. */
-export function tenantOf(p: Principal): Tenant {
-  return { org_id: p.orgId, project_id: p.projectId, environment: p.environment };
-}
 
 /** Ids are opaque to clients; anything that cannot be one is simply not found, like any other unknown id. */
 const ID = /^[A-Za-z0-9_-]{1,200}$/;

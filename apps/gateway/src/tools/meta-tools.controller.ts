@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { Controller, Get, Headers, Res } from '@nestjs/common';
-import { metaToolsDocument } from '@rota/contracts';
+import { Controller, Headers, Res } from '@nestjs/common';
+import { metaToolsDocument, ROUTES } from '@rota/contracts';
 import type { FastifyReply } from 'fastify';
-import { Public } from '../auth/decorators';
+import { Route } from '../http/route';
 
 // Built once: the document only changes with a release.
 const BODY = JSON.stringify(metaToolsDocument());
@@ -18,10 +18,18 @@ function matches(ifNoneMatch: string | undefined): boolean {
 
 /** The 15 published meta-tools, readable without a credential from any origin. */
 @Controller()
-@Public()
 export class MetaToolsController {
-  @Get(['meta-tools.json', 'v1/meta-tools.json'])
-  serve(@Headers('if-none-match') ifNoneMatch: string | undefined, @Res() reply: FastifyReply) {
+  @Route(ROUTES.getMetaTools)
+  getMetaTools(@Headers('if-none-match') ifNoneMatch: string | undefined, @Res() reply: FastifyReply) {
+    return this.serve(ifNoneMatch, reply);
+  }
+
+  @Route(ROUTES.getMetaToolsV1)
+  getMetaToolsV1(@Headers('if-none-match') ifNoneMatch: string | undefined, @Res() reply: FastifyReply) {
+    return this.serve(ifNoneMatch, reply);
+  }
+
+  private serve(ifNoneMatch: string | undefined, reply: FastifyReply) {
     void reply.header('access-control-allow-origin', '*').header('cache-control', 'public, max-age=300').header('etag', ETAG);
     if (matches(ifNoneMatch)) return reply.status(304).send();
     return reply.status(200).header('content-type', 'application/json; charset=utf-8').send(BODY);

@@ -1,20 +1,18 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ToolSearchRequest, type ToolSearchResponse } from '@rota/contracts';
-import { RpcClient, ZodPipe } from '@rota/service-kit';
-import { RequireScope } from '../auth/decorators';
+import { Controller } from '@nestjs/common';
+import { ROUTES, type ToolSearchResponse } from '@rota/contracts';
+import { RpcClient } from '@rota/service-kit';
+import { Input, Route, type In } from '../http/route';
 
 /**
  * Path A. The handler never reads the caller's tenant: the same body gets the
  * same answer for every key.
  */
-@Controller('v1/tools')
-export class ToolsController {
+@Controller()
+export class ToolsSearchController {
   constructor(private readonly rpc: RpcClient) {}
 
-  @Post('search')
-  @HttpCode(200)
-  @RequireScope('servers:read')
-  search(@Body(new ZodPipe(ToolSearchRequest)) body: ToolSearchRequest): Promise<ToolSearchResponse> {
+  @Route(ROUTES.searchTools)
+  searchTools(@Input() { body }: In<typeof ROUTES.searchTools>): Promise<ToolSearchResponse> {
     return this.rpc.send('search.tools', body);
   }
 }

@@ -1,5 +1,7 @@
+import { Inject, Injectable } from '@nestjs/common';
 import type { Environment } from '@rota/contracts';
 import type { PrismaClient } from '@rota/db';
+import { PRISMA } from '@rota/service-kit';
 
 /** What the database says about one project's access to the providers the rails name. */
 export interface ProviderAccess {
@@ -13,8 +15,9 @@ export interface ProviderAccess {
 const USABLE_STATUSES = ['connected', 'not_required'];
 
 /** The router's only database access: providers and a project's connections. */
+@Injectable()
 export class EligibilityRepository {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
 
   async providerAccess(projectId: string, environment: Environment, providerIds: readonly string[]): Promise<ProviderAccess> {
     const [providers, connections] = await Promise.all([

@@ -1,4 +1,4 @@
-import type { RouterTenant } from '@rota/contracts';
+import type { Environment, Tenant } from '@rota/contracts';
 import type Redis from 'ioredis';
 import { RAIL_PROVIDER_IDS } from '../rails/rails';
 import type { EligibilityRepository, ProviderAccess } from './eligibility.repository';
@@ -14,7 +14,7 @@ export type ConnectionState = 'connected' | 'not_required' | 'sandbox';
 export interface EligibilitySet {
   org_id: string;
   project_id: string;
-  environment: 'live' | 'test';
+  environment: Environment;
   /** Eligible provider → why. */
   providers: Record<string, ConnectionState>;
   /** Providers of the rail catalog that exist in the provider table when this set was computed. */
@@ -23,7 +23,7 @@ export interface EligibilitySet {
 }
 
 /** Pure: the set for a tenant from what the database says. */
-export function computeEligibility(tenant: RouterTenant, access: ProviderAccess, now: Date): EligibilitySet {
+export function computeEligibility(tenant: Tenant, access: ProviderAccess, now: Date): EligibilitySet {
   const connected = new Set(access.connected);
   const providers: Record<string, ConnectionState> = {};
   for (const p of access.catalog) {
@@ -42,12 +42,12 @@ export function computeEligibility(tenant: RouterTenant, access: ProviderAccess,
   };
 }
 
-export function eligibilityKey(prefix: string, t: RouterTenant): string {
+export function eligibilityKey(prefix: string, t: Tenant): string {
   return `${prefix}:router:elig:${t.org_id}:${t.project_id}:${t.environment}`;
 }
 
 /** How many times the set was (re)computed; read by operators and tests. */
-export function eligibilityRefreshesKey(prefix: string, t: RouterTenant): string {
+export function eligibilityRefreshesKey(prefix: string, t: Tenant): string {
   return `${prefix}:router:elig-refreshes:${t.org_id}:${t.project_id}:${t.environment}`;
 }
 
@@ -71,7 +71,7 @@ export class EligibilityService {
   }
 
   /** The stored set, computed and stored first when there is none (or it expired). */
-  async get(tenant: RouterTenant): Promise<EligibilitySet> {
+  async get(tenant: Tenant): Promise<EligibilitySet> {
     const raw = await this.redis.get(eligibilityKey(this.options.prefix, tenant));
     if (raw) {
       try {
@@ -84,7 +84,7 @@ export class EligibilityService {
   }
 
   /** Recomputes the set from the database and stores it. Idempotent. */
-  async refresh(tenant: RouterTenant): Promise<EligibilitySet> {
+  async refresh(tenant: Tenant): Promise<EligibilitySet> {
     const access = await this.repo.providerAccess(tenant.project_id, tenant.environment, RAIL_PROVIDER_IDS);
     const set = computeEligibility(tenant, access, this.now());
     const ttl = this.options.ttlSeconds;

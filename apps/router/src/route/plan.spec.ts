@@ -1,5 +1,5 @@
 import { PathCIntent, type PathCIntentInput } from '@rota/contracts';
-import type { ConnectionState, EligibilitySet } from '../eligibility/eligibility';
+import type { ConnectionState, EligibilitySet } from '../eligibility/eligibility.service';
 import { RAIL_PROVIDER_IDS } from '../rails/rails';
 import { planRoutes } from './plan';
 

@@ -1,5 +1,5 @@
 import type { PathCIntent } from '@rota/contracts';
-import type { ConnectionState, EligibilitySet } from '../eligibility/eligibility';
+import type { ConnectionState, EligibilitySet } from '../eligibility/eligibility.service';
 import { MONEY_OPERATIONS, TOOL_FOR_OPERATION, carries, servesCountry, servesCurrency, type Rail } from '../rails/rail';
 import { RAILS } from '../rails/rails';
 

@@ -1,6 +1,7 @@
-import { AppError, type MetaToolsDiscoverResponse, type PathCIntent, type RouterRouteRequest, type RouterTenant } from '@rota/contracts';
+import { AppError, type MetaToolsDiscoverRequest, type MetaToolsDiscoverResponse, type PathCIntent, type Tenant } from '@rota/contracts';
+import { currentTenant } from '@rota/service-kit';
 import type Redis from 'ioredis';
-import type { EligibilityService, EligibilitySet } from '../eligibility/eligibility';
+import type { EligibilityService, EligibilitySet } from '../eligibility/eligibility.service';
 import { MONEY_OPERATIONS } from '../rails/rail';
 import type { TelemetryStore } from '../telemetry/telemetry.store';
 import { emptyStats } from '../telemetry/window';
@@ -19,14 +20,15 @@ export interface RouteServiceOptions {
   weights: Weights;
 }
 
-export function repairCooldownKey(prefix: string, orgId: string, projectId: string): string {
-  return `${prefix}:router:repair:${orgId}:${projectId}`;
+/** One cooldown per tenant: a repair in one environment says nothing about the other's set. */
+export function repairCooldownKey(prefix: string, t: Tenant): string {
+  return `${prefix}:router:repair:${t.org_id}:${t.project_id}:${t.environment}`;
 }
 
 /**
  * Path C: resolve the intent, look up the project's eligible rails, rank
  * them and answer; on a 424, repair the eligibility set at most once per
- * cooldown window per org and project, across every replica.
+ * cooldown window per tenant, across every replica.
  */
 export class RouteService {
   constructor(
@@ -38,8 +40,10 @@ export class RouteService {
     private readonly log: RouteLogger,
   ) {}
 
-  async route(req: RouterRouteRequest): Promise<MetaToolsDiscoverResponse> {
-    const intent = 'intent' in req.body ? req.body.intent : await this.extract(req.body.description);
+  /** Routes for the request's tenant: its eligible rails depend on its connections and environment. */
+  async route(body: MetaToolsDiscoverRequest): Promise<MetaToolsDiscoverResponse> {
+    const tenant = currentTenant();
+    const intent = 'intent' in body ? body.intent : await this.extract(body.description);
     if (intent.amount_minor === 0 && MONEY_OPERATIONS[intent.operation]) {
       throw new AppError('invalid_body', 'The request body is invalid.', {
         issues: [{ path: ['intent', 'amount_minor'], message: `a ${intent.operation} needs an amount above 0`, code: 'too_small' }],
@@ -48,9 +52,9 @@ export class RouteService {
 
     // The eligibility set and the telemetry of every pair that could qualify, read together.
     const pairs = candidatePairs(intent);
-    const [set, stats] = await Promise.all([this.eligibility.get(req.tenant), this.telemetry.read(pairs)]);
+    const [set, stats] = await Promise.all([this.eligibility.get(tenant), this.telemetry.read(pairs)]);
     let plan = planRoutes(intent, set);
-    if (plan.kind !== 'routes') plan = await this.repairAndRetry(req.tenant, intent, plan);
+    if (plan.kind !== 'routes') plan = await this.repairAndRetry(tenant, intent, plan);
     if (plan.kind !== 'routes') throw new AppError(plan.kind, messageFor(plan.kind), { detail: plan.detail });
 
     const byPair = new Map(pairs.map((p, i) => [`${p.provider_id}|${p.tool}`, stats[i]!]));
@@ -84,12 +88,12 @@ export class RouteService {
 
   /**
    * The one write this read route makes. The cooldown is stamped in Redis
-   * (SET NX) before anything else, so only one caller per window and per org
-   * and project, on any replica, gets to re-seed; everyone else answers from
+   * (SET NX) before anything else, so only one caller per window and per
+   * tenant, on any replica, gets to re-seed; everyone else answers from
    * what is stored.
    */
-  private async repairAndRetry(tenant: RouterTenant, intent: PathCIntent, first: Plan): Promise<Plan> {
-    const key = repairCooldownKey(this.options.prefix, tenant.org_id, tenant.project_id);
+  private async repairAndRetry(tenant: Tenant, intent: PathCIntent, first: Plan): Promise<Plan> {
+    const key = repairCooldownKey(this.options.prefix, tenant);
     const stamped = await this.redis.set(key, new Date().toISOString(), 'PX', this.options.repairCooldownMs, 'NX');
     if (stamped !== 'OK') {
       this.log.info({ org_id: tenant.org_id, project_id: tenant.project_id, environment: tenant.environment, refusal: first.kind }, 'eligibility repair suppressed: cooldown active');

@@ -1,5 +1,5 @@
 import type { PathCIntent, Urgency } from '@rota/contracts';
-import type { ConnectionState } from '../eligibility/eligibility';
+import type { ConnectionState } from '../eligibility/eligibility.service';
 import { formatMoney, railCost, urgencyRank, type Rail } from '../rails/rail';
 import { medianOf, type WindowStats } from '../telemetry/window';
 

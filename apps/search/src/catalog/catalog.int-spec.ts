@@ -1,10 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CatalogRepository, fetchCatalogText, importAndRequestSweep, listMcpTools, LOCAL_EMBEDDING_MODEL } from '@rota/catalog';
+import { fetchCatalogText, importAndRequestSweep, listMcpTools, LOCAL_EMBEDDING_MODEL } from '@rota/catalog';
+import { CatalogRepository } from '@rota/catalog/repository';
 import { startFakeMcpServer, type FakeMcpServer } from '@rota/catalog/fixtures/fake-mcp-server';
 import { smallCatalog } from '@rota/catalog/fixtures/small-catalog';
 import { AppError } from '@rota/contracts';
 import { createTestDatabase, seed, type TestDatabase } from '@rota/db';
+import { requestContext } from '@rota/service-kit';
 import { CatalogService } from './catalog.service';
 
 describe('CatalogService imports from URLs when private addresses are allowed', () => {
@@ -46,19 +48,20 @@ describe('CatalogService imports from URLs when private addresses are allowed', 
   });
 
   it('fetches a catalog file (following a redirect) and imports it', async () => {
-    const res = await service.import({ source: { kind: 'url', url: `${base}/moved` }, prune: false, project_id: null });
+    const res = await service.import({ source: { kind: 'url', url: `${base}/moved` }, prune: false, owner: 'catalog' });
     expect(res).toMatchObject({ providers: { created: 3 }, tools: { created: 9 }, reembed: 9, sweep_requested: true });
   });
 
   it('lists a live MCP server into a known provider', async () => {
-    const res = await service.import({ source: { kind: 'mcp', url: mcp.url }, server: 'pixpay', prune: false, project_id: null });
+    const res = await service.import({ source: { kind: 'mcp', url: mcp.url }, server: 'pixpay', prune: false, owner: 'catalog' });
     expect(res.tools.created).toBe(1);
-    const tools = await service.tools({ server_id: 'pixpay', project_id: 'proj_dev', limit: 50 });
+    const tenant = { org_id: 'org_dev', project_id: 'proj_dev', environment: 'live' as const };
+    const tools = await requestContext.run({ requestId: 'test', tenant }, () => service.tools({ server_id: 'pixpay', limit: 50 }));
     expect(tools.tools.map((t) => t.name)).toContain('extra_from_mcp');
   });
 
   it('turns a missing file into a 400 naming the URL', async () => {
-    const err = await service.import({ source: { kind: 'url', url: `${base}/nope.json` }, prune: false, project_id: null }).catch((e: unknown) => e);
+    const err = await service.import({ source: { kind: 'url', url: `${base}/nope.json` }, prune: false, owner: 'catalog' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect(err).toMatchObject({ code: 'invalid_body', message: expect.stringMatching(/answered HTTP 404/) });
   });

@@ -5,11 +5,11 @@ import {
   parseCatalogText,
   parseCatalogValue,
   type CatalogDocument,
-  type CatalogRepository,
   type ImportOptions,
   type ImportOutcome,
   type QueueCounts,
 } from '@rota/catalog';
+import type { CatalogRepository } from '@rota/catalog/repository';
 import {
   AppError,
   type CatalogImportCommand,
@@ -20,6 +20,7 @@ import {
   type ServerToolsCommand,
   type ServerToolsList,
 } from '@rota/contracts';
+import { currentTenant } from '@rota/service-kit';
 import { decodeCursor, encodeCursor } from './cursor';
 
 /** What the catalog service needs from the outside world; the module wires the real ones. */
@@ -46,7 +47,7 @@ export class CatalogService {
       q: cmd.q,
       limit: cmd.limit + 1,
       afterId: after,
-      projectId: cmd.project_id,
+      projectId: currentTenant().project_id,
     });
     const page = rows.slice(0, cmd.limit);
     const more = rows.length > cmd.limit;
@@ -64,7 +65,7 @@ export class CatalogService {
       serverId: cmd.server_id,
       limit: cmd.limit + 1,
       after: after ? { name: after.n, id: after.i } : undefined,
-      projectId: cmd.project_id,
+      projectId: currentTenant().project_id,
     });
     const page = rows.slice(0, cmd.limit);
     const last = page[page.length - 1];
@@ -125,7 +126,9 @@ export class CatalogService {
       if (err instanceof CatalogUrlError) throw new AppError('invalid_body', err.message, { field: 'url' });
       throw err;
     }
-    const { result, sweepRequested } = await this.deps.importer(doc, { model: this.deps.model, projectId: cmd.project_id, prune: cmd.prune });
+    // Project-owned tools belong to the importing key's project; catalog tools to nobody.
+    const projectId = cmd.owner === 'project' ? currentTenant().project_id : null;
+    const { result, sweepRequested } = await this.deps.importer(doc, { model: this.deps.model, projectId, prune: cmd.prune });
     return { providers: result.providers, tools: result.tools, reembed: result.reembed, sweep_requested: sweepRequested };
   }
 }

@@ -1,4 +1,4 @@
-import type { DiscoverEnvironment, DiscoverMatch, DiscoverMetaToolName } from '@rota/contracts';
+import type { Environment, DiscoverMatch, DiscoverMetaToolName } from '@rota/contracts';
 import type { RankedTool } from './ranking';
 
 /**
@@ -33,7 +33,7 @@ export function callableName(serverId: string, toolName: string): string {
 }
 
 export interface AdviceContext {
-  environment: DiscoverEnvironment;
+  environment: Environment;
   /** The country the caller filtered on, if any. */
   country: string | null;
 }
@@ -109,7 +109,7 @@ function round(n: number): number {
 
 export interface NextStepsInput {
   useCase: string;
-  environment: DiscoverEnvironment;
+  environment: Environment;
   metaTools: { tool: DiscoverMetaToolName; gist: string }[];
   recommended: RankedTool | null;
   related: RankedTool[];

@@ -1,10 +1,10 @@
 import 'reflect-metadata';
-import { AppError, DiscoverResult, type DiscoverRequest } from '@rota/contracts';
+import { AppError, DiscoverResult, type Tenant } from '@rota/contracts';
 import { LocalEmbedder } from '@rota/catalog/local-embedder';
 import { toVectorLiteral } from '@rota/catalog/embedder';
 import { toolEmbeddingText } from '@rota/catalog/text';
 import { createTestDatabase, type TestDatabase } from '@rota/db';
-import { BaseConfig, loadConfig, RpcClient, startService, type StartedService } from '@rota/service-kit';
+import { BaseConfig, loadConfig, requestContext, RpcClient, startService, type StartedService } from '@rota/service-kit';
 import { testPrefix } from '@rota/service-kit/testing/redis-server';
 import { SearchConfig } from '../config';
 import { SearchModule } from '../search.module';
@@ -86,8 +86,10 @@ describe('codespar_discover against Postgres', () => {
   let trigramOnly: DiscoverService;
   let repo: DiscoverRepository;
 
-  const ask = (svc: DiscoverService, input: Record<string, unknown>, o: Partial<Omit<DiscoverRequest, 'input'>> = {}) =>
-    svc.discover({ org_id: 'org_1', project_id: o.project_id ?? 'proj_a', environment: o.environment ?? 'live', input });
+  /** The tenant rides in the request context, as the transport delivers it. */
+  const asTenant = <T>(o: Partial<Omit<Tenant, 'org_id'>>, fn: () => Promise<T>) =>
+    requestContext.run({ requestId: 'test', tenant: { org_id: 'org_1', project_id: o.project_id ?? 'proj_a', environment: o.environment ?? 'live' } }, fn);
+  const ask = (svc: DiscoverService, input: Record<string, unknown>, o: Partial<Omit<Tenant, 'org_id'>> = {}) => asTenant(o, () => svc.discover({ input }));
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -228,28 +230,21 @@ describe('codespar_discover against Postgres', () => {
     });
 
     it('answers search.discover', async () => {
-      const res = await rpc.send('search.discover', {
-        org_id: 'org_1',
-        project_id: 'proj_a',
-        environment: 'live',
-        input: { query: 'look up a street from a CEP' },
-      });
+      const res = await asTenant({}, () => rpc.send('search.discover', { input: { query: 'look up a street from a CEP' } }));
       expect(DiscoverResult.safeParse(res).success).toBe(true);
       expect(ranked(res)[0]).toBe('cepfacil/lookup_postal_code');
       expect(res.recommended?.connection_status).toBe('not_required');
     });
 
     it('refuses an input without use_case or query with invalid_args', async () => {
-      const err = await rpc
-        .send('search.discover', { org_id: 'org_1', project_id: 'proj_a', environment: 'live', input: { use_case: ' ', limit: 5 } })
-        .catch((e: unknown) => e);
+      const err = await asTenant({}, () => rpc.send('search.discover', { input: { use_case: ' ', limit: 5 } })).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(AppError);
       expect((err as AppError).code).toBe('invalid_args');
       expect((err as AppError).status).toBe(400);
     });
 
     it('refuses a malformed envelope with invalid_body', async () => {
-      const err = await rpc.send('search.discover', { org_id: 'org_1', environment: 'live', input: { use_case: 'x' } } as never).catch((e: unknown) => e);
+      const err = await asTenant({}, () => rpc.send('search.discover', { use_case: 'x' } as never)).catch((e: unknown) => e);
       expect((err as AppError).code).toBe('invalid_body');
     });
   });

@@ -1,5 +1,5 @@
 import { createSqlPool, namedStatement, type SqlPool } from '@rota/db';
-import type { DiscoverEnvironment } from '@rota/contracts';
+import type { Environment } from '@rota/contracts';
 import { toVectorLiteral } from '@rota/catalog/embedder';
 import type { DiscoverConfig } from './config';
 import type { Candidate } from './ranking';
@@ -7,7 +7,7 @@ import type { Candidate } from './ranking';
 /** What the candidate query needs to know. */
 export interface CandidateQuery {
   projectId: string;
-  environment: DiscoverEnvironment;
+  environment: Environment;
   text: string;
   /** Unit-length query embedding, or null to run the trigram pass alone. */
   vector: Float32Array | null;

@@ -1,5 +1,6 @@
-import { AppError, DiscoverResult, type DiscoverRequest } from '@rota/contracts';
+import { AppError, DiscoverResult, type Environment } from '@rota/contracts';
 import type { Embedder } from '@rota/catalog/embedder';
+import { requestContext } from '@rota/service-kit';
 import { DiscoverConfig } from './config';
 import type { CandidateQuery, DiscoverCatalog } from './discover.repository';
 import { DiscoverService } from './discover.service';
@@ -51,8 +52,10 @@ const embedder = (fail = false): Embedder => ({
   embed: (texts: string[]) => (fail ? Promise.reject(new Error('down')) : Promise.resolve(texts.map(() => Float32Array.from([1, 0, 0])))),
 });
 
-function request(input: Record<string, unknown>, environment: 'live' | 'test' = 'live'): DiscoverRequest {
-  return { org_id: 'org_1', project_id: 'proj_1', environment, input };
+/** Runs discover as the transport would: the tenant in the request context, the input in the payload. */
+function discoverAs(svc: DiscoverService, input: Record<string, unknown>, environment: Environment = 'live'): Promise<DiscoverResult> {
+  const tenant = { org_id: 'org_1', project_id: 'proj_1', environment };
+  return requestContext.run({ requestId: 'test', tenant }, () => svc.discover({ input }));
 }
 
 describe('DiscoverService', () => {
@@ -61,7 +64,7 @@ describe('DiscoverService', () => {
       'refuses %j with invalid_args before reading the catalog',
       async (input) => {
         const catalog = new FakeCatalog([row()]);
-        const err = await new DiscoverService(catalog, embedder(), CONFIG).discover(request(input)).catch((e: unknown) => e);
+        const err = await discoverAs(new DiscoverService(catalog, embedder(), CONFIG), input).catch((e: unknown) => e);
         expect(err).toBeInstanceOf(AppError);
         expect((err as AppError).code).toBe('invalid_args');
         expect((err as AppError).status).toBe(400);
@@ -72,9 +75,7 @@ describe('DiscoverService', () => {
     it.each([{ limit: 0 }, { limit: 21 }, { limit: 2.5 }, { country: 'Brazil' }, { use_case: 42 }])(
       'refuses a malformed field %j with invalid_args',
       async (extra) => {
-        const err = await new DiscoverService(new FakeCatalog([]), null, CONFIG)
-          .discover(request({ query: 'refund a payment', ...extra }))
-          .catch((e: unknown) => e);
+        const err = await discoverAs(new DiscoverService(new FakeCatalog([]), null, CONFIG), { query: 'refund a payment', ...extra }).catch((e: unknown) => e);
         expect((err as AppError).code).toBe('invalid_args');
       },
     );
@@ -82,9 +83,9 @@ describe('DiscoverService', () => {
     it('reads query as an alias, prefers use_case, and normalises the filters', async () => {
       const catalog = new FakeCatalog([row()]);
       const svc = new DiscoverService(catalog, embedder(), CONFIG);
-      const a = await svc.discover(request({ query: '  refund a payment ' }));
+      const a = await discoverAs(svc, { query: '  refund a payment ' });
       expect(a.use_case).toBe('refund a payment');
-      await svc.discover(request({ use_case: 'create a payment', query: 'ignored', country: 'br', category: 'Payments', limit: 7 }));
+      await discoverAs(svc, { use_case: 'create a payment', query: 'ignored', country: 'br', category: 'Payments', limit: 7 });
       expect(catalog.queries[1]).toMatchObject({
         text: 'create a payment',
         country: 'BR',
@@ -93,14 +94,14 @@ describe('DiscoverService', () => {
         projectId: 'proj_1',
         environment: 'live',
       });
-      await svc.discover(request({ use_case: 'create a payment', country: '*' }));
+      await discoverAs(svc, { use_case: 'create a payment', country: '*' });
       expect(catalog.queries[2]!.country).toBeNull();
     });
   });
 
   it('recommends the best match, lists the rest as related up to limit, and fits the contract', async () => {
     const rows = [1, 2, 3, 4].map((i) => row({ toolName: `tool_${i}`, cosineDistance: 0.1 * i }));
-    const res = await new DiscoverService(new FakeCatalog(rows), embedder(), CONFIG).discover(request({ use_case: 'create a payment at acme', limit: 2 }));
+    const res = await discoverAs(new DiscoverService(new FakeCatalog(rows), embedder(), CONFIG), { use_case: 'create a payment at acme', limit: 2 });
     expect(DiscoverResult.parse(res)).toEqual(res);
     expect(res.recommended?.tool).toBe('acme/tool_1');
     expect(res.related.map((m) => m.tool)).toEqual(['acme/tool_2', 'acme/tool_3']);
@@ -114,9 +115,7 @@ describe('DiscoverService', () => {
 
   it('gives the recommended slot to a native meta-tool and keeps the catalog in related', async () => {
     const rows = [row({ serverId: 'zapi', toolName: 'send_text' }), row({ serverId: 'twilio', toolName: 'send_whatsapp', cosineDistance: 0.35 })];
-    const res = await new DiscoverService(new FakeCatalog(rows), embedder(), CONFIG).discover(
-      request({ use_case: 'enviar uma mensagem no WhatsApp para o cliente' }),
-    );
+    const res = await discoverAs(new DiscoverService(new FakeCatalog(rows), embedder(), CONFIG), { use_case: 'enviar uma mensagem no WhatsApp para o cliente' });
     expect(res.recommended).toBeNull();
     expect(res.recommended_reason).toBe('native_meta_tool');
     expect(res.meta_tools[0]).toBe('codespar_notify');
@@ -126,7 +125,7 @@ describe('DiscoverService', () => {
   });
 
   it('answers no_match and an empty strategy when nothing matched', async () => {
-    const res = await new DiscoverService(new FakeCatalog([]), embedder(), CONFIG).discover(request({ use_case: 'xyzzy plugh', category: 'fiscal' }));
+    const res = await discoverAs(new DiscoverService(new FakeCatalog([]), embedder(), CONFIG), { use_case: 'xyzzy plugh', category: 'fiscal' });
     expect(res).toMatchObject({ search_strategy: 'empty', recommended: null, recommended_reason: 'no_match', related: [], meta_tools: [] });
     expect(res.next_steps.join(' ')).toContain('without the category or country filter');
   });
@@ -134,23 +133,23 @@ describe('DiscoverService', () => {
   it('answers blocked_in_test when every match is buried by the test penalty', async () => {
     const rows = [row({ serverId: 'stp', toolName: 'register_payment_order', authType: 'certificate', selfServeAuth: false })];
     const svc = new DiscoverService(new FakeCatalog(rows), embedder(), CONFIG);
-    const test = await svc.discover(request({ use_case: 'stp daily order reconciliation' }, 'test'));
+    const test = await discoverAs(svc, { use_case: 'stp daily order reconciliation' }, 'test');
     expect(test.recommended).toBeNull();
     expect(test.recommended_reason).toBe('blocked_in_test');
     expect(test.related[0]!.known_pitfalls[0]).toMatch(/test environment/);
-    const live = await svc.discover(request({ use_case: 'stp daily order reconciliation' }, 'live'));
+    const live = await discoverAs(svc, { use_case: 'stp daily order reconciliation' }, 'live');
     expect(live.recommended?.tool).toBe('stp/register_payment_order');
   });
 
   it('ranks by trigrams alone without an embedder, or when embedding fails', async () => {
     const rows = [row()];
-    const none = await new DiscoverService(new FakeCatalog(rows), null, CONFIG).discover(request({ use_case: 'create a payment at acme' }));
+    const none = await discoverAs(new DiscoverService(new FakeCatalog(rows), null, CONFIG), { use_case: 'create a payment at acme' });
     expect(none.search_strategy).toBe('trigram');
     expect(none.recommended?.cosine_distance).toBeNull();
     expect(none.recommended?.trigram_similarity).toBeCloseTo(0.2, 6);
     const warnings: string[] = [];
     const failing = new DiscoverService(new FakeCatalog(rows), embedder(true), CONFIG, { warn: (m) => warnings.push(m) });
-    const res = await failing.discover(request({ use_case: 'create a payment at acme' }));
+    const res = await discoverAs(failing, { use_case: 'create a payment at acme' });
     expect(res.search_strategy).toBe('trigram');
     expect(warnings).toHaveLength(1);
   });
@@ -172,7 +171,7 @@ describe('DiscoverService', () => {
     const svc = new DiscoverService(new FakeCatalog([row()]), flaky, config, { warn: (m) => warnings.push(m), info: (m) => infos.push(m) });
     // Distinct use cases, so the query-embedding cache plays no part.
     for (let i = 0; i < 5; i++) {
-      const res = await svc.discover(request({ use_case: `create a payment at acme ${i}` }));
+      const res = await discoverAs(svc, { use_case: `create a payment at acme ${i}` });
       expect(res.search_strategy).toBe('trigram');
     }
     // Two failures open the breaker; the next three calls never reach the embedder.
@@ -182,7 +181,7 @@ describe('DiscoverService', () => {
 
     down = false;
     await new Promise((r) => setTimeout(r, 150));
-    const back = await svc.discover(request({ use_case: 'create a payment at acme again' }));
+    const back = await discoverAs(svc, { use_case: 'create a payment at acme again' });
     expect(back.search_strategy).toBe('embedding');
     expect(calls).toBe(3);
     expect(infos).toEqual(['discover: query embeddings answer again']);
@@ -193,7 +192,7 @@ describe('DiscoverService', () => {
     const warnings: string[] = [];
     const config = DiscoverConfig.parse({ ROTA_DISCOVER_EMBED_TIMEOUT_MS: '50' });
     const svc = new DiscoverService(new FakeCatalog([row()]), hanging, config, { warn: (m) => warnings.push(m) });
-    const res = await svc.discover(request({ use_case: 'create a payment at acme' }));
+    const res = await discoverAs(svc, { use_case: 'create a payment at acme' });
     expect(res.search_strategy).toBe('trigram');
     expect(warnings).toEqual(['discover: query embedding failed; ranking by trigrams alone']);
   });

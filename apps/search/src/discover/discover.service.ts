@@ -1,5 +1,6 @@
 import type { DiscoverMetaToolName, DiscoverRequest, DiscoverResult } from '@rota/contracts';
 import type { Embedder } from '@rota/catalog/embedder';
+import { currentTenant } from '@rota/service-kit';
 import { BrokenCircuitError, ConsecutiveBreaker, TimeoutStrategy, circuitBreaker, handleAll, timeout, wrap, type IPolicy } from 'cockatiel';
 import { nextSteps, toMatch, type AdviceContext } from './advice';
 import type { DiscoverConfig } from './config';
@@ -68,13 +69,15 @@ export class DiscoverService {
     this.embedPolicy = wrap(breaker, timeout(config.ROTA_DISCOVER_EMBED_TIMEOUT_MS, TimeoutStrategy.Aggressive));
   }
 
+  /** Ranks for the request's tenant: its project's own tools and connections, in its environment. */
   async discover(req: DiscoverRequest): Promise<DiscoverResult> {
+    const tenant = currentTenant();
     const q = parseDiscoverInput(req.input);
     const hints = metaToolHints(q.useCase);
     const vector = await this.embed(q.useCase);
     const rows = await this.catalog.candidates({
-      projectId: req.project_id,
-      environment: req.environment,
+      projectId: tenant.project_id,
+      environment: tenant.environment,
       text: q.useCase,
       vector,
       model: vector && this.embedder ? this.embedder.model : null,
@@ -84,8 +87,8 @@ export class DiscoverService {
       providerCandidates: this.config.ROTA_DISCOVER_PROVIDER_CANDIDATES,
       lexicalScanCap: this.config.ROTA_DISCOVER_LEXICAL_SCAN_CAP,
     });
-    const ranked = rankCandidates(rows, req.environment, this.settings);
-    const ctx: AdviceContext = { environment: req.environment, country: q.country };
+    const ranked = rankCandidates(rows, tenant.environment, this.settings);
+    const ctx: AdviceContext = { environment: tenant.environment, country: q.country };
     const metaTools = hints.map((h) => h.tool);
 
     let recommended: RankedTool | null = null;
@@ -116,7 +119,7 @@ export class DiscoverService {
       related: related.map((r) => toMatch(r, ctx)),
       next_steps: nextSteps({
         useCase: q.useCase,
-        environment: req.environment,
+        environment: tenant.environment,
         metaTools: metaTools.map((tool: DiscoverMetaToolName) => ({ tool, gist: metaToolGist(tool) })),
         recommended,
         related,

@@ -1,12 +1,12 @@
 import type { DiscoverMetaToolName } from '@rota/contracts';
 import { analyze, type Analysis } from '@rota/lexicon';
-import { scoreTools } from '../path-a/lexical';
-import { TOOL_GIST } from '../path-a/tool-evidence';
+import { scoreTools } from '../tools-search/lexical';
+import { TOOL_GIST } from '../tools-search/tool-evidence';
 
 /**
  * The keyword table of discover: which native meta-tools cover a use case.
  *
- * It is path A's evidence table (apps/search/src/path-a/tool-evidence.ts)
+ * It is path A's evidence table (apps/search/src/tools-search/tool-evidence.ts)
  * read over the shared pt/es/en vocabulary of @rota/lexicon, so the two
  * searches agree on what "saldo", "guía de envío" or "freeze the card"
  * mean, and all fourteen meta-tools other than discover itself are covered.

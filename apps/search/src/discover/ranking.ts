@@ -1,4 +1,4 @@
-import type { DiscoverConnectionStatus, DiscoverEnvironment } from '@rota/contracts';
+import type { DiscoverConnectionStatus, Environment } from '@rota/contracts';
 
 /**
  * Fusion of the two discover passes into one ranking. Pure: the repository
@@ -95,7 +95,7 @@ export function trigramScore(c: Candidate, s: Pick<RankingSettings, 'trigramThre
  * its pass scored the row, the penalty only in `test` for a disconnected rail
  * behind credentials that are not self-serve.
  */
-export function scoreCandidate(c: Candidate, environment: DiscoverEnvironment, s: RankingSettings): RankedTool | null {
+export function scoreCandidate(c: Candidate, environment: Environment, s: RankingSettings): RankedTool | null {
   const trigram = trigramScore(c, s);
   const vectorMatch = c.cosineDistance !== null && c.cosineDistance <= s.maxDistance;
   if (!vectorMatch && trigram === null) return null;
@@ -110,7 +110,7 @@ export function scoreCandidate(c: Candidate, environment: DiscoverEnvironment, s
 }
 
 /** Every match, best first; ties break on the callable name so answers are stable. */
-export function rankCandidates(candidates: readonly Candidate[], environment: DiscoverEnvironment, s: RankingSettings): RankedTool[] {
+export function rankCandidates(candidates: readonly Candidate[], environment: Environment, s: RankingSettings): RankedTool[] {
   const ranked: RankedTool[] = [];
   for (const c of candidates) {
     const r = scoreCandidate(c, environment, s);

@@ -1,6 +1,6 @@
 import { analyze, type Analysis } from '@rota/lexicon';
 import { META_TOOL_NAMES, type MetaToolName } from '@rota/contracts/meta-tools';
-import type { ToolSearchConfidence, ToolSearchHit } from '@rota/contracts/tool-search';
+import type { ToolSearchConfidence, ToolSearchHit } from '@rota/contracts/tools-search';
 import { EVIDENCE, SHORT_TO_TOOL, TOOL_GIST } from './tool-evidence';
 
 /**

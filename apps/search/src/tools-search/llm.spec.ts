@@ -1,6 +1,6 @@
 import { startFakeAnthropic, type FakeAnthropic } from '@rota/testing';
 import { META_TOOLS } from '@rota/contracts/meta-tools';
-import { searchTools, llmFromEnv } from './classifier';
+import { searchTools, llmFromEnv } from './tools-search.service';
 import { AnthropicClassifier, buildSystemPrompt, parseModelHits } from './llm';
 
 const goodAnswer = JSON.stringify({

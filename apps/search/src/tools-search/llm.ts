@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { META_TOOLS, isMetaToolName } from '@rota/contracts/meta-tools';
-import type { ToolSearchConfidence, ToolSearchHit } from '@rota/contracts/tool-search';
+import type { ToolSearchConfidence, ToolSearchHit } from '@rota/contracts/tools-search';
 
 /**
  * Path A's model classifier: one Messages API call that picks meta-tools for

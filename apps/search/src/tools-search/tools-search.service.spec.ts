@@ -1,5 +1,5 @@
-import { ToolSearchResponse } from '@rota/contracts/tool-search';
-import { llmFromEnv, searchTools } from './classifier';
+import { ToolSearchResponse } from '@rota/contracts/tools-search';
+import { llmFromEnv, searchTools } from './tools-search.service';
 import type { IntentClassifier, LlmOutcome } from './llm';
 
 const stub = (outcome: LlmOutcome): IntentClassifier & { classify: jest.Mock } => ({ classify: jest.fn().mockResolvedValue(outcome) });

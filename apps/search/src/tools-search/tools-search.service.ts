@@ -1,4 +1,4 @@
-import type { ToolSearchFallbackReason, ToolSearchHit, ToolSearchResponse } from '@rota/contracts/tool-search';
+import type { ToolSearchFallbackReason, ToolSearchHit, ToolSearchResponse } from '@rota/contracts/tools-search';
 import { classifyLexical } from './lexical';
 import { AnthropicClassifier, type IntentClassifier } from './llm';
 
@@ -41,6 +41,15 @@ export async function searchTools(request: SearchToolsRequest, deps: SearchTools
   if (outcome.ok) return done(outcome.hits);
   deps.logger?.warn('tool search fell back to the lexical ranking', { reason: outcome.reason });
   return done(classifyLexical(request.intent, limit), outcome.reason);
+}
+
+/** Path A (`search.tools`): `searchTools` bound to the model classifier this process was configured with. */
+export class ToolsSearchService {
+  constructor(private readonly deps: SearchToolsDeps) {}
+
+  search(request: SearchToolsRequest): Promise<ToolSearchResponse> {
+    return searchTools(request, this.deps);
+  }
 }
 
 /**

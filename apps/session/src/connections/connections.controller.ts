@@ -22,8 +22,8 @@ export class ConnectionsController {
   }
 
   @MessagePattern('session.connections.list')
-  list(@Payload(new ZodPipe(ConnectionListCommand)) cmd: ConnectionListCommand): Promise<ConnectionList> {
-    return this.connections.list(cmd);
+  list(@Payload(new ZodPipe(ConnectionListCommand)) _cmd: ConnectionListCommand): Promise<ConnectionList> {
+    return this.connections.list();
   }
 
   @MessagePattern('session.connections.delete')

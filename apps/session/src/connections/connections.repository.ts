@@ -1,5 +1,7 @@
+import { Inject, Injectable } from '@nestjs/common';
 import type { Environment } from '@rota/contracts';
 import { newId, Prisma, type PrismaClient } from '@rota/db';
+import { PRISMA } from '@rota/service-kit';
 
 /** The provider facts the session service needs. */
 export interface ProviderRow {
@@ -45,8 +47,9 @@ const toRow = (r: RawConnection): ConnectionRow => ({
 });
 
 /** Providers and connections. The only code that reads or writes them for the session service. */
+@Injectable()
 export class ConnectionsRepository {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
 
   /** The providers among `ids` that exist, in no particular order. */
   async providers(ids: readonly string[]): Promise<ProviderRow[]> {

@@ -5,11 +5,12 @@ import {
   type ConnectionList,
   type ConnectionSaveCommand,
   type ConnectionSaved,
-  type ConnectionScope,
   type ConnectionStatus,
   type ConnectionView,
   type Environment,
+  type Tenant,
 } from '@rota/contracts';
+import { currentTenant } from '@rota/service-kit';
 import type { Keyring } from '../credentials/keyring';
 import type { ConnectionRow, ConnectionsRepository, ProviderRow } from './connections.repository';
 
@@ -38,8 +39,9 @@ function view(row: ConnectionRow): ConnectionView {
 }
 
 /**
- * Stores, lists and removes provider connections. Credentials are sealed here,
- * before anything reaches the database, and no method ever returns them.
+ * Stores, lists and removes provider connections of the request's tenant.
+ * Credentials are sealed here, before anything reaches the database, and no
+ * method ever returns them.
  */
 export class ConnectionsService {
   constructor(
@@ -47,7 +49,8 @@ export class ConnectionsService {
     private readonly keyring: Keyring,
   ) {}
 
-  async save({ scope, body }: ConnectionSaveCommand): Promise<ConnectionSaved> {
+  async save({ body }: ConnectionSaveCommand): Promise<ConnectionSaved> {
+    const scope = currentTenant();
     const [provider] = await this.repo.providers([body.server_id]);
     if (!provider) {
       throw new AppError('unknown_servers', `No provider has the id "${body.server_id}".`, { unknown: [body.server_id] });
@@ -63,12 +66,14 @@ export class ConnectionsService {
     return { connection: view(row), created };
   }
 
-  async list({ scope }: { scope: ConnectionScope }): Promise<ConnectionList> {
+  async list(): Promise<ConnectionList> {
+    const scope = currentTenant();
     const rows = await this.repo.list(scope.project_id, scope.environment);
     return { environment: scope.environment, connections: rows.map(view) };
   }
 
-  async delete({ scope, connection_id }: { scope: ConnectionScope; connection_id: string }): Promise<ConnectionDeleted> {
+  async delete({ connection_id }: { connection_id: string }): Promise<ConnectionDeleted> {
+    const scope = currentTenant();
     const row = await this.repo.delete(connection_id, scope.project_id, scope.environment);
     if (!row) throw new AppError('connection_not_found', 'No connection with this id.');
     return { id: row.id, server_id: row.serverId, environment: row.environment, status: 'disconnected', deleted: true };
@@ -82,7 +87,7 @@ export class ConnectionsService {
     return JSON.parse(plain.toString('utf8')) as ConnectionCredentials;
   }
 
-  private sealFor(provider: ProviderRow, scope: ConnectionScope, credentials: ConnectionCredentials | undefined) {
+  private sealFor(provider: ProviderRow, scope: Tenant, credentials: ConnectionCredentials | undefined) {
     const given = credentials && Object.keys(credentials).length > 0 ? credentials : undefined;
     if (!given) {
       if (provider.authType === 'none') return null;

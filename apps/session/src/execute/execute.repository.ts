@@ -1,5 +1,7 @@
+import { Inject, Injectable } from '@nestjs/common';
 import type { Environment } from '@rota/contracts';
 import { namedStatement, newId, Prisma, type PrismaClient, type SqlPool } from '@rota/db';
+import { PRISMA, SQL_POOL } from '@rota/service-kit';
 
 const RECORD_CALL = namedStatement(`
   WITH commit_mode AS MATERIALIZED (SELECT set_config('synchronous_commit', $13::text, true))
@@ -45,10 +47,11 @@ export interface ToolCallInsert {
  * What the execute pipeline reads and writes besides sessions and
  * connections: catalog tools, tool-call rows and the org's monthly usage.
  */
+@Injectable()
 export class ExecuteRepository {
   constructor(
-    private readonly prisma: PrismaClient,
-    private readonly sql: SqlPool,
+    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    @Inject(SQL_POOL) private readonly sql: SqlPool,
   ) {}
 
   /**

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   AppError,
   LIST_TOOLS_TOOL,
@@ -13,15 +14,15 @@ import {
   type MetaToolName,
   type Tenant,
 } from '@rota/contracts';
-import { createLogger, requestContext, type RpcClient } from '@rota/service-kit';
+import { CONFIG, createLogger, currentTenant, requestContext, RpcClient } from '@rota/service-kit';
 import type { SessionConfig } from '../config';
-import type { ConnectionsRepository } from '../connections/connections.repository';
+import { ConnectionsRepository } from '../connections/connections.repository';
 import { connectionStatus } from '../connections/connections.service';
-import type { SessionsService } from '../sessions/sessions.service';
+import { SessionsService } from '../sessions/sessions.service';
 import { requiredScope } from './action-scopes';
 import { getStarted, listTools, providerConnection, type ProviderState } from './builtins';
-import { coerceArgs } from './coerce';
-import type { ExecuteRepository } from './execute.repository';
+import { CatalogSchemas, checkMetaArgs, type ArgsCheck, type MetaToolArgs } from './validate';
+import { ExecuteRepository } from './execute.repository';
 
 /** What a call runs against: a session's providers, or the project's connected ones (`POST /mcp`). */
 interface CallContext {
@@ -33,7 +34,7 @@ interface CallContext {
 
 type Resolved =
   | { kind: 'list_tools'; name: string; schema: null }
-  | { kind: 'meta'; name: MetaToolName; schema: unknown }
+  | { kind: 'meta'; name: MetaToolName; schema: MetaToolArgs }
   | { kind: 'catalog'; name: string; server: string; schema: unknown };
 
 /** What a dispatched tool produced; `record: false` for the refusals that write nothing. */
@@ -45,7 +46,7 @@ interface Outcome {
   record: boolean;
 }
 
-const META_SCHEMAS = new Map(META_TOOLS.map((t) => [t.name, t.inputSchema]));
+const META_SCHEMAS = new Map(META_TOOLS.map((t) => [t.name, t]));
 const META_MONEY = new Map(META_TOOLS.map((t) => [t.name, t.money]));
 
 /** Whether a call may move money: its row is then flushed to disk before the answer. Raw provider tools count as money-moving. */
@@ -64,7 +65,27 @@ function recordedOutput(data: unknown): unknown {
   return bytes > RECORDED_OUTPUT_MAX_BYTES ? { omitted: true, bytes } : data;
 }
 
+/**
+ * Refuses to go on once the caller's deadline (carried by the transport) has
+ * passed: nobody waits for the answer, and whatever happens next would happen
+ * behind the caller's back. Nothing has taken effect yet where it is called.
+ */
+function beforeDeadline() {
+  const deadline = requestContext.getStore()?.deadline;
+  if (deadline !== undefined && Date.now() > deadline) {
+    throw new AppError('unavailable', 'The request passed its deadline before it ran; nothing was done.');
+  }
+}
+
 const failureData = (code: ExecuteFailureCode, message: string, extra: Record<string, unknown> = {}) => ({ code, message, ...extra });
+
+/**
+ * A key acts in one environment only: meta-tool arguments may repeat the
+ * key's `environment` but never name the other one.
+ */
+function otherEnvironment(input: Record<string, unknown>, tenant: Tenant): boolean {
+  return input.environment !== undefined && input.environment !== tenant.environment;
+}
 
 /**
  * The execute pipeline, after the gateway has authenticated the key and
@@ -76,16 +97,20 @@ const failureData = (code: ExecuteFailureCode, message: string, extra: Record<st
  * 3. tool resolution: `codespar_list_tools`, the published meta-tools, then the
  *    catalog by `server/tool` limited to the session's providers. No match is
  *    200 `Tool not registered`, nothing written;
- * 4. argument coercion from the tool's input schema (`invalid_args`, nothing written);
+ * 4. argument coercion, then validation against the tool's schema (zod for
+ *    meta-tools, Ajv for catalog tools), and a meta-tool's
+ *    `environment` argument against the key's (`invalid_args`, nothing written);
  * 5. the per-action scope gate (403, only when enforced);
  * 6. dispatch, recorded as one row whatever the tool answers, except
  *    `codespar_discover` refusing its arguments, which writes nothing.
  */
+@Injectable()
 export class ExecuteService {
   private readonly log;
+  private readonly catalogSchemas = new CatalogSchemas();
 
   constructor(
-    private readonly config: SessionConfig,
+    @Inject(CONFIG) private readonly config: SessionConfig,
     private readonly sessions: SessionsService,
     private readonly connections: ConnectionsRepository,
     private readonly repo: ExecuteRepository,
@@ -96,9 +121,10 @@ export class ExecuteService {
 
   async execute(cmd: ExecuteCommand): Promise<ExecuteResult> {
     const calledAt = new Date();
-    const early = this.prefetchDiscover(cmd);
-    const ctx = await this.context(cmd);
-    await this.checkQuota(cmd.tenant);
+    const tenant = currentTenant();
+    const early = this.prefetchDiscover(cmd, tenant);
+    const ctx = await this.context(cmd, tenant);
+    await this.checkQuota(tenant);
 
     const resolved = await this.resolve(cmd, ctx);
     if (!resolved) {
@@ -108,9 +134,15 @@ export class ExecuteService {
       return this.unrecorded(cmd.tool, calledAt, 'tool_not_published', 'Catalog tools run only through POST /v1/sessions/{id}/execute.', { tool: cmd.tool });
     }
 
-    const coerced = coerceArgs(cmd.input, resolved.schema);
+    const coerced = this.checkArgs(resolved, cmd.input);
     if (!coerced.ok) {
       return this.unrecorded(resolved.name, calledAt, 'invalid_args', 'The arguments do not fit the tool input schema.', { issues: coerced.issues });
+    }
+    if (resolved.kind === 'meta' && otherEnvironment(coerced.value, tenant)) {
+      const message = `This key acts in the ${tenant.environment} environment only.`;
+      return this.unrecorded(resolved.name, calledAt, 'invalid_args', message, {
+        issues: [{ path: ['environment'], message: `environment must be ${tenant.environment}, the key's environment`, code: 'custom' }],
+      });
     }
 
     const scope = requiredScope(resolved.name, coerced.value);
@@ -120,11 +152,16 @@ export class ExecuteService {
 
     // A prefetched discover has been running since it started.
     const started = early?.started ?? performance.now();
+    beforeDeadline();
     const outcome = await this.dispatch(resolved, coerced.value, ctx, early?.result ?? null);
     const duration = Math.round((performance.now() - started) * 100) / 100;
 
     let toolCallId: string | null = null;
     if (outcome.record) {
+      // Past the deadline the caller has been told the outcome is unknown;
+      // what dispatch ran so far only read, so nothing is written and the
+      // answer can honestly be `unavailable`.
+      beforeDeadline();
       toolCallId = await this.repo.recordCall({
         sessionId: ctx.sessionId,
         projectId: ctx.tenant.project_id,
@@ -157,13 +194,13 @@ export class ExecuteService {
     };
   }
 
-  private async context(cmd: ExecuteCommand): Promise<CallContext> {
+  private async context(cmd: ExecuteCommand, tenant: Tenant): Promise<CallContext> {
     if (cmd.session_id !== null) {
-      const session = await this.sessions.requireActive(cmd.tenant, cmd.session_id);
-      return { tenant: cmd.tenant, sessionId: session.id, servers: session.servers };
+      const session = await this.sessions.requireActive(tenant, cmd.session_id);
+      return { tenant, sessionId: session.id, servers: session.servers };
     }
-    const connected = await this.connections.providerStates(cmd.tenant.project_id, cmd.tenant.environment, null);
-    return { tenant: cmd.tenant, sessionId: null, servers: connected.map((p) => p.id) };
+    const connected = await this.connections.providerStates(tenant.project_id, tenant.environment, null);
+    return { tenant, sessionId: null, servers: connected.map((p) => p.id) };
   }
 
   private async checkQuota(tenant: Tenant) {
@@ -178,11 +215,27 @@ export class ExecuteService {
 
   private async resolve(cmd: ExecuteCommand, ctx: CallContext): Promise<Resolved | null> {
     if (cmd.tool === LIST_TOOLS_TOOL) return { kind: 'list_tools', name: LIST_TOOLS_TOOL, schema: null };
-    if (isMetaToolName(cmd.tool)) return { kind: 'meta', name: cmd.tool, schema: META_SCHEMAS.get(cmd.tool) };
+    if (isMetaToolName(cmd.tool)) return { kind: 'meta', name: cmd.tool, schema: META_SCHEMAS.get(cmd.tool)! };
     const m = CALLABLE_NAME.exec(cmd.tool);
     if (!m || !ctx.servers.includes(m[1]!)) return null;
     const tool = await this.repo.findTool(m[1]!, m[2]!, ctx.tenant.project_id);
     return tool ? { kind: 'catalog', name: cmd.tool, server: tool.serverId, schema: tool.inputSchema } : null;
+  }
+
+  /** Coercion, then every keyword of the tool's schema. */
+  private checkArgs(resolved: Resolved, input: Record<string, unknown>): ArgsCheck {
+    switch (resolved.kind) {
+      case 'list_tools':
+        return { ok: true, value: { ...input } };
+      case 'meta':
+        return checkMetaArgs(input, resolved.schema);
+      case 'catalog': {
+        const checked = this.catalogSchemas.check(input, resolved.schema);
+        // A catalog defect, not the caller's: the call goes on with coerced arguments.
+        if (checked.ok && checked.unchecked) this.log.warn({ tool: resolved.name, reason: checked.unchecked }, 'catalog input schema does not compile; arguments not validated');
+        return checked;
+      }
+    }
   }
 
   private async dispatch(resolved: Resolved, input: Record<string, unknown>, ctx: CallContext, early: Promise<DiscoverResult> | null): Promise<Outcome> {
@@ -194,7 +247,7 @@ export class ExecuteService {
       case 'meta':
         switch (resolved.name) {
           case 'codespar_discover':
-            return this.discover(early ?? this.searchDiscover(input, ctx.tenant));
+            return this.discover(early ?? this.searchDiscover(input));
           case 'codespar_get_started':
             return this.ok(
               getStarted({ environment: ctx.tenant.environment, providers: await this.usableProviders(ctx, ctx.tenant.environment), inSession: ctx.sessionId !== null }),
@@ -228,22 +281,23 @@ export class ExecuteService {
    * order; otherwise it is dropped. A pure read: starting it early changes
    * nothing but the latency.
    */
-  private prefetchDiscover(cmd: ExecuteCommand): { result: Promise<DiscoverResult>; started: number } | null {
+  private prefetchDiscover(cmd: ExecuteCommand, tenant: Tenant): { result: Promise<DiscoverResult>; started: number } | null {
     if (cmd.tool !== 'codespar_discover') return null;
-    const coerced = coerceArgs(cmd.input, META_SCHEMAS.get('codespar_discover'));
-    if (!coerced.ok) return null;
+    const coerced = checkMetaArgs(cmd.input, META_SCHEMAS.get('codespar_discover')!);
+    if (!coerced.ok || otherEnvironment(coerced.value, tenant)) return null;
     const started = performance.now();
-    const result = this.searchDiscover(coerced.value, cmd.tenant);
+    const result = this.searchDiscover(coerced.value);
     // Nobody may await it (an earlier check refuses the call): that is not an error.
     result.catch(() => undefined);
     return { result, started };
   }
 
-  private searchDiscover(input: Record<string, unknown>, tenant: Tenant): Promise<DiscoverResult> {
+  /** The search service reads the catalog for the tenant this request carries. */
+  private searchDiscover(input: Record<string, unknown>): Promise<DiscoverResult> {
     const deadline = requestContext.getStore()?.deadline;
     const left = deadline ? deadline - Date.now() - 100 : Infinity;
     const timeoutMs = Math.max(50, Math.min(this.config.ROTA_DISCOVER_TIMEOUT_MS, left));
-    return this.rpc.send('search.discover', { org_id: tenant.org_id, project_id: tenant.project_id, environment: tenant.environment, input }, { timeoutMs });
+    return this.rpc.send('search.discover', { input }, { timeoutMs });
   }
 
   /** The search service's answer as a call outcome. Its `invalid_args` becomes a result and writes nothing. */
@@ -266,7 +320,8 @@ export class ExecuteService {
   private async manageConnections(input: Record<string, unknown>, ctx: CallContext): Promise<Outcome> {
     const action = typeof input.action === 'string' ? input.action : 'list';
     if (action !== 'list' && action !== 'status') return this.notImplemented(`codespar_manage_connections ${action}`, null);
-    const environment = (input.environment as Environment | undefined) ?? ctx.tenant.environment;
+    // Only the key's own environment gets this far (see `otherEnvironment`).
+    const environment = ctx.tenant.environment;
     const serverId = typeof input.server_id === 'string' ? input.server_id : undefined;
     let providers: ProviderState[];
     if (action === 'status' && serverId) {

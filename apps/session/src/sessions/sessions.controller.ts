@@ -1,17 +1,13 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { ExecuteCommand, SessionCreateCommand, SessionRefCommand, type ExecuteResult, type SessionClosed, type SessionRecord } from '@rota/contracts';
+import { SessionCreateCommand, SessionRefCommand, type SessionClosed, type SessionRecord } from '@rota/contracts';
 import { ZodPipe } from '@rota/service-kit';
-import { ExecuteService } from '../execute/execute.service';
 import { SessionsService } from './sessions.service';
 
-/** Sessions and the execute pipeline over the transport. */
+/** Sessions over the transport: `session.create`, `session.get`, `session.close`. */
 @Controller()
 export class SessionsController {
-  constructor(
-    private readonly sessions: SessionsService,
-    private readonly executor: ExecuteService,
-  ) {}
+  constructor(private readonly sessions: SessionsService) {}
 
   @MessagePattern('session.create')
   create(@Payload(new ZodPipe(SessionCreateCommand)) cmd: SessionCreateCommand): Promise<SessionRecord> {
@@ -26,10 +22,5 @@ export class SessionsController {
   @MessagePattern('session.close')
   close(@Payload(new ZodPipe(SessionRefCommand)) cmd: SessionRefCommand): Promise<SessionClosed> {
     return this.sessions.close(cmd);
-  }
-
-  @MessagePattern('session.execute')
-  execute(@Payload(new ZodPipe(ExecuteCommand)) cmd: ExecuteCommand): Promise<ExecuteResult> {
-    return this.executor.execute(cmd);
   }
 }

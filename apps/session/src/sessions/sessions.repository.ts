@@ -1,5 +1,7 @@
+import { Inject, Injectable } from '@nestjs/common';
 import type { Environment, SessionStatus } from '@rota/contracts';
 import { namedStatement, newId, Prisma, type PrismaClient, type SqlPool } from '@rota/db';
+import { PRISMA, SQL_POOL } from '@rota/service-kit';
 
 export interface SessionRow {
   id: string;
@@ -76,10 +78,11 @@ const FIND = namedStatement(`
  * `expired` (and is stored so), which keeps the worker's `sessions.expire`
  * sweep (same column, same rule) a tidy-up rather than the only guard.
  */
+@Injectable()
 export class SessionsRepository {
   constructor(
-    private readonly prisma: PrismaClient,
-    private readonly sql: SqlPool,
+    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    @Inject(SQL_POOL) private readonly sql: SqlPool,
   ) {}
 
   async create(input: {

@@ -1,4 +1,5 @@
 import { AppError, type SessionClosed, type SessionCreateCommand, type SessionRecord, type SessionRefCommand, type Tenant } from '@rota/contracts';
+import { currentTenant } from '@rota/service-kit';
 import type { ConnectionsRepository } from '../connections/connections.repository';
 import type { SessionRow, SessionsRepository } from './sessions.repository';
 
@@ -35,7 +36,9 @@ export class SessionsService {
     this.touchAfterSeconds = Math.min(touchAfterSeconds, (idleMinutes * 60) / 4);
   }
 
-  async create({ tenant, body }: SessionCreateCommand): Promise<SessionRecord> {
+  /** Opens a session for the request's tenant. */
+  async create({ body }: SessionCreateCommand): Promise<SessionRecord> {
+    const tenant = currentTenant();
     const found = new Set((await this.providers.providers(body.servers)).map((p) => p.id));
     const unknown = body.servers.filter((id) => !found.has(id));
     if (unknown.length) {
@@ -52,11 +55,12 @@ export class SessionsService {
     return sessionRecord(row, this.idleMinutes);
   }
 
-  async get({ tenant, session_id }: SessionRefCommand): Promise<SessionRecord> {
-    return sessionRecord(await this.find(tenant, session_id), this.idleMinutes);
+  async get({ session_id }: SessionRefCommand): Promise<SessionRecord> {
+    return sessionRecord(await this.find(currentTenant(), session_id), this.idleMinutes);
   }
 
-  async close({ tenant, session_id }: SessionRefCommand): Promise<SessionClosed> {
+  async close({ session_id }: SessionRefCommand): Promise<SessionClosed> {
+    const tenant = currentTenant();
     const row = await this.sessions.close(session_id, tenant.project_id, tenant.environment);
     if (!row) throw sessionNotFound();
     return { id: row.id, status: 'closed', closed_at: row.closedAt!.toISOString() };

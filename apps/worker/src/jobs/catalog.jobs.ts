@@ -1,7 +1,8 @@
-import { addUnique, CatalogRepository, embedBatch, embedJobId, EmbeddingError, staleBatches, type Embedder, type EmbedBatchResult } from '@rota/catalog';
+import { addUnique, embedBatch, embedJobId, EmbeddingError, staleBatches, type Embedder, type EmbedBatchResult } from '@rota/catalog';
 import type { PrismaClient } from '@rota/db';
 import { DelayedError, UnrecoverableError, type Job, type JobsOptions, type Queue } from 'bullmq';
 import type { Logger } from 'pino';
+import { CatalogRepository } from './catalog.repository';
 
 export interface CatalogJobsOptions {
   /** Rows per `catalog.embed` job, which is also rows per embedding call. */

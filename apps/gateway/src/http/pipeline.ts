@@ -1,0 +1,110 @@
+import { AppError, zodIssues, type RouteDef, type Scope } from '@rota/contracts';
+import { requestContext } from '@rota/service-kit';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { ApiKeyService } from '../auth/api-key.service';
+import type { Principal } from '../auth/principal';
+import { bodyProblem, MAX_BODY_DEPTH, urlContainsNul } from './body-guard';
+import type { RotaRouteConfig } from './route';
+
+type RotaRequest = FastifyRequest & { principal?: Principal; rotaInput?: unknown };
+
+const configOf = (req: FastifyRequest) => req.routeOptions.config as RotaRouteConfig | undefined;
+
+/**
+ * Installs the request pipeline every route goes through, in this order:
+ *
+ * 1. `onRoute` (at boot): a route must carry a definition (`@Route`) or an
+ *    explicit `@Public()` / `@RequireScope()`; otherwise the gateway refuses
+ *    to start, so no route can be mounted without deciding its
+ *    authentication. A definition's body limit becomes the route's limit.
+ * 2. `onRequest`: authentication and the scope check, before a single byte
+ *    of the body is read, so an unknown caller gets its 401 whatever it
+ *    sends and cannot make the gateway parse anything.
+ * 3. `preValidation` (after Fastify parsed the JSON): the body guard (NUL,
+ *    nesting), then the definition's body, query and path parameters.
+ */
+export function installPipeline(fastify: FastifyInstance, keys: ApiKeyService): void {
+  fastify.addHook('onRoute', (route: RouteOptions) => {
+    const config = route.config as RotaRouteConfig | undefined;
+    const methods = ([] as string[]).concat(route.method);
+    if (methods.every((m) => m === 'HEAD' || m === 'OPTIONS')) return;
+    if (!config || (config.rota === undefined && config.rotaAuth === undefined)) {
+      throw new Error(`Route ${methods.join(',')} ${route.url} has no route definition: use @Route(ROUTES.…), or @Public()/@RequireScope() for a probe.`);
+    }
+    if (config.rota?.bodyLimit) route.bodyLimit = config.rota.bodyLimit;
+  });
+
+  fastify.addHook('onRequest', (req: RotaRequest, _reply, done) => {
+    const config = configOf(req);
+    const scope: Scope | null | undefined = config?.rota ? config.rota.scope : config?.rotaAuth;
+    const checkUrl = () => (urlContainsNul(req.url) ? done(new AppError('invalid_query', 'The URL must not contain the NUL character (U+0000).')) : done());
+    // No scope: a public route, or an unknown one the not-found handler answers.
+    if (!scope) return checkUrl();
+    const admit = (principal: Principal | null) => {
+      if (!principal) return done(new AppError('unauthorized', 'unauthorized'));
+      if (!principal.scopes.includes(scope)) return done(new AppError('forbidden', `API key does not have the '${scope}' scope.`));
+      req.principal = principal;
+      const tenant = { org_id: principal.orgId, project_id: principal.projectId, environment: principal.environment };
+      const store = requestContext.getStore();
+      if (store) store.tenant = tenant;
+      else requestContext.enterWith({ requestId: String(req.id), tenant });
+      checkUrl();
+    };
+    let found: ReturnType<ApiKeyService['verify']>;
+    try {
+      found = keys.verify(req.headers.authorization);
+    } catch (err) {
+      return done(err as Error);
+    }
+    // A cached key is decided without a promise; a lookup is awaited.
+    if (found instanceof Promise) found.then(admit, (err: Error) => done(err));
+    else admit(found);
+  });
+
+  fastify.addHook('preValidation', (req: RotaRequest, _reply, done) => {
+    const problem = bodyProblem(req.body);
+    if (problem === 'nul') return done(new AppError('invalid_body', 'Text in the request body must not contain the NUL character (U+0000).'));
+    if (problem === 'too_deep') return done(new AppError('invalid_body', `The request body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep.`));
+    const def = configOf(req)?.rota;
+    if (!def) return done();
+    try {
+      req.rotaInput = parseInput(def, req);
+    } catch (err) {
+      return done(err as Error);
+    }
+    done();
+  });
+}
+
+/**
+ * Validates a request against its definition. The documented order: body,
+ * then query string, then path parameters (an id that cannot exist is a
+ * plain not-found, like any unknown id).
+ */
+function parseInput(def: RouteDef, req: FastifyRequest) {
+  let body: unknown = undefined;
+  if (def.body && (def.bodyValidation ?? 'gateway') === 'gateway') {
+    const parsed = def.body.safeParse(req.body);
+    if (!parsed.success) throw new AppError('invalid_body', 'The request body is invalid.', { issues: zodIssues(parsed.error) });
+    body = parsed.data;
+  } else if (def.body) {
+    body = req.body;
+  }
+  let query: unknown = {};
+  if (def.query) {
+    // Fastify's query object has a null prototype; Zod wants a plain one.
+    const parsed = def.query.safeParse({ ...(req.query as object) });
+    if (!parsed.success) throw new AppError('invalid_query', 'The query string is invalid.', { issues: zodIssues(parsed.error) });
+    query = parsed.data;
+  }
+  let params: unknown = {};
+  if (def.params) {
+    const parsed = def.params.safeParse({ ...(req.params as object) });
+    if (!parsed.success) {
+      const nf = def.notFound ?? { code: 'not_found' as const, message: 'Nothing matches this path.' };
+      throw new AppError(nf.code, nf.message);
+    }
+    params = parsed.data;
+  }
+  return { params, query, body };
+}

@@ -1,0 +1,425 @@
+import { z } from 'zod';
+import { CatalogImportBody, CatalogImportQuery, CatalogImportResult, CatalogStatus, ProvidersList, ProvidersQuery, ServerToolsList, ServerToolsQuery } from './catalog';
+import { ConnectionCreateRequest, ConnectionDeleted, ConnectionList, ConnectionView } from './connections';
+import { ExecuteQuery, ExecuteRequest, ExecuteResult } from './execute';
+import { defineRoutes, type RouteDef } from './http';
+import { MetaToolsDiscoverRequest, MetaToolsDiscoverResponse, RouterMetricsQuery, RouterMetricsResponse } from './path-c';
+import { SessionClosed, SessionCreated, SessionCreateRequest, SessionView } from './sessions';
+import { ToolSearchRequest, ToolSearchResponse } from './tools-search';
+
+/**
+ * Every HTTP route the gateway serves, one definition each. The gateway
+ * registers, authenticates and validates from these; `/openapi.json` is
+ * generated from them. A handler names its definition with
+ * `@Route(ROUTES.<operationId>)`, so one grep of an operationId finds it.
+ */
+
+// Schemas that appear in more than one place become named components.
+const c = <T extends z.ZodType>(schema: T, id: string): T => schema.meta({ id }) as T;
+
+const Live = c(z.object({ status: z.literal('ok') }), 'Live');
+const ReadyCheck = z.object({
+  ok: z.boolean(),
+  ms: z.number().describe('Time the check took.'),
+  error: z.string().optional().describe('Why the check failed.'),
+});
+/** Body of `/health/ready`, 200 and 503 alike. */
+export const Readiness = c(
+  z.object({
+    status: z.enum(['ready', 'not_ready']),
+    checks: z.object({ postgres: ReadyCheck, redis: ReadyCheck, services: z.record(z.string(), ReadyCheck) }),
+  }),
+  'Readiness',
+);
+export type Readiness = z.infer<typeof Readiness>;
+
+/** Body of `/meta-tools.json`. */
+export const MetaToolsDocumentSchema = c(
+  z.object({
+    generated_from: z.literal('tools/list'),
+    tools: z.array(z.object({ name: z.string(), description: z.string(), inputSchema: z.record(z.string(), z.unknown()) })),
+  }),
+  'MetaToolsDocument',
+);
+
+/** One JSON-RPC 2.0 message as MCP's Streamable HTTP transport carries it. */
+const JsonRpcMessage = c(
+  z.object({
+    jsonrpc: z.literal('2.0'),
+    id: z.union([z.string(), z.number(), z.null()]).optional(),
+    method: z.string().optional(),
+    params: z.record(z.string(), z.unknown()).optional(),
+    result: z.unknown().optional(),
+    error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).optional(),
+  }),
+  'JsonRpcMessage',
+);
+const JsonRpcBody = z.union([JsonRpcMessage, z.array(JsonRpcMessage)]);
+const OpenApiDocument = c(z.object({ openapi: z.string() }).catchall(z.unknown()), 'OpenApiDocument');
+
+/** Ids are opaque; anything that cannot be one names nothing. */
+const OpaqueId = z.string().regex(/^[A-Za-z0-9_-]{1,200}$/);
+const SessionParams = z.object({ id: OpaqueId.describe('Session id (`ses_…`).') });
+const sessionNotFound = { code: 'session_not_found', message: 'No session with this id.' } as const;
+
+/** Static files of the `/docs` page, served from the gateway itself (works offline). */
+export const DOCS_ASSETS = ['swagger-ui.css', 'swagger-ui-bundle.js', 'docs.js'] as const;
+
+const json = (description: string, schema?: z.ZodType, headers?: Record<string, string>) => ({ description, schema, headers });
+
+const mcpPost = <const Id extends string>(operationId: Id, path: string, description: string, session: boolean) =>
+  ({
+    operationId,
+    method: 'post',
+    path,
+    summary: session ? 'MCP bound to one session' : 'MCP in the project context',
+    description,
+    tag: 'sessions',
+    scope: 'tools:execute',
+    ...(session ? { params: SessionParams, notFound: sessionNotFound } : {}),
+    body: JsonRpcBody,
+    bodyValidation: 'handler',
+    success: 200,
+    responses: {
+      200: json('JSON-RPC response(s).', JsonRpcBody),
+      202: { description: 'Accepted: the body held only notifications or responses.' },
+      400: json('Not a valid JSON-RPC message (JSON-RPC error object).', JsonRpcMessage),
+      406: json('The Accept header does not allow application/json and text/event-stream (JSON-RPC error object).', JsonRpcMessage),
+    },
+    hop: 'acts',
+  }) as const satisfies RouteDef;
+
+const mcpRefused = <const Id extends string>(operationId: Id, method: 'get' | 'delete', path: string, session: boolean) =>
+  ({
+    operationId,
+    method,
+    path,
+    summary: method === 'get' ? 'No event stream (stateless MCP)' : 'No MCP session to end (stateless MCP)',
+    description: 'The MCP endpoints are stateless: every exchange is one POST. Answers 405 `method_not_allowed` with `Allow: POST`.',
+    tag: 'sessions',
+    scope: 'tools:execute',
+    ...(session ? { params: SessionParams, notFound: sessionNotFound } : {}),
+    success: 405,
+    responses: {},
+    errors: ['method_not_allowed'],
+    hop: 'none',
+  }) as const satisfies RouteDef;
+
+const providersList = {
+  method: 'get',
+  summary: 'List providers',
+  tag: 'catalog',
+  scope: 'servers:read',
+  query: ProvidersQuery,
+  success: 200,
+  hop: 'reads',
+} as const;
+
+export const ROUTES = defineRoutes({
+  healthLive: {
+    operationId: 'healthLive',
+    method: 'get',
+    path: '/health/live',
+    summary: 'Liveness',
+    description: 'Answers as soon as the process is up; checks nothing else.',
+    tag: 'health',
+    scope: null,
+    success: 200,
+    responses: { 200: json('The process is up.', Live) },
+    hop: 'none',
+  },
+  healthReady: {
+    operationId: 'healthReady',
+    method: 'get',
+    path: '/health/ready',
+    summary: 'Readiness',
+    description: 'Ready when Postgres and Redis answer and every service answers a ping over the transport, each within its own budget.',
+    tag: 'health',
+    scope: null,
+    success: 200,
+    responses: { 200: json('Everything answers.', Readiness), 503: json('At least one check failed (`status: not_ready`).', Readiness) },
+    hop: 'none',
+  },
+  searchTools: {
+    operationId: 'searchTools',
+    method: 'post',
+    path: '/v1/tools/search',
+    summary: 'Path A: rank the meta-tools for a sentence',
+    description: 'Ranks the 15 published meta-tools for a sentence in English, Portuguese or Spanish. The answer never depends on the caller’s tenant.',
+    tag: 'tools',
+    scope: 'servers:read',
+    body: ToolSearchRequest,
+    success: 200,
+    responses: { 200: json('Ranked meta-tools (possibly none).', ToolSearchResponse) },
+    hop: 'reads',
+  },
+  getMetaTools: {
+    operationId: 'getMetaTools',
+    method: 'get',
+    path: '/meta-tools.json',
+    summary: 'The published meta-tools',
+    description: 'The 15 meta-tools with their input schemas, readable without a credential from any origin. Cacheable, with a strong ETag.',
+    tag: 'tools',
+    scope: null,
+    success: 200,
+    responses: {
+      200: json('The document.', MetaToolsDocumentSchema, { etag: 'Strong validator of the body.', 'cache-control': 'public, max-age=300' }),
+      304: { description: 'Not modified: If-None-Match matched the ETag.' },
+    },
+    hop: 'none',
+  },
+  getMetaToolsV1: {
+    operationId: 'getMetaToolsV1',
+    method: 'get',
+    path: '/v1/meta-tools.json',
+    summary: 'The published meta-tools (versioned path)',
+    description: 'The same bytes as `/meta-tools.json`.',
+    tag: 'tools',
+    scope: null,
+    success: 200,
+    responses: {
+      200: json('The document.', MetaToolsDocumentSchema, { etag: 'Strong validator of the body.', 'cache-control': 'public, max-age=300' }),
+      304: { description: 'Not modified: If-None-Match matched the ETag.' },
+    },
+    hop: 'none',
+  },
+  getOpenApi: {
+    operationId: 'getOpenApi',
+    method: 'get',
+    path: '/openapi.json',
+    summary: 'This document',
+    description: 'The OpenAPI 3.1 document, generated from the route definitions.',
+    tag: 'docs',
+    scope: null,
+    success: 200,
+    responses: { 200: json('OpenAPI 3.1.', OpenApiDocument) },
+    hop: 'none',
+  },
+  getDocs: {
+    operationId: 'getDocs',
+    method: 'get',
+    path: '/docs',
+    summary: 'Readable API reference',
+    description: 'An HTML page rendering `/openapi.json`; every asset is served by the gateway, so it works offline.',
+    tag: 'docs',
+    scope: null,
+    success: 200,
+    responses: { 200: { description: 'HTML page.', schema: z.string(), contentType: 'text/html' } },
+    hop: 'none',
+  },
+  getDocsAsset: {
+    operationId: 'getDocsAsset',
+    method: 'get',
+    path: '/docs/assets/{file}',
+    summary: 'A static file of the reference page',
+    description: 'Scripts and styles of the `/docs` page.',
+    tag: 'docs',
+    scope: null,
+    params: z.object({ file: z.enum(DOCS_ASSETS) }),
+    notFound: { code: 'not_found', message: 'No such file.' },
+    success: 200,
+    responses: { 200: { description: 'The file.', schema: z.string(), contentType: 'application/octet-stream' } },
+    hop: 'none',
+  },
+  listProviders: {
+    ...providersList,
+    operationId: 'listProviders',
+    path: '/v1/providers',
+    description: 'Providers of the catalog with filters and cursor paging, each with the number of tools the caller can see.',
+    responses: { 200: json('One page of providers.', ProvidersList) },
+  },
+  listServers: {
+    ...providersList,
+    operationId: 'listServers',
+    path: '/v1/servers',
+    summary: 'List providers (deprecated name)',
+    description: 'Older name of `GET /v1/providers`: the same body, with `Deprecation` and `Link` headers pointing at the successor.',
+    deprecated: true,
+    responses: { 200: json('One page of providers.', ProvidersList, { deprecation: 'RFC 9745 deprecation date.', link: 'The successor route.' }) },
+  },
+  listServerTools: {
+    operationId: 'listServerTools',
+    method: 'get',
+    path: '/v1/servers/{id}/tools',
+    summary: 'List one provider’s tools',
+    description: 'The tools of one provider the caller can see, with cursor paging.',
+    tag: 'catalog',
+    scope: 'servers:read',
+    params: z.object({ id: z.string().min(1).max(128).describe('Provider id.') }),
+    notFound: { code: 'unknown_server', message: 'No provider has this id.' },
+    query: ServerToolsQuery,
+    success: 200,
+    responses: { 200: json('One page of tools.', ServerToolsList) },
+    hop: 'reads',
+  },
+  getCatalogStatus: {
+    operationId: 'getCatalogStatus',
+    method: 'get',
+    path: '/v1/catalog/status',
+    summary: 'Embedding coverage',
+    description: 'How much of the catalog has a vector of the current model, and how many catalog jobs wait.',
+    tag: 'catalog',
+    scope: 'servers:read',
+    success: 200,
+    responses: { 200: json('Coverage and queue.', CatalogStatus) },
+    hop: 'reads',
+  },
+  importCatalog: {
+    operationId: 'importCatalog',
+    method: 'post',
+    path: '/v1/catalog/import',
+    summary: 'Import a catalog',
+    description:
+      'Imports a Rota catalog document, an MCP `tools/list` result (with `?server=`), a document fetched from `{"url"}`, or the tools of a live MCP server (`{"url", "mcp": true}`). Bodies up to 64 MiB.',
+    tag: 'catalog',
+    scope: 'catalog:write',
+    query: CatalogImportQuery,
+    body: CatalogImportBody,
+    bodyLimit: 64 * 1024 * 1024,
+    success: 200,
+    responses: { 200: json('What changed.', CatalogImportResult) },
+    errors: ['unknown_server'],
+    hop: 'reads',
+  },
+  createConnection: {
+    operationId: 'createConnection',
+    method: 'post',
+    path: '/v1/connections',
+    summary: 'Store a provider’s credentials',
+    description: 'Stores (201) or replaces (200) the credentials of one provider for the key’s project and environment. No answer ever carries them back.',
+    tag: 'connections',
+    scope: 'connections:write',
+    body: ConnectionCreateRequest,
+    success: 201,
+    responses: { 201: json('Created.', ConnectionView), 200: json('Replaced the provider’s earlier credentials.', ConnectionView) },
+    errors: ['unknown_servers'],
+    hop: 'reads',
+  },
+  listConnections: {
+    operationId: 'listConnections',
+    method: 'get',
+    path: '/v1/connections',
+    summary: 'List connections',
+    description: 'The connections of the key’s project and environment.',
+    tag: 'connections',
+    scope: 'servers:read',
+    query: ExecuteQuery,
+    success: 200,
+    responses: { 200: json('The connections.', ConnectionList) },
+    hop: 'reads',
+  },
+  deleteConnection: {
+    operationId: 'deleteConnection',
+    method: 'delete',
+    path: '/v1/connections/{id}',
+    summary: 'Delete a connection',
+    description: 'Deletes a connection and its sealed credentials.',
+    tag: 'connections',
+    scope: 'connections:write',
+    params: z.object({ id: OpaqueId.describe('Connection id.') }),
+    notFound: { code: 'connection_not_found', message: 'No connection with this id.' },
+    success: 200,
+    responses: { 200: json('Deleted.', ConnectionDeleted) },
+    hop: 'reads',
+  },
+  createSession: {
+    operationId: 'createSession',
+    method: 'post',
+    path: '/v1/sessions',
+    summary: 'Open a session',
+    description: 'Opens a session over 1 to 20 providers in the key’s project and environment.',
+    tag: 'sessions',
+    scope: 'sessions:create',
+    body: SessionCreateRequest,
+    success: 201,
+    responses: { 201: json('The new session, with its MCP URL.', SessionCreated) },
+    errors: ['unknown_servers'],
+    hop: 'reads',
+  },
+  getSession: {
+    operationId: 'getSession',
+    method: 'get',
+    path: '/v1/sessions/{id}',
+    summary: 'Read a session',
+    description: 'A session of the key’s project and environment; anything else is 404.',
+    tag: 'sessions',
+    scope: 'sessions:create',
+    params: SessionParams,
+    notFound: sessionNotFound,
+    success: 200,
+    responses: { 200: json('The session.', SessionView) },
+    hop: 'reads',
+  },
+  closeSession: {
+    operationId: 'closeSession',
+    method: 'delete',
+    path: '/v1/sessions/{id}',
+    summary: 'Close a session',
+    description: 'Idempotent: closing again answers the first `closed_at`.',
+    tag: 'sessions',
+    scope: 'sessions:create',
+    params: SessionParams,
+    notFound: sessionNotFound,
+    success: 200,
+    responses: { 200: json('Closed.', SessionClosed) },
+    hop: 'reads',
+  },
+  executeTool: {
+    operationId: 'executeTool',
+    method: 'post',
+    path: '/v1/sessions/{id}/execute',
+    summary: 'Run a tool in a session',
+    description:
+      'Runs a meta-tool, `codespar_list_tools` or a catalog tool (`server/tool`). A tool that fails still answers 200 with `success: false`. A 503 `unavailable` certainly never ran; a 503 `outcome_unknown` may have run.',
+    tag: 'sessions',
+    scope: 'tools:execute',
+    params: SessionParams,
+    notFound: sessionNotFound,
+    query: ExecuteQuery,
+    body: ExecuteRequest,
+    success: 200,
+    responses: { 200: json('The tool’s result, successful or not.', ExecuteResult) },
+    errors: ['session_not_active', 'quota_exceeded'],
+    hop: 'acts',
+  },
+  mcpProject: mcpPost(
+    'mcpProject',
+    '/mcp',
+    'MCP over Streamable HTTP, stateless, in the project context: `tools/list` answers the 15 meta-tools; calls run over the providers the project has connected in the key’s environment.',
+    false,
+  ),
+  mcpSession: mcpPost('mcpSession', '/v1/sessions/{id}/mcp', 'MCP over Streamable HTTP, stateless, bound to one session of the key’s project and environment.', true),
+  mcpProjectStream: mcpRefused('mcpProjectStream', 'get', '/mcp', false),
+  mcpProjectEnd: mcpRefused('mcpProjectEnd', 'delete', '/mcp', false),
+  mcpSessionStream: mcpRefused('mcpSessionStream', 'get', '/v1/sessions/{id}/mcp', true),
+  mcpSessionEnd: mcpRefused('mcpSessionEnd', 'delete', '/v1/sessions/{id}/mcp', true),
+  routeOperation: {
+    operationId: 'routeOperation',
+    method: 'post',
+    path: '/v1/meta-tools/discover',
+    summary: 'Path C: pick the provider rail',
+    description: 'For an operation already chosen (`{intent}`) or described in words (`{description}`), picks the provider rail to carry it, with reasons and alternatives.',
+    tag: 'router',
+    scope: 'servers:read',
+    body: MetaToolsDiscoverRequest,
+    success: 200,
+    responses: { 200: json('The recommended rail and alternatives.', MetaToolsDiscoverResponse) },
+    errors: ['intent_unmappable', 'eligibility_empty', 'direction_blocked', 'nl_unavailable', 'nl_extraction_failed'],
+    hop: 'reads',
+  },
+  getRouterMetrics: {
+    operationId: 'getRouterMetrics',
+    method: 'get',
+    path: '/v1/router/metrics',
+    summary: 'Router telemetry',
+    description: 'Per provider and tool over the last 24 hours: attempts, success rate, median latency, last error and hourly buckets.',
+    tag: 'router',
+    scope: 'servers:read',
+    query: RouterMetricsQuery,
+    success: 200,
+    responses: { 200: json('One row per provider and tool.', RouterMetricsResponse) },
+    hop: 'reads',
+  },
+});
+
+export type RouteName = keyof typeof ROUTES;
