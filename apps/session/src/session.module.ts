@@ -8,6 +8,7 @@ import { ConnectionsRepository } from './connections/connections.repository';
 import { ConnectionsService } from './connections/connections.service';
 import { keyringFromEnv } from './credentials/keyring';
 import { ExecuteRepository } from './execute/execute.repository';
+import { IdempotencyRepository } from './execute/idempotency.repository';
 import { ExecuteService } from './execute/execute.service';
 import { PingController } from './ping.controller';
 import { SessionsController } from './sessions/sessions.controller';
@@ -21,7 +22,7 @@ export class SessionModule {
     const keyring = keyringFromEnv(config);
     if (keyring.insecure) {
       createLogger('session', config.LOG_LEVEL).warn(
-        'ROTA_CREDENTIALS_KEY is not set: provider credentials are sealed with the public development key. Set a real key before storing real credentials.',
+        'ROTA_DEV_MODE is on and ROTA_CREDENTIALS_KEY is not set: provider credentials are sealed with the public development key. Set a real key before storing real credentials.',
       );
     }
     return {
@@ -35,6 +36,7 @@ export class SessionModule {
         ConnectionsRepository,
         SessionsRepository,
         ExecuteRepository,
+        IdempotencyRepository,
         // The keyring and the idle settings are computed from the config at boot.
         { provide: ConnectionsService, inject: [ConnectionsRepository], useFactory: (r: ConnectionsRepository) => new ConnectionsService(r, keyring) },
         {

@@ -15,6 +15,8 @@ export const ERROR_STATUS = {
   intent_unmappable: 400,
   /** A tool's input is unusable (for example `codespar_discover` without `use_case`). */
   invalid_args: 400,
+  /** `Idempotency-Key` is not 1..255 printable ASCII characters. */
+  invalid_idempotency_key: 400,
   /** Missing or unknown credential. Sent as the raw body `{"error":"unauthorized"}`. */
   unauthorized: 401,
   /** The key lacks the scope the route needs. */
@@ -35,6 +37,10 @@ export const ERROR_STATUS = {
   conflict: 409,
   /** The session exists but is not active. Carries `status`. */
   session_not_active: 409,
+  /** The `Idempotency-Key` was used for a different request in the last 24 hours. */
+  idempotency_key_reused: 409,
+  /** A request with this `Idempotency-Key` is still running; retry later with the same key. */
+  request_in_progress: 409,
   /** The body exceeds the route's size limit. */
   payload_too_large: 413,
   /** Unsupported media type for the body. */
@@ -43,8 +49,10 @@ export const ERROR_STATUS = {
   eligibility_empty: 424,
   /** Path C: candidates exist but all move money the wrong way. */
   direction_blocked: 424,
-  /** Too many requests. */
+  /** Too many requests (for example too many failed authentications from one address). Sent with `Retry-After`. */
   rate_limited: 429,
+  /** The request's header section exceeds what the server reads. */
+  headers_too_large: 431,
   /** Anything unexpected on our side; the body carries only the request id. */
   internal: 500,
   /** Path C: the natural-language extractor is disabled. */

@@ -64,6 +64,14 @@ export const ExecuteResult = z.object({
 export type ExecuteResult = z.infer<typeof ExecuteResult>;
 
 /**
+ * What `session.execute` answers: the result, and whether it is the stored
+ * answer of an earlier request with the same idempotency key (the gateway
+ * then adds `Idempotent-Replayed: true`).
+ */
+export const ExecuteReply = z.object({ result: ExecuteResult, replayed: z.boolean() });
+export type ExecuteReply = z.infer<typeof ExecuteReply>;
+
+/**
  * `session.execute` payload. `session_id: null` runs in the project context
  * of the `POST /mcp` transport: no session row, and the callable providers are
  * the ones the project has connected in the key's environment. The tenant is
@@ -77,9 +85,16 @@ export const ExecuteCommand = z
     via: z.enum(['http', 'mcp']),
     tool: z.string().min(1).max(200),
     input: z.record(z.string(), z.unknown()),
+    /** The caller's `Idempotency-Key` (MCP: `params._meta.idempotency_key`), already checked against {@link IDEMPOTENCY_KEY}. */
+    idempotency_key: z.string().optional(),
   })
   .strict();
 export type ExecuteCommand = z.infer<typeof ExecuteCommand>;
+
+/** An idempotency key: 1..255 printable ASCII characters (space allowed inside). */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/;
+/** How long a key remembers its request and answer. */
+export const IDEMPOTENCY_TTL_HOURS = 24;
 
 /** One entry of `codespar_list_tools`. */
 export const ListedTool = z.object({

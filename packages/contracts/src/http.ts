@@ -81,12 +81,21 @@ export interface RouteDef {
   tag: RouteTag;
   /** `null`: no credential. A scope: a key carrying it. */
   scope: Scope | null;
+  /**
+   * Whether operator keys (no project; see `OPERATOR_SCOPES`) may call the
+   * route. By default a route acts for a project and refuses them 403
+   * `forbidden`; a route whose scope is `admin` is for operators anyway.
+   */
+  operators?: boolean;
   deprecated?: boolean;
   /** Path parameters. A value that fails is answered `notFound` (an id that cannot exist names nothing). */
   params?: z.ZodObject;
   notFound?: { code: ErrorCode; message: string };
   /** Query string; unknown names are refused when the schema is strict. */
   query?: z.ZodObject;
+  /** Request headers the route reads (lowercase names); a value that fails is `headersInvalid`. */
+  headers?: z.ZodObject;
+  headersInvalid?: ErrorCode;
   /** JSON body. */
   body?: z.ZodType;
   /** Who validates the body: the gateway (default) or the handler (MCP's JSON-RPC, which answers in its own format). */
@@ -112,6 +121,8 @@ export function routeErrorCodes(route: RouteDef): ErrorCode[] {
   if (route.scope) {
     codes.add('unauthorized');
     codes.add('forbidden');
+    // Too many failed authentications from the caller's address.
+    codes.add('rate_limited');
   }
   if (route.body) {
     codes.add('payload_too_large');
@@ -119,9 +130,14 @@ export function routeErrorCodes(route: RouteDef): ErrorCode[] {
     if ((route.bodyValidation ?? 'gateway') === 'gateway') codes.add('invalid_body');
   }
   if (route.query) codes.add('invalid_query');
+  if (route.headers) codes.add(route.headersInvalid ?? 'invalid_body');
   if (route.notFound) codes.add(route.notFound.code);
   // Any URL carrying a NUL character is refused before routing decisions.
   codes.add('invalid_query');
+  // The HTTP server refuses an oversized header section before any route runs,
+  // and a gateway that is shutting down answers every request 503.
+  codes.add('headers_too_large');
+  codes.add('unavailable');
   if (route.hop !== 'none') {
     codes.add('unavailable');
     codes.add('internal');
@@ -144,6 +160,7 @@ export function routeErrorStatuses(route: RouteDef): Map<number, ErrorCode[]> {
 export interface RouteInput<R extends RouteDef> {
   params: R['params'] extends z.ZodType ? z.output<R['params']> : Record<string, never>;
   query: R['query'] extends z.ZodType ? z.output<R['query']> : Record<string, never>;
+  headers: R['headers'] extends z.ZodType ? z.output<R['headers']> : Record<string, never>;
   body: R['body'] extends z.ZodType ? z.output<R['body']> : undefined;
 }
 

@@ -12,7 +12,7 @@ import {
 } from './catalog';
 import { DiscoverRequest, DiscoverResult } from './discover';
 import { ConnectionDeleteCommand, ConnectionDeleted, ConnectionList, ConnectionListCommand, ConnectionSaveCommand, ConnectionSaved } from './connections';
-import { ExecuteCommand, ExecuteResult } from './execute';
+import { ExecuteCommand, ExecuteReply } from './execute';
 import {
   EligibilityRefreshRequest,
   EligibilityRefreshResponse,
@@ -63,7 +63,7 @@ export const PATTERNS = {
   /** Close a session; idempotent, keeps the first `closed_at`. */
   'session.close': { request: SessionRefCommand, response: SessionClosed },
   /** Run one tool in a session, or in the project context of `POST /mcp` (`session_id: null`). */
-  'session.execute': { request: ExecuteCommand, response: ExecuteResult },
+  'session.execute': { request: ExecuteCommand, response: ExecuteReply },
   /** Store (or replace) a provider's credentials for a project and environment. */
   'session.connections.save': { request: ConnectionSaveCommand, response: ConnectionSaved },
   'session.connections.list': { request: ConnectionListCommand, response: ConnectionList },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CatalogImportBody, CatalogImportQuery, CatalogImportResult, CatalogStatus, ProvidersList, ProvidersQuery, ServerToolsList, ServerToolsQuery } from './catalog';
 import { ConnectionCreateRequest, ConnectionDeleted, ConnectionList, ConnectionView } from './connections';
-import { ExecuteQuery, ExecuteRequest, ExecuteResult } from './execute';
+import { ExecuteQuery, ExecuteRequest, ExecuteResult, IDEMPOTENCY_KEY } from './execute';
 import { defineRoutes, type RouteDef } from './http';
 import { MetaToolsDiscoverRequest, MetaToolsDiscoverResponse, RouterMetricsQuery, RouterMetricsResponse } from './path-c';
 import { SessionClosed, SessionCreated, SessionCreateRequest, SessionView } from './sessions';
@@ -56,6 +56,15 @@ const JsonRpcMessage = c(
 );
 const JsonRpcBody = z.union([JsonRpcMessage, z.array(JsonRpcMessage)]);
 const OpenApiDocument = c(z.object({ openapi: z.string() }).catchall(z.unknown()), 'OpenApiDocument');
+
+/** `Idempotency-Key` on routes that act: a repeat with the same key and request runs nothing and gets the first answer. */
+const IdempotencyHeaders = z.object({
+  'idempotency-key': z
+    .string()
+    .regex(IDEMPOTENCY_KEY)
+    .optional()
+    .describe('1 to 255 printable ASCII characters; kept 24 hours per project and environment. Retry a 503 `outcome_unknown` with the same key.'),
+});
 
 /** Ids are opaque; anything that cannot be one names nothing. */
 const OpaqueId = z.string().regex(/^[A-Za-z0-9_-]{1,200}$/);
@@ -257,9 +266,11 @@ export const ROUTES = defineRoutes({
     method: 'get',
     path: '/v1/catalog/status',
     summary: 'Embedding coverage',
-    description: 'How much of the catalog has a vector of the current model, and how many catalog jobs wait.',
+    description:
+      'How much of the catalog has a vector of the current model, and how many catalog jobs wait. A project key counts the global catalog and its own project’s providers and tools; an operator key counts the whole deployment.',
     tag: 'catalog',
     scope: 'servers:read',
+    operators: true,
     success: 200,
     responses: { 200: json('Coverage and queue.', CatalogStatus) },
     hop: 'reads',
@@ -270,9 +281,10 @@ export const ROUTES = defineRoutes({
     path: '/v1/catalog/import',
     summary: 'Import a catalog',
     description:
-      'Imports a Rota catalog document, an MCP `tools/list` result (with `?server=`), a document fetched from `{"url"}`, or the tools of a live MCP server (`{"url", "mcp": true}`). Bodies up to 64 MiB.',
+      'Imports a Rota catalog document, an MCP `tools/list` result (with `?server=`), a document fetched from `{"url"}`, or the tools of a live MCP server (`{"url", "mcp": true}`). Bodies up to 64 MiB. The global catalog (`owner=catalog`, the default for an operator key) is written only by operator keys, which carry `admin`; a project key imports providers and tools that only its own project sees (`owner=project`, its default), and asking it for `owner=catalog` is 403 `forbidden`, as is `owner=project` from an operator key. A project’s provider shadows a global one of the same id for that project only.',
     tag: 'catalog',
     scope: 'catalog:write',
+    operators: true,
     query: CatalogImportQuery,
     body: CatalogImportBody,
     bodyLimit: 64 * 1024 * 1024,
@@ -376,10 +388,14 @@ export const ROUTES = defineRoutes({
     params: SessionParams,
     notFound: sessionNotFound,
     query: ExecuteQuery,
+    headers: IdempotencyHeaders,
+    headersInvalid: 'invalid_idempotency_key',
     body: ExecuteRequest,
     success: 200,
-    responses: { 200: json('The tool’s result, successful or not.', ExecuteResult) },
-    errors: ['session_not_active', 'quota_exceeded'],
+    responses: {
+      200: json('The tool’s result, successful or not.', ExecuteResult, { 'idempotent-replayed': '`true` when this is the stored answer of an earlier request with the same Idempotency-Key.' }),
+    },
+    errors: ['session_not_active', 'quota_exceeded', 'idempotency_key_reused', 'request_in_progress'],
     hop: 'acts',
   },
   mcpProject: mcpPost(

@@ -2,6 +2,7 @@ import { AppError, zodIssues, type RouteDef, type Scope } from '@rota/contracts'
 import { requestContext } from '@rota/service-kit';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { ApiKeyService } from '../auth/api-key.service';
+import type { AuthFailureLimiter } from '../auth/auth-failures';
 import type { Principal } from '../auth/principal';
 import { bodyProblem, MAX_BODY_DEPTH, urlContainsNul } from './body-guard';
 import type { RotaRouteConfig } from './route';
@@ -19,11 +20,12 @@ const configOf = (req: FastifyRequest) => req.routeOptions.config as RotaRouteCo
  *    authentication. A definition's body limit becomes the route's limit.
  * 2. `onRequest`: authentication and the scope check, before a single byte
  *    of the body is read, so an unknown caller gets its 401 whatever it
- *    sends and cannot make the gateway parse anything.
+ *    sends and cannot make the gateway parse anything. An address over the
+ *    failed-authentication limit gets 429 before its key is looked up.
  * 3. `preValidation` (after Fastify parsed the JSON): the body guard (NUL,
  *    nesting), then the definition's body, query and path parameters.
  */
-export function installPipeline(fastify: FastifyInstance, keys: ApiKeyService): void {
+export function installPipeline(fastify: FastifyInstance, keys: ApiKeyService, failures: AuthFailureLimiter): void {
   fastify.addHook('onRoute', (route: RouteOptions) => {
     const config = route.config as RotaRouteConfig | undefined;
     const methods = ([] as string[]).concat(route.method);
@@ -34,31 +36,57 @@ export function installPipeline(fastify: FastifyInstance, keys: ApiKeyService): 
     if (config.rota?.bodyLimit) route.bodyLimit = config.rota.bodyLimit;
   });
 
-  fastify.addHook('onRequest', (req: RotaRequest, _reply, done) => {
+  fastify.addHook('onRequest', (req: RotaRequest, reply, done) => {
     const config = configOf(req);
     const scope: Scope | null | undefined = config?.rota ? config.rota.scope : config?.rotaAuth;
     const checkUrl = () => (urlContainsNul(req.url) ? done(new AppError('invalid_query', 'The URL must not contain the NUL character (U+0000).')) : done());
     // No scope: a public route, or an unknown one the not-found handler answers.
     if (!scope) return checkUrl();
-    const admit = (principal: Principal | null) => {
-      if (!principal) return done(new AppError('unauthorized', 'unauthorized'));
+    const admit = (principal: Principal) => {
+      // An operator key has no tenant: a route that acts for a project must not run without one.
+      if (principal.kind === 'operator' && !(config?.rota ? config.rota.operators === true || config.rota.scope === 'admin' : scope === 'admin')) {
+        return done(new AppError('forbidden', 'Operator keys act on the deployment, not on a project: use a project key for this route.'));
+      }
       if (!principal.scopes.includes(scope)) return done(new AppError('forbidden', `API key does not have the '${scope}' scope.`));
       req.principal = principal;
-      const tenant = { org_id: principal.orgId, project_id: principal.projectId, environment: principal.environment };
+      const tenant = principal.kind === 'project' ? { org_id: principal.orgId, project_id: principal.projectId, environment: principal.environment } : undefined;
       const store = requestContext.getStore();
       if (store) store.tenant = tenant;
       else requestContext.enterWith({ requestId: String(req.id), tenant });
       checkUrl();
     };
-    let found: ReturnType<ApiKeyService['verify']>;
-    try {
-      found = keys.verify(req.headers.authorization);
-    } catch (err) {
-      return done(err as Error);
-    }
-    // A cached key is decided without a promise; a lookup is awaited.
-    if (found instanceof Promise) found.then(admit, (err: Error) => done(err));
-    else admit(found);
+    // A key this replica verified a moment ago is not a guess: it skips the
+    // failure limit and stays on the synchronous path.
+    const cached = keys.cachedPrincipal(req.headers.authorization);
+    if (cached) return admit(cached);
+    const refuse = () => {
+      // The failure is counted before the 401 goes out, so the next attempt,
+      // on any replica, already sees it.
+      failures.fail(req.ip).then(
+        () => done(new AppError('unauthorized', 'unauthorized')),
+        () => done(new AppError('unauthorized', 'unauthorized')),
+      );
+    };
+    const authenticate = () => {
+      let found: ReturnType<ApiKeyService['verify']>;
+      try {
+        found = keys.verify(req.headers.authorization);
+      } catch (err) {
+        return done(err as Error);
+      }
+      const decide = (principal: Principal | null) => (principal ? admit(principal) : refuse());
+      if (found instanceof Promise) found.then(decide, (err: Error) => done(err));
+      else decide(found);
+    };
+    // Over the limit, the address is refused before its key is looked up.
+    failures.retryAfter(req.ip).then(
+      (seconds) => {
+        if (seconds === 0) return authenticate();
+        void reply.header('retry-after', String(seconds));
+        done(new AppError('rate_limited', `Too many failed authentications from this address; retry in ${seconds} s.`));
+      },
+      (err: Error) => done(err),
+    );
   });
 
   fastify.addHook('preValidation', (req: RotaRequest, _reply, done) => {
@@ -97,6 +125,16 @@ function parseInput(def: RouteDef, req: FastifyRequest) {
     if (!parsed.success) throw new AppError('invalid_query', 'The query string is invalid.', { issues: zodIssues(parsed.error) });
     query = parsed.data;
   }
+  let headers: unknown = {};
+  if (def.headers) {
+    const picked = Object.fromEntries(Object.keys(def.headers.shape).map((h) => [h, req.headers[h]]));
+    const parsed = def.headers.safeParse(picked);
+    if (!parsed.success) {
+      const code = def.headersInvalid ?? 'invalid_body';
+      throw new AppError(code, `A request header is invalid: ${zodIssues(parsed.error).map((i) => i.path.join('.')).join(', ')}.`, { issues: zodIssues(parsed.error) });
+    }
+    headers = parsed.data;
+  }
   let params: unknown = {};
   if (def.params) {
     const parsed = def.params.safeParse({ ...(req.params as object) });
@@ -106,5 +144,5 @@ function parseInput(def: RouteDef, req: FastifyRequest) {
     }
     params = parsed.data;
   }
-  return { params, query, body };
+  return { params, query, headers, body };
 }

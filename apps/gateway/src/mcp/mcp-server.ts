@@ -1,6 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { AppError, LIST_TOOLS_TOOL, metaToolsDocument, type ExecuteResult } from '@rota/contracts';
+import { AppError, IDEMPOTENCY_KEY, LIST_TOOLS_TOOL, metaToolsDocument, type ExecuteResult } from '@rota/contracts';
 
 /** What `tools/list` answers: exactly the 15 published meta-tools, the same definitions as /meta-tools.json. */
 export const PUBLISHED_TOOLS = metaToolsDocument().tools as unknown as Tool[];
@@ -8,7 +8,7 @@ export const PUBLISHED_TOOLS = metaToolsDocument().tools as unknown as Tool[];
 /** Names the MCP transports accept: the published meta-tools plus the built-in `codespar_list_tools`. */
 export const CALLABLE_OVER_MCP: ReadonlySet<string> = new Set([...PUBLISHED_TOOLS.map((t) => t.name), LIST_TOOLS_TOOL]);
 
-export type ExecuteFn = (tool: string, input: Record<string, unknown>) => Promise<ExecuteResult>;
+export type ExecuteFn = (tool: string, input: Record<string, unknown>, idempotencyKey: string | undefined) => Promise<ExecuteResult>;
 
 function toolResult(payload: Record<string, unknown>, isError: boolean): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload, isError };
@@ -38,8 +38,13 @@ export function createMcpServer(execute: ExecuteFn): Server {
         true,
       );
     }
+    // MCP carries the idempotency key in the request's _meta, as HTTP does in a header.
+    const key = request.params._meta?.idempotency_key;
+    if (key !== undefined && (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key))) {
+      return toolResult({ code: 'invalid_idempotency_key', message: 'params._meta.idempotency_key must be 1 to 255 printable ASCII characters.' }, true);
+    }
     try {
-      const result = await execute(name, (request.params.arguments ?? {}) as Record<string, unknown>);
+      const result = await execute(name, (request.params.arguments ?? {}) as Record<string, unknown>, key);
       return toolResult(result as unknown as Record<string, unknown>, !result.success);
     } catch (err) {
       if (err instanceof AppError) return toolResult({ ...(err.details ?? {}), code: err.code, message: err.status >= 500 ? 'The call could not be completed; try again.' : err.message }, true);

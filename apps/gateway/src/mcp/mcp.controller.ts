@@ -10,6 +10,18 @@ import type { GatewayConfig } from '../config';
 import { createMcpServer } from './mcp-server';
 
 /**
+ * A JSON-RPC batch (a body that is an array) is refused whole, before any of
+ * it runs: protocol 2025-06-18 removed batching, and a batch would let one
+ * HTTP request start any number of tool calls past every per-request limit.
+ */
+function refuseBatch(reply: FastifyReply) {
+  return reply
+    .status(400)
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are not supported; send one message per request.' }, id: null }));
+}
+
+/**
  * The MCP endpoints, over Streamable HTTP in stateless mode: every POST gets
  * a fresh server and transport, nothing is kept between requests, so any
  * gateway replica can answer any request. There is no server-initiated
@@ -32,11 +44,13 @@ export class McpController {
 
   @Route(ROUTES.mcpProject)
   mcpProject(@Auth() p: Principal, @Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+    if (Array.isArray(req.body)) return refuseBatch(reply);
     return this.serve(p, null, req, reply);
   }
 
   @Route(ROUTES.mcpSession)
   async mcpSession(@Auth() p: Principal, @Input() { params }: In<typeof ROUTES.mcpSession>, @Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+    if (Array.isArray(req.body)) return refuseBatch(reply);
     const id = params.id;
     // An unknown or foreign session is a plain 404 before any MCP exchange.
     await this.rpc.send('session.get', { session_id: id });
@@ -74,9 +88,10 @@ export class McpController {
   }
 
   private async serve(p: Principal, sessionId: string | null, req: FastifyRequest, reply: FastifyReply) {
-    const server = createMcpServer((tool, input) =>
-      this.rpc.send('session.execute', { scopes: p.scopes, session_id: sessionId, via: 'mcp', tool, input }),
-    );
+    const server = createMcpServer(async (tool, input, idempotencyKey) => {
+      const reply = await this.rpc.send('session.execute', { scopes: p.scopes, session_id: sessionId, via: 'mcp', tool, input, ...(idempotencyKey ? { idempotency_key: idempotencyKey } : {}) });
+      return reply.result;
+    });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     // From here the SDK writes the response itself.

@@ -72,7 +72,10 @@ function responsesOf(route: RouteDef): ZodOpenApiResponsesObject {
 }
 
 function operationOf(route: RouteDef): ZodOpenApiOperationObject {
-  const params = route.params || route.query ? { ...(route.params ? { path: route.params } : {}), ...(route.query ? { query: route.query } : {}) } : undefined;
+  const params =
+    route.params || route.query || route.headers
+      ? { ...(route.params ? { path: route.params } : {}), ...(route.query ? { query: route.query } : {}), ...(route.headers ? { header: route.headers } : {}) }
+      : undefined;
   return {
     operationId: route.operationId,
     summary: route.summary,

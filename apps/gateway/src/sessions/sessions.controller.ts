@@ -1,7 +1,7 @@
-import { Controller, Req } from '@nestjs/common';
+import { Controller, Req, Res } from '@nestjs/common';
 import { ROUTES, type ExecuteResult, type SessionClosed, type SessionCreated, type SessionRecord, type SessionView } from '@rota/contracts';
 import { RpcClient } from '@rota/service-kit';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Auth } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
 import { Input, Route, type In } from '../http/route';
@@ -47,7 +47,10 @@ export class SessionsController {
 
   /** Validation ran in the documented order (body, query, then the id); the session service does the rest. */
   @Route(ROUTES.executeTool)
-  executeTool(@Auth() p: Principal, @Input() { params, body }: In<typeof ROUTES.executeTool>): Promise<ExecuteResult> {
-    return this.rpc.send('session.execute', { scopes: p.scopes, session_id: params.id, via: 'http', tool: body.tool, input: body.input });
+  async executeTool(@Auth() p: Principal, @Input() { params, body, headers }: In<typeof ROUTES.executeTool>, @Res({ passthrough: true }) reply: FastifyReply): Promise<ExecuteResult> {
+    const key = headers['idempotency-key'];
+    const answer = await this.rpc.send('session.execute', { scopes: p.scopes, session_id: params.id, via: 'http', tool: body.tool, input: body.input, ...(key ? { idempotency_key: key } : {}) });
+    if (answer.replayed) void reply.header('idempotent-replayed', 'true');
+    return answer.result;
   }
 }

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { ExecuteCommand, type ExecuteResult } from '@rota/contracts';
+import { ExecuteCommand, type ExecuteReply } from '@rota/contracts';
 import { ZodPipe } from '@rota/service-kit';
 import { ExecuteService } from './execute.service';
 
@@ -10,7 +10,7 @@ export class ExecuteController {
   constructor(private readonly executor: ExecuteService) {}
 
   @MessagePattern('session.execute')
-  execute(@Payload(new ZodPipe(ExecuteCommand)) cmd: ExecuteCommand): Promise<ExecuteResult> {
+  execute(@Payload(new ZodPipe(ExecuteCommand)) cmd: ExecuteCommand): Promise<ExecuteReply> {
     return this.executor.execute(cmd);
   }
 }

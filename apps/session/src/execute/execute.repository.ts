@@ -9,6 +9,27 @@ const RECORD_CALL = namedStatement(`
   SELECT $1::text, $2::text, $3::text, $4::environment, $5::text, $6::text, $7::jsonb, $8::jsonb, $9::boolean, $10::text, $11::int, $12::timestamptz
   FROM commit_mode`);
 
+/**
+ * The same row, and in the same statement (one transaction) the caller's
+ * idempotency key takes the call's id and its answer: there is never a call
+ * row without its key, nor a finished key without its row.
+ */
+const RECORD_CALL_WITH_KEY = namedStatement(`
+  WITH commit_mode AS MATERIALIZED (SELECT set_config('synchronous_commit', $13::text, true)),
+  call AS (
+    INSERT INTO session_tool_calls (id, session_id, project_id, environment, tool, server, input, output, success, error, duration_ms, called_at)
+    SELECT $1::text, $2::text, $3::text, $4::environment, $5::text, $6::text, $7::jsonb, $8::jsonb, $9::boolean, $10::text, $11::int, $12::timestamptz
+    FROM commit_mode RETURNING id)
+  UPDATE idempotency_keys SET tool_call_id = (SELECT id FROM call), state = $16::text, response = $17::jsonb
+  WHERE org_id = $14::text AND project_id = $3::text AND environment = $4::environment AND key = $15::text`);
+
+/**
+ * Tools a project may call: its own, and the global ones of every provider it
+ * has not shadowed with a provider of its own.
+ */
+const callableBy = (projectId: string): Prisma.Sql =>
+  Prisma.sql`(project_id = ${projectId} OR (project_id IS NULL AND NOT EXISTS (SELECT 1 FROM providers o WHERE o.id = mcp_tools.server_id AND o.owner = ${projectId})))`;
+
 export interface CatalogTool {
   serverId: string;
   toolName: string;
@@ -41,6 +62,10 @@ export interface ToolCallInsert {
    * itself crashed. Saves a WAL flush on every read-only call.
    */
   durable: boolean;
+  /** The row's id, when the caller needs it before the write (`tc_…`); minted otherwise. */
+  id?: string;
+  /** The caller's idempotency key, finished with this row in one transaction. */
+  idempotency?: { orgId: string; key: string; state: 'done' | 'unknown'; response: unknown };
 }
 
 /**
@@ -55,14 +80,15 @@ export class ExecuteRepository {
   ) {}
 
   /**
-   * A catalog tool callable by this project: a global tool, or one the
-   * project registered itself (which wins over a global one of the same name).
-   * Tools of other projects are never found.
+   * A catalog tool callable by this project: a global tool of a provider the
+   * project does not shadow with its own, or one the project registered
+   * itself (which wins over a global one of the same name). Tools of other
+   * projects are never found.
    */
   async findTool(serverId: string, toolName: string, projectId: string): Promise<CatalogTool | null> {
     const rows = await this.prisma.$queryRaw<Array<{ server_id: string; tool_name: string; description: string; input_schema: unknown }>>(Prisma.sql`
       SELECT server_id, tool_name, description, input_schema FROM mcp_tools
-      WHERE server_id = ${serverId} AND tool_name = ${toolName} AND (project_id IS NULL OR project_id = ${projectId})
+      WHERE server_id = ${serverId} AND tool_name = ${toolName} AND ${callableBy(projectId)}
       ORDER BY project_id NULLS LAST LIMIT 1`);
     const r = rows[0];
     return r ? { serverId: r.server_id, toolName: r.tool_name, description: r.description, inputSchema: r.input_schema } : null;
@@ -73,7 +99,7 @@ export class ExecuteRepository {
     if (serverIds.length === 0) return [];
     const rows = await this.prisma.$queryRaw<Array<{ server_id: string; tool_name: string; description: string }>>(Prisma.sql`
       SELECT DISTINCT ON (server_id, tool_name) server_id, tool_name, description FROM mcp_tools
-      WHERE server_id IN (${Prisma.join([...serverIds])}) AND (project_id IS NULL OR project_id = ${projectId})
+      WHERE server_id IN (${Prisma.join([...serverIds])}) AND ${callableBy(projectId)}
       ORDER BY server_id, tool_name, project_id NULLS LAST`);
     return rows.map((r) => ({ serverId: r.server_id, toolName: r.tool_name, description: r.description, inputSchema: null }));
   }
@@ -89,14 +115,20 @@ export class ExecuteRepository {
     return r ? { plan: r.plan, quotaMonthlyCalls: r.quota_monthly_calls, used: Number(r.used) } : null;
   }
 
+  /** A fresh call-row id (`tc_…`), for a result that names its row before the row is written. */
+  newCallId(): string {
+    return newId('tc');
+  }
+
   /** Records one dispatched call; returns its id (`tc_…`). */
   async recordCall(call: ToolCallInsert): Promise<string> {
-    const id = newId('tc');
+    const id = call.id ?? newId('tc');
     const output = call.output === null || call.output === undefined ? null : JSON.stringify(call.output);
     // A named statement (planned once per connection); the commit mode is
     // local to the statement's own implicit transaction.
+    const key = call.idempotency;
     await this.sql.query({
-      ...RECORD_CALL,
+      ...(key ? RECORD_CALL_WITH_KEY : RECORD_CALL),
       values: [
         id,
         call.sessionId,
@@ -111,6 +143,7 @@ export class ExecuteRepository {
         call.durationMs,
         call.calledAt,
         call.durable ? 'on' : 'off',
+        ...(key ? [key.orgId, key.key, key.state, JSON.stringify(key.response)] : []),
       ],
     });
     return id;

@@ -8,6 +8,7 @@ import {
   type Environment,
   type ExecuteCommand,
   type ExecuteFailureCode,
+  type ExecuteReply,
   type ExecuteResult,
   type DiscoverResult,
   type ManageConnectionsData,
@@ -23,6 +24,8 @@ import { requiredScope } from './action-scopes';
 import { getStarted, listTools, providerConnection, type ProviderState } from './builtins';
 import { CatalogSchemas, checkMetaArgs, type ArgsCheck, type MetaToolArgs } from './validate';
 import { ExecuteRepository } from './execute.repository';
+import { IdempotencyRepository, type KeyRef } from './idempotency.repository';
+import { requestHash } from './request-hash';
 
 /** What a call runs against: a session's providers, or the project's connected ones (`POST /mcp`). */
 interface CallContext {
@@ -77,6 +80,11 @@ function beforeDeadline() {
   }
 }
 
+/** When the caller stops waiting: a claimed key whose deadline passed without a call row may be taken over. */
+function callDeadline(): Date {
+  return new Date(requestContext.getStore()?.deadline ?? Date.now() + 30_000);
+}
+
 const failureData = (code: ExecuteFailureCode, message: string, extra: Record<string, unknown> = {}) => ({ code, message, ...extra });
 
 /**
@@ -114,33 +122,61 @@ export class ExecuteService {
     private readonly sessions: SessionsService,
     private readonly connections: ConnectionsRepository,
     private readonly repo: ExecuteRepository,
+    private readonly idempotency: IdempotencyRepository,
     private readonly rpc: RpcClient,
   ) {
     this.log = createLogger('session', config.LOG_LEVEL);
   }
 
-  async execute(cmd: ExecuteCommand): Promise<ExecuteResult> {
-    const calledAt = new Date();
+  /**
+   * Runs a call once per idempotency key: the key is claimed first (right
+   * after the gateway's authentication and body validation, before the
+   * session, quota or any other check), a repeat of a finished call gets its
+   * stored answer, and a refusal that ran nothing gives the key back.
+   */
+  async execute(cmd: ExecuteCommand): Promise<ExecuteReply> {
     const tenant = currentTenant();
+    const key: KeyRef | null = cmd.idempotency_key ? { tenant, key: cmd.idempotency_key } : null;
+    if (key) {
+      const hash = requestHash(cmd);
+      const claim = await this.idempotency.claim(key, hash, callDeadline());
+      if (!claim.claimed) {
+        if (claim.requestHash !== hash) throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used for a different request in the last 24 hours.');
+        if (claim.state === 'running') throw new AppError('request_in_progress', 'A request with this Idempotency-Key is still running; retry later with the same key.');
+        return { result: claim.response as ExecuteResult, replayed: true };
+      }
+    }
+    try {
+      const result = await this.run(cmd, tenant, key);
+      return { result, replayed: false };
+    } catch (err) {
+      // Everything that throws here ran nothing (the call row is the last write).
+      if (key) await this.idempotency.release(key).catch((e: unknown) => this.log.warn({ err: e }, 'could not release an idempotency key; it frees itself past its deadline'));
+      throw err;
+    }
+  }
+
+  private async run(cmd: ExecuteCommand, tenant: Tenant, key: KeyRef | null): Promise<ExecuteResult> {
+    const calledAt = new Date();
     const early = this.prefetchDiscover(cmd, tenant);
     const ctx = await this.context(cmd, tenant);
     await this.checkQuota(tenant);
 
     const resolved = await this.resolve(cmd, ctx);
     if (!resolved) {
-      return this.unrecorded(cmd.tool, calledAt, 'tool_not_registered', 'Tool not registered', { tool: cmd.tool });
+      return this.unrecorded(key, cmd.tool, calledAt, 'tool_not_registered', 'Tool not registered', { tool: cmd.tool });
     }
     if (cmd.via === 'mcp' && resolved.kind === 'catalog') {
-      return this.unrecorded(cmd.tool, calledAt, 'tool_not_published', 'Catalog tools run only through POST /v1/sessions/{id}/execute.', { tool: cmd.tool });
+      return this.unrecorded(key, cmd.tool, calledAt, 'tool_not_published', 'Catalog tools run only through POST /v1/sessions/{id}/execute.', { tool: cmd.tool });
     }
 
     const coerced = this.checkArgs(resolved, cmd.input);
     if (!coerced.ok) {
-      return this.unrecorded(resolved.name, calledAt, 'invalid_args', 'The arguments do not fit the tool input schema.', { issues: coerced.issues });
+      return this.unrecorded(key, resolved.name, calledAt, 'invalid_args', 'The arguments do not fit the tool input schema.', { issues: coerced.issues });
     }
     if (resolved.kind === 'meta' && otherEnvironment(coerced.value, tenant)) {
       const message = `This key acts in the ${tenant.environment} environment only.`;
-      return this.unrecorded(resolved.name, calledAt, 'invalid_args', message, {
+      return this.unrecorded(key, resolved.name, calledAt, 'invalid_args', message, {
         issues: [{ path: ['environment'], message: `environment must be ${tenant.environment}, the key's environment`, code: 'custom' }],
       });
     }
@@ -156,13 +192,25 @@ export class ExecuteService {
     const outcome = await this.dispatch(resolved, coerced.value, ctx, early?.result ?? null);
     const duration = Math.round((performance.now() - started) * 100) / 100;
 
-    let toolCallId: string | null = null;
-    if (outcome.record) {
+    const toolCallId: string | null = outcome.record ? this.repo.newCallId() : null;
+    const result: ExecuteResult = {
+      success: outcome.success,
+      data: outcome.data,
+      error: outcome.error,
+      duration,
+      server: outcome.server,
+      tool: resolved.name,
+      tool_call_id: toolCallId,
+      called_at: calledAt.toISOString(),
+    };
+    if (toolCallId) {
       // Past the deadline the caller has been told the outcome is unknown;
       // what dispatch ran so far only read, so nothing is written and the
       // answer can honestly be `unavailable`.
       beforeDeadline();
-      toolCallId = await this.repo.recordCall({
+      await this.repo.recordCall({
+        id: toolCallId,
+        idempotency: key ? { orgId: key.tenant.org_id, key: key.key, state: 'done', response: result } : undefined,
         sessionId: ctx.sessionId,
         projectId: ctx.tenant.project_id,
         environment: ctx.tenant.environment,
@@ -176,22 +224,15 @@ export class ExecuteService {
         calledAt,
         durable: movesMoney(resolved),
       });
+    } else if (key) {
+      await this.idempotency.finish(key, 'done', result);
     }
     // One line per dispatched call; arguments and outputs stay in the call row, never in logs.
     this.log.info(
       { session_id: ctx.sessionId, project_id: ctx.tenant.project_id, tool: resolved.name, server: outcome.server, success: outcome.success, duration_ms: duration, tool_call_id: toolCallId },
       'tool call',
     );
-    return {
-      success: outcome.success,
-      data: outcome.data,
-      error: outcome.error,
-      duration,
-      server: outcome.server,
-      tool: resolved.name,
-      tool_call_id: toolCallId,
-      called_at: calledAt.toISOString(),
-    };
+    return result;
   }
 
   private async context(cmd: ExecuteCommand, tenant: Tenant): Promise<CallContext> {
@@ -269,8 +310,11 @@ export class ExecuteService {
     return { success: false, data: failureData('not_implemented', message), error: message, server, record: true };
   }
 
-  private unrecorded(tool: string, calledAt: Date, code: ExecuteFailureCode, message: string, extra: Record<string, unknown> = {}): ExecuteResult {
-    return { success: false, data: failureData(code, message, extra), error: message, duration: 0, server: null, tool, tool_call_id: null, called_at: calledAt.toISOString() };
+  /** A refusal that writes no call row; a repeat with the same idempotency key gets it again. */
+  private async unrecorded(key: KeyRef | null, tool: string, calledAt: Date, code: ExecuteFailureCode, message: string, extra: Record<string, unknown> = {}): Promise<ExecuteResult> {
+    const result: ExecuteResult = { success: false, data: failureData(code, message, extra), error: message, duration: 0, server: null, tool, tool_call_id: null, called_at: calledAt.toISOString() };
+    if (key) await this.idempotency.finish(key, 'done', result);
+    return result;
   }
 
   /**

@@ -1,0 +1,77 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { IDEMPOTENCY_TTL_HOURS, type Tenant } from '@rota/contracts';
+import { namedStatement, type SqlPool } from '@rota/db';
+import { SQL_POOL } from '@rota/service-kit';
+
+/**
+ * Claims a key for a request. A new key, an expired one, or one whose earlier
+ * request was abandoned before anything was dispatched (still `running`, its
+ * deadline past, no call row, same request) is taken over; anything else is
+ * left alone and read back by the caller.
+ */
+const CLAIM = namedStatement(`
+  INSERT INTO idempotency_keys (org_id, project_id, environment, key, request_hash, state, deadline, expires_at)
+  VALUES ($1::text, $2::text, $3::environment, $4::text, $5::text, 'running', $6::timestamptz, now() + make_interval(hours => ${IDEMPOTENCY_TTL_HOURS}))
+  ON CONFLICT (org_id, project_id, environment, key) DO UPDATE
+    SET request_hash = EXCLUDED.request_hash, state = 'running', tool_call_id = NULL, response = NULL,
+        deadline = EXCLUDED.deadline, created_at = now(), expires_at = EXCLUDED.expires_at
+    WHERE idempotency_keys.expires_at <= now()
+       OR (idempotency_keys.state = 'running' AND idempotency_keys.tool_call_id IS NULL
+           AND idempotency_keys.deadline < now() AND idempotency_keys.request_hash = EXCLUDED.request_hash)
+  RETURNING true AS claimed`);
+
+const READ = namedStatement(`
+  SELECT request_hash, state, response FROM idempotency_keys
+  WHERE org_id = $1 AND project_id = $2 AND environment = $3::environment AND key = $4`);
+
+const FINISH = namedStatement(`
+  UPDATE idempotency_keys SET state = $5::text, response = $6::jsonb
+  WHERE org_id = $1 AND project_id = $2 AND environment = $3::environment AND key = $4`);
+
+/** Only a claim that dispatched nothing may be released. */
+const RELEASE = namedStatement(`
+  DELETE FROM idempotency_keys
+  WHERE org_id = $1 AND project_id = $2 AND environment = $3::environment AND key = $4 AND state = 'running' AND tool_call_id IS NULL`);
+
+export type IdempotencyState = 'running' | 'done' | 'unknown';
+
+export type Claim = { claimed: true } | { claimed: false; requestHash: string; state: IdempotencyState; response: unknown };
+
+/** Where a claimed key is finished together with the call row (see ExecuteRepository.recordCall). */
+export interface KeyRef {
+  tenant: Tenant;
+  key: string;
+}
+
+/**
+ * Idempotency keys of execute (and proxy) calls, per tenant: one row per
+ * key, in Postgres (never only in Redis), kept 24 hours.
+ */
+@Injectable()
+export class IdempotencyRepository {
+  constructor(@Inject(SQL_POOL) private readonly sql: SqlPool) {}
+
+  async claim(ref: KeyRef, requestHash: string, deadline: Date): Promise<Claim> {
+    const { tenant, key } = ref;
+    const args = [tenant.org_id, tenant.project_id, tenant.environment, key];
+    const claimed = await this.sql.query({ ...CLAIM, values: [...args, requestHash, deadline] });
+    if (claimed.rowCount === 1) return { claimed: true };
+    const read = await this.sql.query<{ request_hash: string; state: IdempotencyState; response: unknown }>({ ...READ, values: args });
+    const row = read.rows[0];
+    // Expired and deleted between the two statements: claim again.
+    if (!row) return this.claim(ref, requestHash, deadline);
+    return { claimed: false, requestHash: row.request_hash, state: row.state, response: row.response };
+  }
+
+  /** Stores the answer of a call that wrote no call row (a refusal the caller gets again on a repeat). */
+  async finish(ref: KeyRef, state: Exclude<IdempotencyState, 'running'>, response: unknown): Promise<void> {
+    const { tenant, key } = ref;
+    await this.sql.query({ ...FINISH, values: [tenant.org_id, tenant.project_id, tenant.environment, key, state, JSON.stringify(response)] });
+  }
+
+  /** Gives the key back after a refusal that ran nothing (404, 409, deadline), so a retry is checked afresh. */
+  async release(ref: KeyRef): Promise<void> {
+    const { tenant, key } = ref;
+    await this.sql.query({ ...RELEASE, values: [tenant.org_id, tenant.project_id, tenant.environment, key] });
+  }
+}
