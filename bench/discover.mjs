@@ -139,6 +139,8 @@ async function viaGateway(url, queries, firstServer) {
     ANTHROPIC_API_KEY: '',
     LOG_LEVEL: 'warn',
     ROTA_EMBEDDER: 'local',
+    // A throwaway database: the built-in credentials key is acceptable.
+    ROTA_DEV_MODE: 'true',
   };
   const base = `http://127.0.0.1:${port}`;
   const procs = [];

@@ -39,7 +39,7 @@ export async function sessionsBench() {
     });
 
     const port = await freePort();
-    const env = { DATABASE_URL: db.url, ROTA_REDIS_PREFIX: benchPrefix('sessions'), PORT: String(port), HOST: '127.0.0.1', ANTHROPIC_API_KEY: '', LOG_LEVEL: 'warn' };
+    const env = { DATABASE_URL: db.url, ROTA_REDIS_PREFIX: benchPrefix('sessions'), PORT: String(port), HOST: '127.0.0.1', ANTHROPIC_API_KEY: '', LOG_LEVEL: 'warn', ROTA_DEV_MODE: 'true' };
     const base = `http://127.0.0.1:${port}`;
     procs.push(await startProcess(join(ROOT, 'apps/search/dist/main.js'), env, async () => true));
     procs.push(await startProcess(join(ROOT, 'apps/session/dist/main.js'), env, async () => true));

@@ -30,6 +30,9 @@ FILE="$(basename "$FILE")"
 # output quiet and deterministic: the optional keys are empty here anyway.
 export ANTHROPIC_API_KEY="${ANTHROPIC_API_KEY:-}"
 export OPENAI_API_KEY="${OPENAI_API_KEY:-}"
+# The file refuses to interpolate without a credentials key; a placeholder is
+# enough to check its shape (nothing is started).
+export ROTA_CREDENTIALS_KEY="${ROTA_CREDENTIALS_KEY:-compose-check-placeholder}"
 
 ok() { echo "compose-check: OK ($FILE is valid; checked with $1)"; }
 

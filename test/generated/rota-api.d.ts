@@ -234,7 +234,7 @@ export interface paths {
         };
         /**
          * Embedding coverage
-         * @description How much of the catalog has a vector of the current model, and how many catalog jobs wait.
+         * @description How much of the catalog has a vector of the current model, and how many catalog jobs wait. A project key counts the global catalog and its own project’s providers and tools; an operator key counts the whole deployment.
          */
         get: operations["getCatalogStatus"];
         put?: never;
@@ -256,7 +256,7 @@ export interface paths {
         put?: never;
         /**
          * Import a catalog
-         * @description Imports a Rota catalog document, an MCP `tools/list` result (with `?server=`), a document fetched from `{"url"}`, or the tools of a live MCP server (`{"url", "mcp": true}`). Bodies up to 64 MiB.
+         * @description Imports a Rota catalog document, an MCP `tools/list` result (with `?server=`), a document fetched from `{"url"}`, or the tools of a live MCP server (`{"url", "mcp": true}`). Bodies up to 64 MiB. The global catalog (`owner=catalog`, the default for an operator key) is written only by operator keys, which carry `admin`; a project key imports providers and tools that only its own project sees (`owner=project`, its default), and asking it for `owner=catalog` is 403 `forbidden`, as is `owner=project` from an operator key. A project’s provider shadows a global one of the same id for that project only.
          */
         post: operations["importCatalog"];
         delete?: never;
@@ -546,14 +546,15 @@ export interface components {
              * @description Machine-readable code; its HTTP status is fixed per code.
              * @enum {string}
              */
-            error: "invalid_body" | "invalid_query" | "unknown_servers" | "intent_unmappable" | "invalid_args" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "unknown_server" | "session_not_found" | "connection_not_found" | "method_not_allowed" | "conflict" | "session_not_active" | "payload_too_large" | "unsupported_media_type" | "eligibility_empty" | "direction_blocked" | "rate_limited" | "internal" | "nl_unavailable" | "nl_extraction_failed" | "unavailable" | "outcome_unknown" | "upstream_timeout";
+            error: "invalid_body" | "invalid_query" | "unknown_servers" | "intent_unmappable" | "invalid_args" | "invalid_idempotency_key" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "unknown_server" | "session_not_found" | "connection_not_found" | "method_not_allowed" | "conflict" | "session_not_active" | "idempotency_key_reused" | "request_in_progress" | "payload_too_large" | "unsupported_media_type" | "eligibility_empty" | "direction_blocked" | "rate_limited" | "headers_too_large" | "internal" | "nl_unavailable" | "nl_extraction_failed" | "unavailable" | "outcome_unknown" | "upstream_timeout";
             /** @description Readable explanation. */
             message: string;
             /** @description Echo of X-Request-Id, or the id the gateway minted. */
             request_id: string;
             /** @description Validation failures (invalid_body, invalid_query). */
             issues?: ({
-                path: (string | number)[];
+                /** @description Where: segments of the JSON path, or a dotted path for catalog documents. */
+                path: (string | number)[] | string;
                 message: string;
             } & {
                 [key: string]: unknown;
@@ -885,6 +886,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     healthReady: {
@@ -907,6 +926,15 @@ export interface operations {
             };
             /** @description The request is invalid. Codes: `invalid_query`. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -994,6 +1022,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
             500: {
                 headers: {
@@ -1061,6 +1107,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     getMetaToolsV1: {
@@ -1101,6 +1165,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     getOpenApi: {
@@ -1130,6 +1212,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     getDocs: {
@@ -1152,6 +1252,24 @@ export interface operations {
             };
             /** @description The request is invalid. Codes: `invalid_query`. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1192,6 +1310,24 @@ export interface operations {
             };
             /** @description Nothing with this id is visible to the key. Codes: `not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1247,6 +1383,24 @@ export interface operations {
             };
             /** @description The key may not do this. Codes: `forbidden`. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1333,6 +1487,24 @@ export interface operations {
             };
             /** @description The key may not do this. Codes: `forbidden`. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1431,6 +1603,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
             500: {
                 headers: {
@@ -1500,6 +1690,24 @@ export interface operations {
             };
             /** @description The key may not do this. Codes: `forbidden`. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1618,6 +1826,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
             500: {
                 headers: {
@@ -1687,6 +1913,24 @@ export interface operations {
             };
             /** @description The key may not do this. Codes: `forbidden`. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1801,6 +2045,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
             500: {
                 headers: {
@@ -1882,6 +2144,24 @@ export interface operations {
             };
             /** @description Nothing with this id is visible to the key. Codes: `connection_not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1987,6 +2267,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
             500: {
                 headers: {
@@ -2068,6 +2366,24 @@ export interface operations {
             };
             /** @description Nothing with this id is visible to the key. Codes: `session_not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2163,6 +2479,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
             500: {
                 headers: {
@@ -2195,7 +2529,10 @@ export interface operations {
     executeTool: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters; kept 24 hours per project and environment. Retry a 503 `outcome_unknown` with the same key. */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description Session id (`ses_…`). */
                 id: string;
@@ -2211,13 +2548,15 @@ export interface operations {
             /** @description The tool’s result, successful or not. */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "idempotent-replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ExecuteResult"];
                 };
             };
-            /** @description The request is invalid. Codes: `invalid_body`, `invalid_query`. */
+            /** @description The request is invalid. Codes: `invalid_body`, `invalid_query`, `invalid_idempotency_key`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2255,7 +2594,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The resource is not in a state that allows this. Codes: `session_not_active`. */
+            /** @description The resource is not in a state that allows this. Codes: `session_not_active`, `idempotency_key_reused`, `request_in_progress`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2275,6 +2614,24 @@ export interface operations {
             };
             /** @description The body is not application/json. Codes: `unsupported_media_type`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2342,6 +2699,33 @@ export interface operations {
             };
             /** @description Method not allowed. Codes: `method_not_allowed`. */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2436,6 +2820,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
             500: {
                 headers: {
@@ -2503,6 +2905,33 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     mcpSessionStream: {
@@ -2557,6 +2986,33 @@ export interface operations {
             };
             /** @description Method not allowed. Codes: `method_not_allowed`. */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2663,6 +3119,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
             500: {
                 headers: {
@@ -2735,6 +3209,33 @@ export interface operations {
             };
             /** @description Method not allowed. Codes: `method_not_allowed`. */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2815,6 +3316,24 @@ export interface operations {
             };
             /** @description Nothing can carry the operation. Codes: `eligibility_empty`, `direction_blocked`. */
             424: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2912,6 +3431,24 @@ export interface operations {
             };
             /** @description The key may not do this. Codes: `forbidden`. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -27,6 +27,8 @@ export interface Stack {
   /** Checks every response against the OpenAPI document; violations fail `close()`. */
   contract: ContractCheck;
   key(scopes: Scope[], opts?: { environment?: Environment; projectId?: string }): Promise<{ id: string; key: string }>;
+  /** An operator key (no project): `admin`, `catalog:write` and `servers:read` unless told otherwise. */
+  operatorKey(scopes?: Scope[]): Promise<{ id: string; key: string }>;
   close(): Promise<void>;
 }
 
@@ -45,6 +47,11 @@ export async function startStack(
     DATABASE_URL: db.url,
     ROTA_REDIS_PREFIX: testPrefix('e2e'),
     LOG_LEVEL: 'silent',
+    // Test databases hold no real credentials: the built-in key is fine here.
+    ROTA_DEV_MODE: 'true',
+    // Suites send many deliberate 401s from one address; the limiter still
+    // runs on every request, and its own suite sets a small limit.
+    ROTA_AUTH_FAIL_LIMIT: '10000',
     ...opts.env,
   };
   const base = loadConfig(BaseConfig, env);
@@ -68,6 +75,10 @@ export async function startStack(
     db,
     key: async (scopes, o = {}) => {
       const created = await keys.create({ projectId: o.projectId ?? 'proj_dev', environment: o.environment ?? 'live', scopes });
+      return { id: created.id, key: created.key };
+    },
+    operatorKey: async (scopes = ['admin', 'catalog:write', 'servers:read']) => {
+      const created = await keys.create({ operator: true, scopes });
       return { id: created.id, key: created.key };
     },
     contract,

@@ -2,10 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AppError } from '@rota/contracts';
 import { createLogger, PinoNestLogger, requestContext } from '@rota/service-kit';
 import { GatewayModule } from './app.module';
 import type { GatewayConfig } from './config';
 import { EnvelopeFilter } from './http/envelope.filter';
+import { toHttpError } from './http/errors';
+import { installOffThreadJson, JsonWorker } from './http/json-worker';
+import { redactUrl } from './http/redact';
 
 /** Largest JSON body accepted on ordinary routes. */
 export const BODY_LIMIT = 1024 * 1024;
@@ -14,6 +18,37 @@ export const BODY_LIMIT = 1024 * 1024;
 export const REGISTERED_ROUTES = new WeakMap<object, { method: string; url: string }[]>();
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Answers what Node's HTTP parser refuses before any route exists (an
+ * oversized header section, a malformed request line, a client too slow to
+ * send its headers), in the standard envelope like every other refusal.
+ */
+function clientErrorHandler(err: Error & { code?: string }, socket: import('node:stream').Duplex) {
+  // A reset connection has nobody left to answer.
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const requestId = randomUUID();
+  let status: number;
+  let body: Record<string, unknown>;
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    ({ status, body } = toHttpError(new AppError('headers_too_large', 'The request headers are larger than the gateway accepts.'), requestId));
+  } else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    // The client never finished sending its request: no body, as Node does.
+    if (socket.writable) socket.write('HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    socket.destroy(err);
+    return;
+  } else {
+    ({ status, body } = toHttpError(new AppError('invalid_body', 'The request is not valid HTTP.'), requestId));
+  }
+  if (socket.writable) {
+    const text = JSON.stringify(body);
+    const reason = status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${text}`,
+    );
+  }
+  socket.destroy(err);
+}
 
 /**
  * Builds the HTTP gateway: Fastify under Nest, request ids, the envelope for
@@ -29,7 +64,9 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     logger: false,
-    return503OnClosing: true,
+    // Shutdown refusals go through the onRequest hook below, in the envelope.
+    return503OnClosing: false,
+    clientErrorHandler,
   });
   const fastify = adapter.getInstance();
   // Every route Fastify registers, so a test can hold the OpenAPI document to it.
@@ -37,8 +74,19 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
   fastify.addHook('onRoute', (route) => {
     for (const m of ([] as string[]).concat(route.method)) registered.push({ method: m, url: route.url });
   });
+  // Set when shutdown begins: requests still arriving on open connections
+  // are refused with 503 `unavailable` (safe to repeat on another replica).
+  let closing = false;
+  fastify.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   fastify.addHook('onRequest', (req, reply, done) => {
     void reply.header('x-request-id', req.id);
+    if (closing) {
+      void reply.header('connection', 'close');
+      return done(new AppError('unavailable', 'The gateway is shutting down; send the request again.'));
+    }
     // Everything this request runs from here on (guards, handlers, service
     // calls, logs) sees its id. Cheaper than a Nest interceptor, which wraps
     // every handler in extra async resources.
@@ -54,11 +102,14 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
   // parser would hand a text/plain body to validation (a 400) instead of
   // refusing the media type (a 415).
   fastify.removeContentTypeParser('text/plain');
+  // Large catalog imports are parsed on a worker thread (http/json-worker.ts).
+  installOffThreadJson(fastify, new JsonWorker());
   // Authentication, the URL and body guards and validation against the
   // route definitions are installed by HttpPipeline (http/pipeline.ts).
-  // One access line per request; headers are not logged, so keys never are.
+  // One access line per request; headers are not logged, and credentials in
+  // the URL are masked, so keys never are.
   fastify.addHook('onResponse', (req, reply, done) => {
-    log.info({ request_id: req.id, method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+    log.info({ request_id: req.id, method: req.method, url: redactUrl(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
     done();
   });
   // Fastify's own refusals (bad JSON, too large, wrong media type) reach

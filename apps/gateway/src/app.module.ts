@@ -2,6 +2,7 @@ import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { ApiKeyRepository, createPrisma, type PrismaClient } from '@rota/db';
 import { InfraModule, PRISMA } from '@rota/service-kit';
 import { ApiKeyService } from './auth/api-key.service';
+import { AuthFailureLimiter } from './auth/auth-failures';
 import { CatalogController } from './catalog/catalog.controller';
 import { HttpPipeline } from './http/http-pipeline';
 import type { GatewayConfig } from './config';
@@ -37,6 +38,7 @@ export class GatewayModule {
         // @rota/db has no Nest decorators, so its repository is built here.
         { provide: ApiKeyRepository, inject: [PRISMA], useFactory: (prisma: PrismaClient) => new ApiKeyRepository(prisma) },
         ApiKeyService,
+        AuthFailureLimiter,
         HttpPipeline,
       ],
     };

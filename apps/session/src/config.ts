@@ -26,6 +26,11 @@ export const SessionConfig = BaseConfig.extend({
   ROTA_CREDENTIALS_KEYS: z.string().optional(),
   /** Which key of the keyring (or the id given to ROTA_CREDENTIALS_KEY) seals new credentials. */
   ROTA_CREDENTIALS_KEY_ID: z.string().optional(),
+  /**
+   * Explicit development mode: without a credentials key, seal with the
+   * public built-in key instead of refusing to start. Never in production.
+   */
+  ROTA_DEV_MODE: flag,
   /** Refuse execute with 403 `quota_exceeded` once an org has used its monthly calls. Off by default. */
   ROTA_QUOTA_ENFORCE: flag,
   /** Monthly calls of an org whose `quota_monthly_calls` is null. */

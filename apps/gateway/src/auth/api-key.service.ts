@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { API_KEY_PATTERN, AppError, type Environment, type Scope } from '@rota/contracts';
+import { API_KEY_PATTERN, AppError, type Scope } from '@rota/contracts';
 import { ApiKeyRepository } from '@rota/db';
 import { CONFIG } from '@rota/service-kit';
 import type { GatewayConfig } from '../config';
@@ -45,6 +45,17 @@ export class ApiKeyService {
     return this.verifySlow(key);
   }
 
+  /**
+   * The principal of a key this replica verified within the last
+   * `ROTA_AUTH_CACHE_MS`, without asking anyone; undefined otherwise.
+   */
+  cachedPrincipal(header: string | undefined): Principal | undefined {
+    const key = header && /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+    if (!key) return undefined;
+    const hit = this.cache.get(key);
+    return hit && hit.expires > Date.now() && hit.principal ? hit.principal : undefined;
+  }
+
   private async verifySlow(key: string): Promise<Principal | null> {
     let pending = this.inflight.get(key);
     if (!pending) {
@@ -63,13 +74,10 @@ export class ApiKeyService {
     try {
       const found = await this.keys.findActiveByKey(key);
       if (!found) return null;
-      return {
-        keyId: found.id,
-        orgId: found.orgId,
-        projectId: found.projectId,
-        environment: found.environment as Environment,
-        scopes: found.scopes as Scope[],
-      };
+      const scopes = found.scopes as Scope[];
+      // A key without a project is the deployment's operator key.
+      if (found.projectId === null || found.orgId === null || found.environment === null) return { kind: 'operator', keyId: found.id, scopes };
+      return { kind: 'project', keyId: found.id, orgId: found.orgId, projectId: found.projectId, environment: found.environment, scopes };
     } catch {
       throw new AppError('unavailable', 'The credential store is unavailable.');
     }

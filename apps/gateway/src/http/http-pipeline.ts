@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import { ApiKeyService } from '../auth/api-key.service';
+import { AuthFailureLimiter } from '../auth/auth-failures';
 import { installPipeline } from './pipeline';
 
 /**
@@ -11,7 +12,7 @@ import { installPipeline } from './pipeline';
  */
 @Injectable()
 export class HttpPipeline {
-  constructor(host: HttpAdapterHost, keys: ApiKeyService) {
-    installPipeline(host.httpAdapter.getInstance<FastifyInstance>(), keys);
+  constructor(host: HttpAdapterHost, keys: ApiKeyService, failures: AuthFailureLimiter) {
+    installPipeline(host.httpAdapter.getInstance<FastifyInstance>(), keys, failures);
   }
 }

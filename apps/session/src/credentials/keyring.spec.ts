@@ -56,13 +56,27 @@ describe('credentials keyring', () => {
     expect(() => keyringFromEnv(env)).toThrow(message);
   });
 
-  it('falls back to a fixed, clearly marked development key outside production', () => {
-    const a = keyringFromEnv({ NODE_ENV: 'development' });
-    const b = keyringFromEnv({});
+  it('uses a fixed, clearly marked development key only in explicit development mode', () => {
+    const a = keyringFromEnv({ NODE_ENV: 'development', ROTA_DEV_MODE: true });
+    const b = keyringFromEnv({ ROTA_DEV_MODE: true });
     expect(a.insecure).toBe(true);
     expect(a.currentKeyId).toBe(DEV_KEY_ID);
     const sealed = a.seal(plain, 'row');
     expect(b.open(sealed.ciphertext, sealed.keyId, 'row')).toEqual(plain);
-    expect(keyringFromEnv({ ROTA_CREDENTIALS_KEY: b64() }).insecure).toBe(false);
+    expect(keyringFromEnv({ ROTA_CREDENTIALS_KEY: b64(), ROTA_DEV_MODE: true }).insecure).toBe(false);
+  });
+
+  it.each([
+    ['no key at all', {}],
+    ['no key outside production', { NODE_ENV: 'development' }],
+    ['no key and development mode off', { NODE_ENV: 'test', ROTA_DEV_MODE: false }],
+    ['an empty key', { ROTA_CREDENTIALS_KEY: '  ' }],
+  ])('refuses the built-in key with %s', (_label, env) => {
+    expect(() => keyringFromEnv(env)).toThrow(KeyringError);
+    expect(() => keyringFromEnv(env)).toThrow(/ROTA_DEV_MODE/);
+  });
+
+  it('refuses the built-in key in production even in development mode', () => {
+    expect(() => keyringFromEnv({ NODE_ENV: 'production', ROTA_DEV_MODE: true })).toThrow(/required when NODE_ENV=production/);
   });
 });

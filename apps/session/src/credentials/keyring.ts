@@ -19,7 +19,7 @@ const TAG_BYTES = 16;
 const KEY_BYTES = 32;
 const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
-/** Id of the key used when none is configured outside production. */
+/** Id of the built-in key, used only in explicit development mode (`ROTA_DEV_MODE`). */
 export const DEV_KEY_ID = 'dev-insecure';
 
 export class KeyringError extends Error {}
@@ -86,6 +86,8 @@ export interface KeyringEnv {
   ROTA_CREDENTIALS_KEY?: string;
   ROTA_CREDENTIALS_KEYS?: string;
   ROTA_CREDENTIALS_KEY_ID?: string;
+  /** Explicit development mode: the only case where the built-in key is accepted. */
+  ROTA_DEV_MODE?: boolean;
 }
 
 /**
@@ -93,9 +95,11 @@ export interface KeyringEnv {
  * - `ROTA_CREDENTIALS_KEYS=id:base64,id:base64` with `ROTA_CREDENTIALS_KEY_ID`
  *   naming the current one (required when there is more than one);
  * - or a single `ROTA_CREDENTIALS_KEY` (its id is `ROTA_CREDENTIALS_KEY_ID`, default `primary`);
- * - or, only when NODE_ENV is not `production`, a fixed development key
- *   derived from a public string. It protects nothing and exists so a laptop
- *   runs without setup; production refuses to boot without a real key.
+ * - or, only with `ROTA_DEV_MODE` and never when NODE_ENV is `production`,
+ *   a fixed development key derived from a public string. It protects
+ *   nothing (anyone can read it here), so it must be asked for explicitly:
+ *   a service that merely forgot its key refuses to boot rather than seal
+ *   real credentials with it.
  */
 export function keyringFromEnv(env: KeyringEnv): Keyring {
   const single = env.ROTA_CREDENTIALS_KEY?.trim();
@@ -121,6 +125,11 @@ export function keyringFromEnv(env: KeyringEnv): Keyring {
   }
   if (env.NODE_ENV === 'production') {
     throw new KeyringError('ROTA_CREDENTIALS_KEY (or ROTA_CREDENTIALS_KEYS) is required when NODE_ENV=production');
+  }
+  if (!env.ROTA_DEV_MODE) {
+    throw new KeyringError(
+      'ROTA_CREDENTIALS_KEY is not set: set it to the base64 of 32 random bytes (`openssl rand -base64 32`; scripts/up.sh writes one into .env), or set ROTA_DEV_MODE=true to use the public development key on a machine that holds no real credentials',
+    );
   }
   const devKey = createHash('sha256').update('rota development credentials key: not a secret, never use in production').digest();
   return createKeyring(new Map([[DEV_KEY_ID, devKey]]), DEV_KEY_ID, true);
