@@ -39,6 +39,11 @@ for app in search session router worker gateway; do
   nohup node "apps/$app/dist/main.js" >".rota/logs/$app.log" 2>&1 &
   echo $! >".rota/pids/$app.pid"
 done
+# The sandbox provider server: the demo providers' test environment, on this
+# machine, so raw tools work with no outside network (docs/sandbox.md).
+export SANDBOX_PORT="${SANDBOX_PORT:-4010}"
+nohup node apps/sandbox/dist/main.js >.rota/logs/sandbox.log 2>&1 &
+echo $! >.rota/pids/sandbox.pid
 
 url="http://127.0.0.1:${PORT}"
 for _ in $(seq 1 120); do
@@ -55,5 +60,10 @@ key="$(node packages/cli/dist/main.js keys create --scopes servers:read,sessions
 echo
 echo "Rota is up."
 echo "  gateway:     $url"
+if curl -fsS "http://127.0.0.1:${SANDBOX_PORT}/health" >/dev/null 2>&1; then
+  echo "  sandbox:     http://127.0.0.1:${SANDBOX_PORT}  (fake providers, docs/sandbox.md)"
+else
+  echo "  sandbox:     not answering; see .rota/logs/sandbox.log" >&2
+fi
 echo "  dev API key: $key"
 echo "  try:         curl -s $url/health/ready"

@@ -1,0 +1,26 @@
+import type { ProviderConfig } from '../config';
+import { asaas } from './asaas';
+import { echo } from './echo';
+import { melhorenvio } from './melhorenvio';
+import { mercadopago } from './mercadopago';
+import { nfse } from './nfse';
+import type { AnyProviderModel } from './types';
+import { whatsapp } from './whatsapp';
+
+/** The model a configured prefix speaks. */
+export function modelFor(config: ProviderConfig): AnyProviderModel {
+  switch (config.kind) {
+    case 'asaas':
+      return asaas;
+    case 'mercadopago':
+      return mercadopago;
+    case 'nfse':
+      return nfse;
+    case 'whatsapp':
+      return whatsapp(config.phone_number_ids ?? ['100000000000001']);
+    case 'melhorenvio':
+      return melhorenvio;
+    case 'echo':
+      return echo(config.auth.type === 'api_key' && config.auth.in === 'query' ? [config.auth.name] : []);
+  }
+}

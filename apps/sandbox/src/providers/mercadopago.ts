@@ -1,0 +1,189 @@
+import { pixPayload, PLACEHOLDER_PNG_BASE64 } from './pix';
+import { isObject, round2, type ProviderModel, type Reply } from './types';
+
+/**
+ * Mercado Pago v1 payments: card and Pix payments, refunds and search.
+ * Numeric ids, `X-Idempotency-Key` required on payment creation, errors
+ * `{message, error, status, cause: [{code, description}]}`. Card outcomes
+ * follow Mercado Pago's test cardholder names: `APRO` approved (the
+ * default), `CONT` pending, `OTHE` rejected.
+ */
+
+interface Payment {
+  id: number;
+  date_created: string;
+  date_approved: string | null;
+  date_last_updated: string;
+  status: string;
+  status_detail: string;
+  payment_method_id: string;
+  payment_type_id: string;
+  transaction_amount: number;
+  transaction_amount_refunded: number;
+  currency_id: string;
+  description: string | null;
+  external_reference: string | null;
+  installments: number;
+  payer: Record<string, unknown>;
+  point_of_interaction?: Record<string, unknown>;
+}
+
+interface Refund {
+  id: number;
+  payment_id: number;
+  amount: number;
+  status: string;
+  date_created: string;
+}
+
+interface MpState {
+  nextId: number;
+  payments: Map<number, Payment>;
+  refunds: Refund[];
+}
+
+const CARD_METHODS = ['visa', 'master', 'amex', 'elo', 'hipercard', 'debvisa', 'debmaster', 'debelo'];
+const TICKET_METHODS = ['bolbradesco', 'pec'];
+
+function err(status: number, code: string, message: string): Reply {
+  return { status, body: { message, error: code, status, cause: [{ code: status === 404 ? 2000 : 4000, description: message }] } };
+}
+
+function now(): string {
+  return new Date().toISOString().replace('Z', '-03:00');
+}
+
+function paymentTypeOf(method: string): string {
+  if (method === 'pix') return 'bank_transfer';
+  if (TICKET_METHODS.includes(method)) return 'ticket';
+  return method.startsWith('deb') ? 'debit_card' : 'credit_card';
+}
+
+export const mercadopago: ProviderModel<MpState> = {
+  idempotencyHeader: 'x-idempotency-key',
+  conflictStatus: 409,
+  error: err,
+  unauthorized: (status) =>
+    status === 401 ? err(401, 'unauthorized', 'invalid access token') : err(403, 'forbidden', 'At least one policy returned UNAUTHORIZED.'),
+  createState: () => ({ nextId: 1_320_000_001, payments: new Map(), refunds: [] }),
+  markPaid(state, paymentId) {
+    const payment = state.payments.get(Number(paymentId));
+    if (!payment) return false;
+    payment.status = 'approved';
+    payment.status_detail = 'accredited';
+    payment.date_approved = now();
+    return true;
+  },
+  routes: [
+    {
+      name: 'create_payment',
+      method: 'POST',
+      path: '/v1/payments',
+      handle(ctx) {
+        if (!ctx.headers['x-idempotency-key']) return err(400, 'bad_request', 'Header X-Idempotency-Key can not be null');
+        const b = isObject(ctx.body) ? ctx.body : {};
+        if (typeof b.transaction_amount !== 'number' || !(b.transaction_amount > 0))
+          return err(400, 'bad_request', 'transaction_amount must be a positive number');
+        const method = b.payment_method_id;
+        if (typeof method !== 'string' || ![...CARD_METHODS, ...TICKET_METHODS, 'pix'].includes(method))
+          return err(400, 'bad_request', 'Invalid payment_method_id');
+        const payer = isObject(b.payer) ? b.payer : undefined;
+        if (!payer || typeof payer.email !== 'string' || !payer.email.includes('@')) return err(400, 'bad_request', 'payer.email must be a valid email');
+        const type = paymentTypeOf(method);
+        if (type.endsWith('_card') && typeof b.token !== 'string') return err(400, 'bad_request', 'Card token is required for card payments');
+
+        let status = 'pending';
+        let detail = method === 'pix' ? 'pending_waiting_transfer' : 'pending_waiting_payment';
+        if (type.endsWith('_card')) {
+          const holder = typeof payer.first_name === 'string' ? payer.first_name.toUpperCase() : 'APRO';
+          [status, detail] =
+            holder === 'OTHE'
+              ? ['rejected', 'cc_rejected_other_reason']
+              : holder === 'CONT'
+                ? ['in_process', 'pending_contingency']
+                : ['approved', 'accredited'];
+        }
+        const created = now();
+        const amount = round2(b.transaction_amount);
+        const payment: Payment = {
+          id: ctx.state.nextId++,
+          date_created: created,
+          date_approved: status === 'approved' ? created : null,
+          date_last_updated: created,
+          status,
+          status_detail: detail,
+          payment_method_id: method,
+          payment_type_id: type,
+          transaction_amount: amount,
+          transaction_amount_refunded: 0,
+          currency_id: 'BRL',
+          description: typeof b.description === 'string' ? b.description : null,
+          external_reference: typeof b.external_reference === 'string' ? b.external_reference : null,
+          installments: typeof b.installments === 'number' ? b.installments : 1,
+          payer: { id: null, email: payer.email, identification: payer.identification ?? null, type: null },
+        };
+        if (method === 'pix') {
+          payment.point_of_interaction = {
+            type: 'PIX',
+            transaction_data: {
+              qr_code: pixPayload(amount, 'MERCADO PAGO SANDBOX'),
+              qr_code_base64: PLACEHOLDER_PNG_BASE64,
+              ticket_url: `${ctx.baseUrl}/payments/${payment.id}/ticket`,
+            },
+          };
+        }
+        ctx.state.payments.set(payment.id, payment);
+        ctx.created('charges');
+        return { status: 201, body: payment };
+      },
+    },
+    {
+      name: 'search_payments',
+      method: 'GET',
+      path: '/v1/payments/search',
+      handle(ctx) {
+        const ext = ctx.query.get('external_reference');
+        const status = ctx.query.get('status');
+        const offset = Math.max(0, Number(ctx.query.get('offset') ?? 0) || 0);
+        const limit = Math.min(1000, Math.max(1, Number(ctx.query.get('limit') ?? 30) || 30));
+        const all = [...ctx.state.payments.values()].filter((p) => (!ext || p.external_reference === ext) && (!status || p.status === status));
+        return { status: 200, body: { paging: { total: all.length, limit, offset }, results: all.slice(offset, offset + limit) } };
+      },
+    },
+    {
+      name: 'get_payment',
+      method: 'GET',
+      path: '/v1/payments/:id',
+      handle(ctx) {
+        const payment = ctx.state.payments.get(Number(ctx.params.id));
+        return payment ? { status: 200, body: payment } : err(404, 'not_found', 'Payment not found');
+      },
+    },
+    {
+      // No amount refunds what is left; a refund of everything marks the
+      // payment refunded. Only approved payments can be refunded.
+      name: 'refund_payment',
+      method: 'POST',
+      path: '/v1/payments/:id/refunds',
+      handle(ctx) {
+        const payment = ctx.state.payments.get(Number(ctx.params.id));
+        if (!payment) return err(404, 'not_found', 'Payment not found');
+        if (payment.status !== 'approved') return err(400, 'bad_request', `Payment with status ${payment.status} cannot be refunded`);
+        const b = isObject(ctx.body) ? ctx.body : {};
+        const remaining = round2(payment.transaction_amount - payment.transaction_amount_refunded);
+        const amount = b.amount === undefined ? remaining : b.amount;
+        if (typeof amount !== 'number' || !(amount > 0) || amount > remaining) return err(400, 'bad_request', 'Invalid refund amount');
+        const refund: Refund = { id: ctx.state.nextId++, payment_id: payment.id, amount: round2(amount), status: 'approved', date_created: now() };
+        ctx.state.refunds.push(refund);
+        payment.transaction_amount_refunded = round2(payment.transaction_amount_refunded + amount);
+        if (payment.transaction_amount_refunded === payment.transaction_amount) {
+          payment.status = 'refunded';
+          payment.status_detail = 'refunded';
+        }
+        payment.date_last_updated = refund.date_created;
+        ctx.created('refunds');
+        return { status: 201, body: refund };
+      },
+    },
+  ],
+};
