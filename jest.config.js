@@ -8,6 +8,8 @@ const common = {
   },
   testEnvironment: 'node',
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
+  // jose ships only ES modules; Jest loads CommonJS, so it is compiled like our sources.
+  transformIgnorePatterns: ['/node_modules/(?!(\\.pnpm/jose@[^/]+/node_modules/)?jose/)'],
 };
 module.exports = {
   // Per-project testTimeout is not honoured; e2e hooks boot a whole stack.
