@@ -155,7 +155,7 @@ describe('static credentials', () => {
 
 describe('hmac', () => {
   const sign256 = (ts: string, method: string, path: string, body: string, secret = 'sandbox-hmac-secret') =>
-    createHmac('sha256', secret).update(`${ts}${method}${path}${body}`).digest('hex');
+    createHmac('sha256', secret).update(`${ts}\n${method}\n${path}\n${body}`).digest('hex');
   const headers = (ts: string, signature: string) => ({
     'x-api-key': 'sandbox-hmac-key-id',
     'x-timestamp': ts,

@@ -45,11 +45,13 @@ function checkHmac(auth: Extract<AuthConfig, { type: 'hmac' }>, req: AuthRequest
   const tsMs = timestamp.length >= 13 ? Number(timestamp) : Number(timestamp) * 1000;
   if (Math.abs(nowMs - tsMs) > (auth.skew_seconds ?? 300) * 1000) return DENY('timestamp outside the allowed window');
   const presented = signature.replace(/^(sha256|sha512)=/i, '');
-  // A client whose base URL ends in the prefix may sign the path it put
-  // after it, or the full path on the host; both name the same request.
+  // The canonical string of catalog format v2's default `signed` list:
+  // timestamp, method, path (with query) and body, joined by newlines. A
+  // client whose base URL ends in the prefix may sign the path it put after
+  // it, or the full path on the host; both name the same request.
   for (const path of [req.target, req.relativeTarget]) {
     const digest = createHmac(auth.algorithm ?? 'sha256', auth.secret)
-      .update(Buffer.concat([Buffer.from(`${timestamp}${req.method.toUpperCase()}${path}`), req.rawBody]))
+      .update(Buffer.concat([Buffer.from(`${timestamp}\n${req.method.toUpperCase()}\n${path}\n`), req.rawBody]))
       .digest();
     if (safeEqual(presented.toLowerCase(), digest.toString('hex')) || safeEqual(presented, digest.toString('base64'))) return { ok: true };
   }
