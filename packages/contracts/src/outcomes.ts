@@ -6,10 +6,10 @@ import type { PatternName } from './patterns';
  * (a provider call, money moving). For these the transport never answers a
  * plain timeout: a request that reached Redis or a replica and got no answer
  * is `outcome_unknown`, and `unavailable` means it provably never started.
- * `session.proxy` joins this table, one line, when the pattern exists.
  */
 export const ACTING_PATTERNS: Partial<Record<PatternName, 'acts'>> = {
   'session.execute': 'acts',
+  'session.proxy': 'acts',
 };
 
 /** Whether a pattern acts (see {@link ACTING_PATTERNS}). Unknown names do not. */
@@ -29,11 +29,14 @@ export type Unanswered = 'never_started' | 'deadline' | 'lost';
 /**
  * The error code a caller gets when no answer comes from the service. On
  * acting patterns anything but a provable never-started is `outcome_unknown`;
- * elsewhere a request is safe to repeat, so the codes only say what happened
- * to the transport: 504 for the deadline, 503 otherwise.
+ * elsewhere it is 504 `upstream_timeout`. `unavailable` always means the
+ * request provably never started.
  */
 export function unansweredCode(acts: boolean, why: Unanswered): ErrorCode {
   if (why === 'never_started') return 'unavailable';
   if (acts) return 'outcome_unknown';
-  return why === 'deadline' ? 'upstream_timeout' : 'unavailable';
+  // A request that may have run is never answered `unavailable`, on any
+  // route: that code promises it did not. Other routes say "no answer in
+  // time" instead, which claims nothing about whether it ran.
+  return 'upstream_timeout';
 }
