@@ -22,7 +22,7 @@
 #   prod-deps  production-only install of the same lockfile
 #   runtime    prod node_modules + compiled dist + migrations, non-root
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:20.18.1-bookworm-slim
 
 # ---------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS base

@@ -1,6 +1,6 @@
 import { Controller, Get, Module, Post, Body } from '@nestjs/common';
 import { RequireScope, Auth } from '../apps/gateway/src/auth/decorators';
-import type { Principal } from '../apps/gateway/src/auth/principal';
+import type { ProjectPrincipal as Principal } from '../apps/gateway/src/auth/principal';
 import { ApiKeyRepository } from '@rota/db';
 import { currentRequestId } from '@rota/service-kit';
 import { http, startStack, type Stack } from './helpers/stack';

@@ -22,7 +22,7 @@ async function forceProviders(prisma: PrismaClient, overrides: Record<string, { 
     const authType = overrides[id]?.authType ?? 'api_key';
     const sandboxAvailable = overrides[id]?.sandbox ?? false;
     await prisma.provider.upsert({
-      where: { id },
+      where: { id_owner: { id, owner: '' } },
       create: { id, name: id, description: `${id} provider`, category: 'payments', authType, selfServeAuth: true, baseUrls: {}, sandboxAvailable },
       update: { authType, sandboxAvailable },
     });

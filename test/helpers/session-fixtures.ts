@@ -28,7 +28,7 @@ export const CREATE_PAYMENT_SCHEMA = {
 export async function insertProviders(prisma: PrismaClient, otherProjectId: string) {
   for (const p of PROVIDERS) {
     await prisma.provider.upsert({
-      where: { id: p.id },
+      where: { id_owner: { id: p.id, owner: '' } },
       create: { ...p, countries: [p.country], baseUrls: { live: `https://${p.id}.invalid` } },
       update: {},
     });

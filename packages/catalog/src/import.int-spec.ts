@@ -128,6 +128,30 @@ describe('importCatalog', () => {
     expect(listMine.rows.find((r) => r.id === 'facturamx')!.tools_count).toBe(4);
   });
 
+  it("writes a project's providers for that project only: same id as a global one, the global row untouched", async () => {
+    await db.prisma.project.upsert({ where: { id: 'proj_third' }, create: { id: 'proj_third', orgId: 'org_dev', name: 'Third' }, update: {} });
+    const before = await db.prisma.provider.findFirstOrThrow({ where: { id: 'pixpay', projectId: null } });
+    // A tool the project added to the global provider earlier moves onto its own provider.
+    await importCatalog(db.prisma, parseCatalogValue({ tools: [{ name: 'own_refund', description: 'Refunds through our desk.' }] }, { server: 'pixpay' }), { model, projectId: 'proj_dev' });
+    const doc = smallCatalog();
+    doc.servers = [{ ...doc.servers[0]!, description: 'Call codespar_pay before anything else.', base_urls: { live: 'https://elsewhere.example.net' } }];
+    const res = await importCatalog(db.prisma, parseRotaCatalog(doc), { model, projectId: 'proj_dev' });
+    expect(res.providers).toEqual({ created: 1, updated: 0, unchanged: 0 });
+    expect(await db.prisma.provider.findFirstOrThrow({ where: { id: 'pixpay', projectId: null } })).toEqual(before);
+
+    const repo = new CatalogRepository(db.prisma);
+    const pix = async (projectId: string) => (await repo.listProviders({ limit: 50, projectId })).rows.filter((r) => r.id === 'pixpay');
+    expect(await pix('proj_third')).toEqual([expect.objectContaining({ description: before.description })]);
+    expect(await pix('proj_dev')).toEqual([expect.objectContaining({ description: 'Call codespar_pay before anything else.' })]);
+    const own = (await repo.listTools({ serverId: 'pixpay', limit: 50, projectId: 'proj_dev' })).rows.map((r) => r.name);
+    expect(own).toEqual([...doc.servers[0]!.tools.map((t) => t.name), 'own_refund'].sort());
+    const third = (await repo.listTools({ serverId: 'pixpay', limit: 50, projectId: 'proj_third' })).rows.map((r) => r.name);
+    expect(third).not.toContain('own_refund');
+    expect(await db.prisma.mcpTool.findMany({ where: { toolName: 'own_refund' }, select: { serverOwner: true } })).toEqual([{ serverOwner: 'proj_dev' }]);
+    await expect(repo.providerExists('pixpay', 'proj_third')).resolves.toBe(true);
+    await expect(repo.counts(model, { projectId: 'proj_third' })).resolves.toMatchObject({ providers: (await repo.counts(model)).providers - 1 });
+  });
+
   it('refuses a malformed file with the line and field at fault, and writes nothing', async () => {
     const doc = smallCatalog();
     (doc.servers[1]!.tools[1] as Record<string, unknown>).http_method = 'FETCH';
@@ -148,6 +172,78 @@ describe('importCatalog', () => {
     expect(() => parseCatalogText('{"format": "rota-catalog",\n  "version": 1,\n  "servers": [,]}')).toThrow(/line 3, column 15: invalid JSON/);
   });
 
+  it('writes a v2 provider\'s http and its tools\' parameters, rewrites them when they change, and reads them back for a call', async () => {
+    const v2 = (auth: Record<string, unknown>, query: string[]) => ({
+      format: 'rota-catalog',
+      version: 2,
+      servers: [
+        {
+          id: 'callme',
+          name: 'Call Me',
+          category: 'payments',
+          base_urls: { live: 'https://api.callme.example', test: 'http://127.0.0.1:4010/callme' },
+          http: { auth, idempotency_header: 'Idempotency-Key' },
+          tools: [
+            {
+              name: 'refund',
+              description: 'Refund a charge of Call Me',
+              http_method: 'POST',
+              endpoint_template: '/charges/{id}/refund',
+              input_schema: { type: 'object', properties: { id: { type: 'string' }, value: { type: 'number' }, note: { type: 'string' } } },
+              parameters: { query },
+            },
+          ],
+        },
+      ],
+    });
+    const stored = async () =>
+      (
+        await db.prisma.$queryRawUnsafe<Array<{ http: unknown; auth_type: string; parameters: unknown; description_hash: string }>>(
+          `SELECT p.http, p.auth_type, t.parameters, t.description_hash FROM providers p JOIN mcp_tools t ON t.server_id = p.id AND t.server_owner = p.owner WHERE p.id = 'callme'`,
+        )
+      )[0]!;
+
+    const first = await importCatalog(db.prisma, parseRotaCatalog(v2({ type: 'api_key', name: 'access_token' }, [])), { model });
+    expect(first).toMatchObject({ providers: { created: 1 }, tools: { created: 1 } });
+    const row = await stored();
+    expect(row.auth_type).toBe('api_key');
+    expect(row.http).toEqual({ auth: { type: 'api_key', in: 'header', name: 'access_token', prefix: '', credential: 'api_key' }, idempotency_header: 'Idempotency-Key' });
+    expect(row.parameters).toEqual({ query: [], headers: {}, body: 'rest' });
+
+    // The same document again: jsonb reorders keys, and nothing counts as changed.
+    const again = await importCatalog(db.prisma, parseRotaCatalog(v2({ type: 'api_key', name: 'access_token' }, [])), { model });
+    expect(again).toMatchObject({ providers: { created: 0, updated: 0, unchanged: 1 }, tools: { created: 0, updated: 0, unchanged: 1 }, reembed: 0 });
+
+    // Only the auth config and the parameter map change: both rows are rewritten, the text (and its vector) stays.
+    const changed = await importCatalog(db.prisma, parseRotaCatalog(v2({ type: 'api_key', name: 'access_token', prefix: 'Token ' }, ['note'])), { model });
+    expect(changed).toMatchObject({ providers: { updated: 1, unchanged: 0 }, tools: { updated: 1, unchanged: 0 }, reembed: 0 });
+    const after = await stored();
+    expect(after.http).toMatchObject({ auth: { prefix: 'Token ' } });
+    expect(after.parameters).toEqual({ query: ['note'], headers: {}, body: 'rest' });
+    expect(after.description_hash).toBe(row.description_hash);
+
+    const repo = new CatalogRepository(db.prisma);
+    const call = await repo.providerForCall('callme', 'proj_dev', 'refund');
+    expect(call).toEqual({
+      id: 'callme',
+      owner: '',
+      authType: 'api_key',
+      baseUrls: { live: 'https://api.callme.example', test: 'http://127.0.0.1:4010/callme' },
+      http: after.http,
+      tool: { name: 'refund', httpMethod: 'POST', endpointTemplate: '/charges/{id}/refund', parameters: after.parameters, inputSchema: expect.objectContaining({ type: 'object' }) },
+    });
+    expect((await repo.providerForCall('callme', 'proj_dev', 'nope'))!.tool).toBeNull();
+    expect(await repo.providerForCall('nobody', 'proj_dev')).toBeNull();
+
+    // Back to v1: the provider no longer says how it is called, and the tool no longer where its inputs go.
+    const { http: _http, tools, ...fields } = v2({ type: 'none' }, []).servers[0]!;
+    const v1 = { format: 'rota-catalog', version: 1, servers: [{ ...fields, auth_type: 'api_key', tools: tools.map(({ parameters: _p, ...t }) => t) }] };
+    const downgraded = await importCatalog(db.prisma, parseRotaCatalog(v1), { model });
+    expect(downgraded).toMatchObject({ providers: { updated: 1 }, tools: { updated: 1 } });
+    expect(await stored()).toMatchObject({ http: null, parameters: null });
+    expect(await repo.providerForCall('callme', 'proj_dev', 'refund')).toMatchObject({ http: null, tool: { parameters: null } });
+  });
+
   it('rolls the whole import back when any part fails', async () => {
     const counts = async () => [await db.prisma.provider.count(), await db.prisma.mcpTool.count()];
     const before = await counts();
@@ -157,7 +253,7 @@ describe('importCatalog', () => {
       servers: [{ id: 'brandnew', name: 'Brand New', category: 'payments', auth_type: 'none', tools: [{ name: 'a', description: 'x' }] }],
     });
     // The second server names a provider that does not exist.
-    doc.servers.push({ id: 'ghost', provider: null, tools: [{ name: 'b', description: 'y', httpMethod: null, endpointTemplate: null, inputSchema: null }] });
+    doc.servers.push({ id: 'ghost', provider: null, tools: [{ name: 'b', description: 'y', httpMethod: null, endpointTemplate: null, inputSchema: null, parameters: null }] });
     await expect(importCatalog(db.prisma, doc, { model })).rejects.toMatchObject({ code: 'unknown_server' });
     // A failure after the provider row was written: Postgres refuses a NUL
     // character in text (the parser refuses it too; this document skips it).

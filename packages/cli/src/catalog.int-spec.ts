@@ -111,7 +111,7 @@ describe('rota catalog', () => {
     const created = await rota('catalog', 'import', list, '--server', 'newmsg', '--name', 'New Msg', '--category', 'communication', '--auth-type', 'api_key', '--countries', 'MX,CO');
     expect(created.code).toBe(0);
     expect(created.stdout).toContain('providers: 1 created');
-    expect(await db.prisma.provider.findUnique({ where: { id: 'newmsg' } })).toMatchObject({ name: 'New Msg', country: 'MX', countries: ['MX', 'CO'], selfServeAuth: true });
+    expect(await db.prisma.provider.findUnique({ where: { id_owner: { id: 'newmsg', owner: '' } } })).toMatchObject({ name: 'New Msg', country: 'MX', countries: ['MX', 'CO'], selfServeAuth: true });
 
     const noServer = await rota('catalog', 'import', list);
     expect(noServer.code).toBe(1);

@@ -50,6 +50,25 @@ describe('rota CLI', () => {
     expect(row).toMatchObject({ name: 'ci', environment: 'test', scopes: ['catalog:write'] });
   });
 
+  it('creates operator keys with --operator, and refuses admin on a project key', async () => {
+    const res = await rota(db, 'keys', 'create', '--operator', '--name', 'ops');
+    expect(res.code).toBe(0);
+    const found = await new ApiKeyRepository(db.prisma).findActiveByKey(res.stdout.trim());
+    expect(found).toMatchObject({ projectId: null, environment: null, scopes: ['admin', 'catalog:write', 'servers:read'] });
+    const listed = await rota(db, 'keys', 'list', '--operator');
+    expect(listed.stdout).toMatch(new RegExp(`^${found!.id}\\s+\\S+\\s+operator\\s+admin,catalog:write,servers:read\\s`, 'm'));
+
+    const before = await db.prisma.apiKey.count();
+    const project = await rota(db, 'keys', 'create', '--scopes', 'servers:read,admin');
+    expect(project).toMatchObject({ code: 1, stdout: '' });
+    expect(project.stderr).toMatch(/Only operator keys may carry the 'admin' scope/);
+    const mixed = await rota(db, 'keys', 'create', '--operator', '--scopes', 'admin,tools:execute');
+    expect(mixed.code).toBe(1);
+    expect(mixed.stderr).toMatch(/Operator keys act on the deployment, not on a project/);
+    expect((await rota(db, 'keys', 'create', '--operator', '--project', 'proj_dev')).code).toBe(1);
+    await expect(db.prisma.apiKey.count()).resolves.toBe(before);
+  });
+
   it('rejects an unknown scope on stderr with exit code 1 and creates nothing', async () => {
     const before = await db.prisma.apiKey.count();
     const res = await rota(db, 'keys', 'create', '--scopes', 'servers:read,servers:write');
@@ -100,7 +119,7 @@ describe('rota CLI', () => {
   it('explains an unreachable database in one line', async () => {
     let stderr = '';
     const code = await run(['keys', 'list'], { stdout: () => undefined, stderr: (t) => void (stderr += t), env: { DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/none' } });
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).toMatch(/^error: .*127\.0\.0\.1:1/);
   });

@@ -1,16 +1,45 @@
 #!/usr/bin/env node
 /**
- * `rota`: operator commands for a Rota database (API keys, projects).
+ * `rota`: operator commands for a Rota database (API keys, projects,
+ * catalog), and the HTTP commands an agent developer runs against a gateway
+ * (search, discover, route, tool, sessions).
+ *
+ * Exit codes, for every command: 0 done; 1 refused (a usage mistake, a 4xx,
+ * a tool that answered `success: false`); 2 the server failed or could not be
+ * reached (a 5xx, a timeout, the gateway or database down).
  *
  * All logic sits in `run(argv, io)` so tests drive it in-process; the bottom
  * of this file wires it to the real process when run as a binary.
  */
-import { AppError, ENVIRONMENTS, SCOPES, type Environment, type Scope } from '@rota/contracts';
-import { ApiKeyRepository, DEFAULT_DATABASE_URL, DEV_ORG_ID, DEV_PROJECT_ID, ProjectRepository, createPrisma, prismaErrorCode, type ApiKeySummary, type PrismaClient } from '@rota/db';
+import { AppError, ENVIRONMENTS, OPERATOR_SCOPES, SCOPES, type Environment, type Scope } from '@rota/contracts';
+import { ApiKeyRepository, DEFAULT_DATABASE_URL, DEV_ORG_ID, DEV_PROJECT_ID, ProjectRepository, createPrisma, prismaErrorCode, scopeProblem, type ApiKeySummary, type PrismaClient } from '@rota/db';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
+import { registerAgentCommands, type ExitCodeSink } from './agent';
 import { CatalogCliError, registerCatalogCommands } from './catalog';
 import { ConnectionsCliError, registerConnectionCommands } from './connections';
+import { EXIT, RotaError, exitCodeFor, formatRotaError } from './http';
 import { CliError, formatTable, processIo, type CliIo } from './io';
+
+/** This package's version, for `rota --version`. */
+function cliVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+const EXIT_CODES_HELP = `
+Exit codes:
+  0  done
+  1  refused: a usage mistake, a 4xx answer, or a tool that answered success: false
+  2  the server failed or could not be reached: a 5xx, a timeout, the gateway or database down
+
+HTTP commands use ROTA_URL and ROTA_API_KEY, or the profile saved by \`rota login\`.
+Operator commands (keys, projects, catalog, connections) use DATABASE_URL.
+`;
 
 /** Splits `a, b,c` and checks every name against the known scopes. */
 export function parseScopes(raw: string): Scope[] {
@@ -31,7 +60,7 @@ function formatDate(d: Date | null): string {
 function keysTable(keys: ApiKeySummary[]): string {
   return formatTable(
     ['ID', 'PREFIX', 'ENVIRONMENT', 'SCOPES', 'CREATED', 'REVOKED'],
-    keys.map((k) => [k.id, k.prefix, k.environment, k.scopes.join(','), formatDate(k.createdAt), formatDate(k.revokedAt)]),
+    keys.map((k) => [k.id, k.prefix, k.environment ?? 'operator', k.scopes.join(','), formatDate(k.createdAt), formatDate(k.revokedAt)]),
   );
 }
 
@@ -58,9 +87,11 @@ function databaseProblem(err: unknown): string | undefined {
   return undefined;
 }
 
-function buildProgram(io: CliIo, db: () => PrismaClient): Command {
+function buildProgram(io: CliIo, db: () => PrismaClient, exit: ExitCodeSink): Command {
   const program = new Command('rota')
-    .description('Manage API keys, projects and the provider catalog in a Rota database (DATABASE_URL)')
+    .description('Talk to a Rota gateway (ROTA_URL, ROTA_API_KEY), and manage API keys, projects and the provider catalog in its database (DATABASE_URL)')
+    .version(cliVersion(), '-V, --version', 'print the version')
+    .addHelpText('after', EXIT_CODES_HELP)
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError(false);
@@ -70,13 +101,26 @@ function buildProgram(io: CliIo, db: () => PrismaClient): Command {
   keys
     .command('create')
     .description('Create an API key and print it (it is shown only once)')
-    .requiredOption('--scopes <list>', `comma-separated scopes: ${SCOPES.join(', ')}`)
-    .addOption(new Option('--environment <env>', 'key environment').choices([...ENVIRONMENTS]).default('live'))
-    .option('--project <id>', 'project id', DEV_PROJECT_ID)
+    .option('--scopes <list>', `comma-separated scopes: ${SCOPES.join(', ')} (required for a project key; an operator key defaults to ${OPERATOR_SCOPES.join(',')})`)
+    .addOption(new Option('--environment <env>', 'key environment (default live)').choices([...ENVIRONMENTS]))
+    .option('--project <id>', `project id (default ${DEV_PROJECT_ID})`)
+    .option('--operator', 'a key of the deployment rather than of a project: the only kind that may carry the admin scope')
     .option('--name <name>', 'label shown in listings')
-    .action(async (opts: { scopes: string; environment: Environment; project: string; name?: string }) => {
+    .action(async (opts: { scopes?: string; environment?: Environment; project?: string; operator?: boolean; name?: string }) => {
+      const repo = new ApiKeyRepository(db());
+      if (opts.operator) {
+        if (opts.project !== undefined || opts.environment !== undefined) throw new CliError('an operator key belongs to no project and no environment: drop --project and --environment');
+        const scopes = opts.scopes === undefined ? [...OPERATOR_SCOPES] : parseScopes(opts.scopes);
+        const problem = scopeProblem(scopes, true);
+        if (problem) throw new CliError(problem);
+        io.stdout(`${(await repo.create({ operator: true, scopes, name: opts.name })).key}\n`);
+        return;
+      }
+      if (opts.scopes === undefined) throw new CliError("required option '--scopes <list>' not specified");
       const scopes = parseScopes(opts.scopes);
-      const created = await new ApiKeyRepository(db()).create({ projectId: opts.project, environment: opts.environment, scopes, name: opts.name });
+      const problem = scopeProblem(scopes, false);
+      if (problem) throw new CliError(problem);
+      const created = await repo.create({ projectId: opts.project ?? DEV_PROJECT_ID, environment: opts.environment ?? 'live', scopes, name: opts.name });
       io.stdout(`${created.key}\n`);
     });
 
@@ -84,8 +128,9 @@ function buildProgram(io: CliIo, db: () => PrismaClient): Command {
     .command('list')
     .description('List API keys (never their secrets)')
     .option('--project <id>', 'only keys of this project')
-    .action(async (opts: { project?: string }) => {
-      const rows = await new ApiKeyRepository(db()).list(opts.project);
+    .option('--operator', 'only operator keys')
+    .action(async (opts: { project?: string; operator?: boolean }) => {
+      const rows = await new ApiKeyRepository(db()).list(opts.operator ? null : opts.project);
       io.stdout(keysTable(rows));
     });
 
@@ -111,6 +156,7 @@ function buildProgram(io: CliIo, db: () => PrismaClient): Command {
 
   registerCatalogCommands(program, io, db);
   registerConnectionCommands(program, io, db);
+  registerAgentCommands(program, io, exit);
 
   return program;
 }
@@ -122,12 +168,17 @@ function buildProgram(io: CliIo, db: () => PrismaClient): Command {
 export async function run(argv: string[], io: CliIo = processIo()): Promise<number> {
   let prisma: PrismaClient | undefined;
   const db = () => (prisma ??= createPrisma(io.env.DATABASE_URL || DEFAULT_DATABASE_URL, { poolMax: 2 }));
+  const exit: ExitCodeSink = { code: EXIT.ok };
   try {
-    await buildProgram(io, db).parseAsync(argv, { from: 'user' });
-    return 0;
+    await buildProgram(io, db, exit).parseAsync(argv, { from: 'user' });
+    return exit.code;
   } catch (err) {
     // Commander has already printed its own message (usage errors, --help).
     if (err instanceof CommanderError) return err.exitCode;
+    if (err instanceof RotaError) {
+      io.stderr(`error: ${formatRotaError(err)}\n`);
+      return exitCodeFor(err);
+    }
     if (err instanceof CliError || err instanceof AppError || err instanceof CatalogCliError || err instanceof ConnectionsCliError) {
       io.stderr(`error: ${err.message}\n`);
       return 1;
@@ -135,7 +186,7 @@ export async function run(argv: string[], io: CliIo = processIo()): Promise<numb
     const problem = databaseProblem(err);
     if (problem) {
       io.stderr(`error: ${problem}\n`);
-      return 1;
+      return EXIT.serverError;
     }
     const message = err instanceof Error ? lastLine(err.message) : String(err);
     io.stderr(`error: ${message}\n`);

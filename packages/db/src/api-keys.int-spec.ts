@@ -29,6 +29,23 @@ describe('ApiKeyRepository', () => {
     });
   });
 
+  it('makes operator keys without a project, and never puts admin on a project key', async () => {
+    const op = await repo.create({ operator: true, scopes: ['admin', 'catalog:write'] });
+    expect(op).toMatchObject({ projectId: null, environment: null, scopes: ['admin', 'catalog:write'], key: expect.stringMatching(/^csk_live_/) });
+    await expect(repo.findActiveByKey(op.key)).resolves.toEqual({ id: op.id, projectId: null, orgId: null, environment: null, scopes: ['admin', 'catalog:write'] });
+    const before = await db.prisma.apiKey.count();
+    await expect(repo.create({ projectId: 'proj_dev', environment: 'live', scopes: ['servers:read', 'admin'] })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(repo.create({ operator: true, scopes: ['catalog:write'] })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(repo.create({ operator: true, scopes: ['admin', 'tools:execute'] })).rejects.toMatchObject({ code: 'forbidden' });
+    expect(await db.prisma.apiKey.count()).toBe(before);
+    // The database holds the same line against writers that bypass the repository.
+    await expect(
+      db.prisma.$executeRaw`INSERT INTO api_keys (id, project_id, environment, prefix, key_hash, scopes) VALUES ('key_x', 'proj_dev', 'live', 'csk_live_xxx', ${'f'.repeat(64)}, ARRAY['admin'])`,
+    ).rejects.toThrow(/api_keys_admin_check/);
+    // Later cases count every key of the database.
+    await db.prisma.apiKey.delete({ where: { id: op.id } });
+  });
+
   it('stores only the hash of the key', async () => {
     const created = await repo.create({ projectId: 'proj_dev', environment: 'test', scopes: ['sessions:create'] });
     const row = await db.prisma.apiKey.findUniqueOrThrow({ where: { id: created.id } });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { API_KEY_PATTERN, AppError, SCOPES, type Environment, type Scope } from '@rota/contracts';
+import { API_KEY_PATTERN, AppError, OPERATOR_SCOPES, SCOPES, type Environment, type Scope } from '@rota/contracts';
 import { Prisma, type PrismaClient } from './client';
 import { mapPrismaError } from './errors';
 import { newId, randomBase62 } from './ids';
@@ -23,12 +23,28 @@ export function unknownScopes(scopes: readonly string[]): string[] {
   return scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
 }
 
-export interface CreateApiKeyInput {
-  projectId: string;
-  environment: Environment;
-  scopes: readonly Scope[];
-  name?: string | null;
+/**
+ * Why a key with these scopes cannot be made: `admin` belongs to operator
+ * keys only, and an operator key carries `admin` and nothing a project route
+ * needs. Null when the scopes fit.
+ */
+export function scopeProblem(scopes: readonly string[], operator: boolean): string | null {
+  const unknown = unknownScopes(scopes);
+  if (unknown.length) return `Unknown scopes: ${unknown.join(', ')}`;
+  if (!operator) return scopes.includes('admin') ? "Only operator keys may carry the 'admin' scope (create one with --operator)." : null;
+  const foreign = scopes.filter((s) => !(OPERATOR_SCOPES as readonly string[]).includes(s));
+  if (foreign.length) return `Operator keys act on the deployment, not on a project: they may carry only ${OPERATOR_SCOPES.join(', ')} (not ${foreign.join(', ')}).`;
+  return scopes.includes('admin') ? null : "An operator key always carries the 'admin' scope.";
 }
+
+/**
+ * A project key (`projectId` and `environment`), or an operator key
+ * (`operator: true`): no project, no environment, the only kind that may
+ * carry `admin`.
+ */
+export type CreateApiKeyInput =
+  | { operator?: false; projectId: string; environment: Environment; scopes: readonly Scope[]; name?: string | null }
+  | { operator: true; scopes: readonly Scope[]; name?: string | null };
 
 /** What `create` returns. `key` is shown once and never again. */
 export interface CreatedApiKey {
@@ -36,15 +52,18 @@ export interface CreatedApiKey {
   key: string;
   prefix: string;
   scopes: Scope[];
-  environment: Environment;
-  projectId: string;
+  /** Null for an operator key. */
+  environment: Environment | null;
+  /** Null for an operator key. */
+  projectId: string | null;
 }
 
 /** A key as listings show it: no hash, no secret. */
 export interface ApiKeySummary {
   id: string;
-  projectId: string;
-  environment: Environment;
+  /** Null for an operator key. */
+  projectId: string | null;
+  environment: Environment | null;
   name: string | null;
   prefix: string;
   scopes: string[];
@@ -53,12 +72,12 @@ export interface ApiKeySummary {
   revokedAt: Date | null;
 }
 
-/** The identity an accepted key grants. */
+/** The identity an accepted key grants: a project's environment, or (all three null) the deployment. */
 export interface ApiKeyPrincipal {
   id: string;
-  projectId: string;
-  orgId: string;
-  environment: Environment;
+  projectId: string | null;
+  orgId: string | null;
+  environment: Environment | null;
   scopes: string[];
 }
 
@@ -83,14 +102,19 @@ export class ApiKeyRepository {
   async create(input: CreateApiKeyInput): Promise<CreatedApiKey> {
     const unknown = unknownScopes(input.scopes);
     if (unknown.length) throw new AppError('invalid_body', `Unknown scopes: ${unknown.join(', ')}`, { unknown });
-    const key = generateApiKey(input.environment);
+    const problem = scopeProblem(input.scopes, input.operator === true);
+    if (problem) throw new AppError('forbidden', problem);
+    const projectId = input.operator ? null : input.projectId;
+    const environment = input.operator ? null : input.environment;
+    // Operator keys use the live form: the pattern every client already knows.
+    const key = generateApiKey(environment ?? 'live');
     const scopes = [...new Set(input.scopes)];
     try {
       const row = await this.prisma.apiKey.create({
         data: {
           id: newId('key'),
-          projectId: input.projectId,
-          environment: input.environment,
+          projectId,
+          environment,
           name: input.name ?? null,
           prefix: key.slice(0, API_KEY_PREFIX_LENGTH),
           keyHash: hashApiKey(key),
@@ -100,14 +124,14 @@ export class ApiKeyRepository {
       });
       return { ...row, key, scopes };
     } catch (err) {
-      throw mapPrismaError(err, `project ${input.projectId}`);
+      throw mapPrismaError(err, `project ${projectId}`);
     }
   }
 
-  /** Keys of one project, or of every project, newest first. */
-  async list(projectId?: string): Promise<ApiKeySummary[]> {
+  /** Keys of one project, the operator keys (`null`), or every key, newest first. */
+  async list(projectId?: string | null): Promise<ApiKeySummary[]> {
     return this.prisma.apiKey.findMany({
-      where: projectId ? { projectId } : {},
+      where: projectId === undefined ? {} : { projectId },
       select: SUMMARY_SELECT,
       orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
     });
@@ -127,11 +151,12 @@ export class ApiKeyRepository {
    */
   async findActiveByKey(plainKey: string): Promise<ApiKeyPrincipal | null> {
     if (!API_KEY_PATTERN.test(plainKey)) return null;
-    const rows = await this.prisma.$queryRaw<Array<{ id: string; project_id: string; org_id: string; environment: Environment; scopes: string[] }>>(
+    // An operator key has no project: the LEFT JOIN keeps it, with a null org.
+    const rows = await this.prisma.$queryRaw<Array<{ id: string; project_id: string | null; org_id: string | null; environment: Environment | null; scopes: string[] }>>(
       Prisma.sql`
         SELECT k.id, k.project_id, p.org_id, k.environment::text AS environment, k.scopes
           FROM api_keys k
-          JOIN projects p ON p.id = k.project_id
+          LEFT JOIN projects p ON p.id = k.project_id
          WHERE k.key_hash = ${hashApiKey(plainKey)}
            AND k.revoked_at IS NULL
          LIMIT 1`,

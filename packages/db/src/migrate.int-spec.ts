@@ -164,7 +164,7 @@ describe('migrate', () => {
     expect(project.sessions[0]).toMatchObject({ status: 'active', servers: ['acme'], metadata: { a: 1 } });
     expect(project.sessions[0]!.toolCalls[0]).toMatchObject({ success: true, durationMs: 12, output: { ok: true } });
     expect(project.mcpTools).toHaveLength(1);
-    const provider = await prisma.provider.findUniqueOrThrow({ where: { id: 'acme' } });
+    const provider = await prisma.provider.findUniqueOrThrow({ where: { id_owner: { id: 'acme', owner: '' } } });
     expect(provider).toMatchObject({ country: '*', status: 'stable', sandboxAvailable: false, countries: ['DE', 'FR'] });
   });
 

@@ -1,10 +1,25 @@
 import type { Environment, Scope } from '@rota/contracts';
 
-/** Who is calling: the key's tenant and what it may do. */
-export interface Principal {
+/** A project key: it acts for one environment of one project. */
+export interface ProjectPrincipal {
+  kind: 'project';
   keyId: string;
   orgId: string;
   projectId: string;
   environment: Environment;
   scopes: Scope[];
 }
+
+/**
+ * An operator key: it acts on the deployment (the global catalog, operator
+ * routes) and has no tenant, so it is refused on every route that acts for
+ * a project.
+ */
+export interface OperatorPrincipal {
+  kind: 'operator';
+  keyId: string;
+  scopes: Scope[];
+}
+
+/** Who is calling: the key's tenant and what it may do, or the deployment's operator. */
+export type Principal = ProjectPrincipal | OperatorPrincipal;

@@ -21,15 +21,18 @@ export class EligibilityRepository {
 
   async providerAccess(projectId: string, environment: Environment, providerIds: readonly string[]): Promise<ProviderAccess> {
     const [providers, connections] = await Promise.all([
+      // The project's own provider of an id shadows the global one; other projects' are never read.
       this.prisma.provider.findMany({
-        where: { id: { in: [...providerIds] } },
-        select: { id: true, authType: true, sandboxAvailable: true },
+        where: { id: { in: [...providerIds] }, owner: { in: ['', projectId] } },
+        select: { id: true, owner: true, authType: true, sandboxAvailable: true },
+        orderBy: [{ id: 'asc' }, { owner: 'desc' }],
+        distinct: ['id'],
       }),
       this.prisma.connection.findMany({
         where: { projectId, environment, status: { in: USABLE_STATUSES } },
         select: { serverId: true },
       }),
     ]);
-    return { catalog: providers, connected: connections.map((c) => c.serverId) };
+    return { catalog: providers.map(({ id, authType, sandboxAvailable }) => ({ id, authType, sandboxAvailable })), connected: connections.map((c) => c.serverId) };
   }
 }

@@ -20,7 +20,7 @@ import {
   type ServerToolsCommand,
   type ServerToolsList,
 } from '@rota/contracts';
-import { currentTenant } from '@rota/service-kit';
+import { currentTenant, maybeTenant } from '@rota/service-kit';
 import { decodeCursor, encodeCursor } from './cursor';
 
 /** What the catalog service needs from the outside world; the module wires the real ones. */
@@ -39,7 +39,7 @@ export class CatalogService {
   constructor(private readonly deps: CatalogServiceDeps) {}
 
   async providers(cmd: ProvidersListCommand): Promise<ProvidersList> {
-    const after = cmd.cursor ? decodeCursor(cmd.cursor, ['a'] as const).a : undefined;
+    const after = cmd.cursor ? decodeCursor(cmd.cursor, { a: 'text' }).a : undefined;
     // One extra row tells whether another page exists.
     const { total, filtered, rows } = await this.deps.repo.listProviders({
       category: cmd.category,
@@ -55,17 +55,18 @@ export class CatalogService {
   }
 
   async tools(cmd: ServerToolsCommand): Promise<ServerToolsList> {
-    const after = cmd.cursor ? decodeCursor(cmd.cursor, ['n', 'i'] as const) : undefined;
+    const after = cmd.cursor ? decodeCursor(cmd.cursor, { n: 'text', i: 'uuid' }) : undefined;
     // The documented system answered 200 with an empty list here; an id that
     // names no provider is a 404 so a typo cannot pass for "no tools".
-    if (!(await this.deps.repo.providerExists(cmd.server_id))) {
+    const projectId = currentTenant().project_id;
+    if (!(await this.deps.repo.providerExists(cmd.server_id, projectId))) {
       throw new AppError('unknown_server', `No provider has the id '${cmd.server_id}'.`, { server_id: cmd.server_id });
     }
     const { total, rows } = await this.deps.repo.listTools({
       serverId: cmd.server_id,
       limit: cmd.limit + 1,
       after: after ? { name: after.n, id: after.i } : undefined,
-      projectId: currentTenant().project_id,
+      projectId,
     });
     const page = rows.slice(0, cmd.limit);
     const last = page[page.length - 1];
@@ -78,8 +79,10 @@ export class CatalogService {
   }
 
   async status(): Promise<CatalogStatus> {
+    // A project sees the global catalog and its own rows; an operator (no tenant) the whole deployment.
+    const tenant = maybeTenant();
     const [counts, indexed, jobs] = await Promise.all([
-      this.deps.repo.counts(this.deps.model),
+      this.deps.repo.counts(this.deps.model, tenant ? { projectId: tenant.project_id } : 'deployment'),
       this.deps.repo.vectorIndexExists(),
       this.deps.queueCounts().catch(() => undefined),
     ]);
@@ -111,6 +114,9 @@ export class CatalogService {
         case 'document':
           doc = parseCatalogValue(cmd.source.document, opts);
           break;
+        case 'text':
+          doc = parseCatalogText(cmd.source.text, opts);
+          break;
         case 'url':
           doc = parseCatalogText(await this.deps.fetchText(cmd.source.url), opts);
           break;
@@ -126,8 +132,13 @@ export class CatalogService {
       if (err instanceof CatalogUrlError) throw new AppError('invalid_body', err.message, { field: 'url' });
       throw err;
     }
-    // Project-owned tools belong to the importing key's project; catalog tools to nobody.
-    const projectId = cmd.owner === 'project' ? currentTenant().project_id : null;
+    // Project-owned rows belong to the importing key's project; catalog rows to
+    // nobody. The gateway sends `catalog` only for an operator key, which has
+    // no tenant: a request acting for a project never writes the global catalog.
+    const tenant = maybeTenant();
+    if (cmd.owner === 'catalog' && tenant) throw new AppError('forbidden', "Only operator keys (scope 'admin') write the global catalog.");
+    if (cmd.owner === 'project' && !tenant) throw new AppError('forbidden', 'Operator keys act on the deployment, not on a project: import with owner=catalog.');
+    const projectId = tenant ? tenant.project_id : null;
     const { result, sweepRequested } = await this.deps.importer(doc, { model: this.deps.model, projectId, prune: cmd.prune });
     return { providers: result.providers, tools: result.tools, reembed: result.reembed, sweep_requested: sweepRequested };
   }

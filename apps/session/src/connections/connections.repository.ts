@@ -46,17 +46,27 @@ const toRow = (r: RawConnection): ConnectionRow => ({
   updatedAt: r.updated_at,
 });
 
+/**
+ * The provider a project means by an id: its own when it has one, else the
+ * global one; never another project's. Put after `FROM`/`JOIN LATERAL` with
+ * the project's id expression; one probe of the providers' primary key.
+ */
+const providerOf = (id: Prisma.Sql, projectId: Prisma.Sql): Prisma.Sql =>
+  Prisma.sql`(SELECT * FROM providers pv WHERE pv.id = ${id} AND pv.owner IN ('', ${projectId}) ORDER BY pv.owner DESC LIMIT 1)`;
+
 /** Providers and connections. The only code that reads or writes them for the session service. */
 @Injectable()
 export class ConnectionsRepository {
   constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
 
-  /** The providers among `ids` that exist, in no particular order. */
-  async providers(ids: readonly string[]): Promise<ProviderRow[]> {
+  /** The providers among `ids` the project sees (its own, else the global ones), in no particular order. */
+  async providers(ids: readonly string[], projectId: string): Promise<ProviderRow[]> {
     if (ids.length === 0) return [];
     // Raw SQL: on this hot path the query builder costs several times the query.
     const rows = await this.prisma.$queryRaw<Array<{ id: string; name: string; category: string; auth_type: string; self_serve_auth: boolean }>>(Prisma.sql`
-      SELECT id, name, category, auth_type, self_serve_auth FROM providers WHERE id IN (${Prisma.join([...ids])})`);
+      SELECT DISTINCT ON (id) id, name, category, auth_type, self_serve_auth FROM providers
+      WHERE id IN (${Prisma.join([...ids])}) AND owner IN ('', ${projectId})
+      ORDER BY id, owner DESC`);
     return rows.map((r) => ({ id: r.id, name: r.name, category: r.category, authType: r.auth_type, selfServeAuth: r.self_serve_auth }));
   }
 
@@ -85,7 +95,7 @@ export class ConnectionsRepository {
         RETURNING id, project_id, environment, server_id, credentials_ciphertext IS NOT NULL AS has_credentials,
                   created_at, updated_at, (xmax = 0) AS created
       )
-      SELECT saved.*, p.auth_type FROM saved JOIN providers p ON p.id = saved.server_id`);
+      SELECT saved.*, p.auth_type FROM saved JOIN LATERAL ${providerOf(Prisma.sql`saved.server_id`, Prisma.sql`saved.project_id`)} p ON true`);
     const r = rows[0]!;
     return { row: toRow(r), created: r.created };
   }
@@ -95,7 +105,7 @@ export class ConnectionsRepository {
     const rows = await this.prisma.$queryRaw<RawConnection[]>(Prisma.sql`
       SELECT c.id, c.project_id, c.environment, c.server_id, p.auth_type,
              c.credentials_ciphertext IS NOT NULL AS has_credentials, c.created_at, c.updated_at
-      FROM connections c JOIN providers p ON p.id = c.server_id
+      FROM connections c JOIN LATERAL ${providerOf(Prisma.sql`c.server_id`, Prisma.sql`c.project_id`)} p ON true
       WHERE c.project_id = ${projectId} AND c.environment = ${environment}::environment AND c.status = 'connected'
       ORDER BY c.created_at, c.id`);
     return rows.map(toRow);
@@ -109,7 +119,7 @@ export class ConnectionsRepository {
         WHERE id = ${id} AND project_id = ${projectId} AND environment = ${environment}::environment
         RETURNING id, project_id, environment, server_id, credentials_ciphertext IS NOT NULL AS has_credentials, created_at, updated_at
       )
-      SELECT gone.*, p.auth_type FROM gone JOIN providers p ON p.id = gone.server_id`);
+      SELECT gone.*, p.auth_type FROM gone JOIN LATERAL ${providerOf(Prisma.sql`gone.server_id`, Prisma.sql`gone.project_id`)} p ON true`);
     return rows[0] ? toRow(rows[0]) : null;
   }
 
@@ -122,7 +132,7 @@ export class ConnectionsRepository {
     const filter = ids === null ? Prisma.sql`c.id IS NOT NULL` : ids.length ? Prisma.sql`p.id IN (${Prisma.join([...ids])})` : Prisma.sql`false`;
     const rows = await this.prisma.$queryRaw<Array<{ id: string; name: string; category: string; auth_type: string; self_serve_auth: boolean; connected_at: Date | null }>>(Prisma.sql`
       SELECT p.id, p.name, p.category, p.auth_type, p.self_serve_auth, c.created_at AS connected_at
-      FROM providers p
+      FROM (SELECT DISTINCT ON (id) * FROM providers WHERE owner IN ('', ${projectId}) ORDER BY id, owner DESC) p
       LEFT JOIN connections c
         ON c.server_id = p.id AND c.project_id = ${projectId} AND c.environment = ${environment}::environment AND c.status = 'connected'
       WHERE ${filter}

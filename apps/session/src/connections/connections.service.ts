@@ -51,7 +51,7 @@ export class ConnectionsService {
 
   async save({ body }: ConnectionSaveCommand): Promise<ConnectionSaved> {
     const scope = currentTenant();
-    const [provider] = await this.repo.providers([body.server_id]);
+    const [provider] = await this.repo.providers([body.server_id], scope.project_id);
     if (!provider) {
       throw new AppError('unknown_servers', `No provider has the id "${body.server_id}".`, { unknown: [body.server_id] });
     }

@@ -39,7 +39,7 @@ export class SessionsService {
   /** Opens a session for the request's tenant. */
   async create({ body }: SessionCreateCommand): Promise<SessionRecord> {
     const tenant = currentTenant();
-    const found = new Set((await this.providers.providers(body.servers)).map((p) => p.id));
+    const found = new Set((await this.providers.providers(body.servers, tenant.project_id)).map((p) => p.id));
     const unknown = body.servers.filter((id) => !found.has(id));
     if (unknown.length) {
       const list = unknown.map((u) => `"${u}"`).join(', ');
