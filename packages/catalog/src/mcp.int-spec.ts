@@ -33,6 +33,32 @@ describe('live MCP import', () => {
     await expect(listMcpTools(mcp.url.replace('127.0.0.1', 'localhost'), { allowPrivate: false })).rejects.toThrow(/non-public address/);
   });
 
+  it('refuses an answer over the byte limit with the error of a file import', async () => {
+    const big = await startFakeMcpServer([{ name: 'huge', description: 'x'.repeat(2 * 1024 * 1024) }]);
+    try {
+      const err = await listMcpTools(big.url, { allowPrivate: true, maxBytes: 1024 * 1024 }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(CatalogUrlError);
+      expect((err as Error).message).toBe(`${big.url} is larger than ${1024 * 1024} bytes`);
+      // The same server within the limit lists normally.
+      expect((await listMcpTools(big.url, { allowPrivate: true, maxBytes: 4 * 1024 * 1024 })).tools).toHaveLength(1);
+    } finally {
+      await big.close();
+    }
+  });
+
+  it('holds every page of a listing to one byte budget', async () => {
+    const pages = await startFakeMcpServer(
+      Array.from({ length: 6 }, (_, i) => ({ name: `t${i}`, description: 'y'.repeat(300 * 1024) })),
+      1,
+    );
+    try {
+      // Each page is far below the limit; the six together are not.
+      await expect(listMcpTools(pages.url, { allowPrivate: true, maxBytes: 1024 * 1024 })).rejects.toThrow(/is larger than 1048576 bytes/);
+    } finally {
+      await pages.close();
+    }
+  });
+
   it('reports an unreachable server as a URL problem', async () => {
     await expect(listMcpTools('http://127.0.0.1:9/mcp', { allowPrivate: true, timeoutMs: 2000 })).rejects.toBeInstanceOf(CatalogUrlError);
     await expect(fetchCatalogText('http://127.0.0.1:9/x.json', { allowPrivate: true })).rejects.toThrow(/could not fetch/);

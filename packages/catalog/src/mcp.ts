@@ -1,10 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { guardedFetch, CatalogUrlError, type UrlPolicy } from './url';
+import { guardedFetch, CatalogUrlError, CATALOG_FETCH_TIMEOUT_MS, type UrlPolicy } from './url';
 
 export interface McpListOptions extends UrlPolicy {
-  /** Deadline of each request to the server (default 30 s). */
+  /** Deadline of each request to the server, its answer included (default 30 s). */
   timeoutMs?: number;
+  /** Bytes of answers read over the whole listing, every page together (default 64 MiB, as for a file). */
+  maxBytes?: number;
   /** Extra headers, e.g. an Authorization header the server wants. */
   headers?: Record<string, string>;
   /** Stop after this many pages of `tools/list` (default 100). */
@@ -14,7 +16,10 @@ export interface McpListOptions extends UrlPolicy {
 /**
  * Lists a live MCP server's tools over Streamable HTTP with the official
  * client, following `nextCursor` pages. The result has the shape of a
- * `tools/list` result, so it goes through the same parser as a file.
+ * `tools/list` result, so it goes through the same parser as a file. The
+ * server is held to the limits of a catalog file: every request has a
+ * deadline, and answers are counted as they stream in and cut off at the
+ * byte limit rather than buffered whole.
  */
 export async function listMcpTools(url: string, opts: McpListOptions): Promise<{ tools: unknown[] }> {
   let parsed: URL;
@@ -23,12 +28,12 @@ export async function listMcpTools(url: string, opts: McpListOptions): Promise<{
   } catch {
     throw new CatalogUrlError(`not a URL: ${url}`);
   }
+  const timeout = opts.timeoutMs ?? CATALOG_FETCH_TIMEOUT_MS;
   const transport = new StreamableHTTPClientTransport(parsed, {
-    fetch: guardedFetch(opts),
+    fetch: guardedFetch({ allowPrivate: opts.allowPrivate, maxBytes: opts.maxBytes, timeoutMs: timeout }),
     requestInit: opts.headers ? { headers: opts.headers } : undefined,
   });
   const client = new Client({ name: 'rota-catalog-import', version: '0.1.0' });
-  const timeout = opts.timeoutMs ?? 30_000;
   try {
     await client.connect(transport, { timeout });
     const tools: unknown[] = [];

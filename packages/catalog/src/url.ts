@@ -18,11 +18,48 @@ export interface UrlPolicy {
   allowPrivate: boolean;
 }
 
-/** True only for ordinary public unicast addresses. */
+/** The documented limits of every catalog fetch: a file by URL, or a live MCP listing. */
+export const CATALOG_FETCH_MAX_BYTES = 64 * 1024 * 1024;
+export const CATALOG_FETCH_TIMEOUT_MS = 30_000;
+
+// Only 2000::/3 is allocated for global unicast. Everything else that
+// ipaddr.js leaves as plain `unicast` (the deprecated IPv4-compatible
+// `::a.b.c.d`, so `[::127.0.0.1]`, and unassigned space) reaches nothing
+// public, and some stacks route it to the IPv4 address inside.
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
+/**
+ * True only for ordinary public unicast addresses, in any encoding ipaddr.js
+ * parses: dotted, short (`127.1`), decimal, octal and hex IPv4, bracketed
+ * IPv6, zone ids. IPv4-mapped IPv6 is judged by the IPv4 address inside.
+ * Every special range is refused, including those that embed an IPv4
+ * address (6to4, Teredo, NAT64), since they can lead back inside.
+ */
 export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  // `::ffff:10.0.0.1` is a private IPv4 address in disguise.
-  return ipaddr.process(address).range() === 'unicast';
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.parse(address.replace(/^\[|\]$/g, ''));
+  } catch {
+    return false;
+  }
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range() === 'unicast';
+  return v6.range() === 'unicast' && v6.match(GLOBAL_UNICAST_V6);
+}
+
+/**
+ * Whether calls to provider `providerId` may reach non-public addresses: only
+ * for the ids listed in `ROTA_PRIVATE_PROVIDERS` (comma-separated), such as
+ * a sandbox running beside Rota. Catalog imports never consult it; their
+ * URLs come from callers, a provider's from the operator's catalog.
+ */
+export function privateAddressAllowed(providerId: string, env: Readonly<Record<string, string | undefined>> = process.env): boolean {
+  const listed = (env.ROTA_PRIVATE_PROVIDERS ?? '')
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id.length > 0);
+  return listed.includes(providerId);
 }
 
 function checkUrl(raw: string | URL): URL {
@@ -82,15 +119,54 @@ function headersOf(h: RequestInit['headers']): Record<string, string> {
   return out;
 }
 
+export interface GuardedFetchOptions extends UrlPolicy {
+  /**
+   * Bytes of response body this fetch reads in all, over every request it
+   * makes (default {@link CATALOG_FETCH_MAX_BYTES}), so a paged listing is
+   * held to the same limit as one file.
+   */
+  maxBytes?: number;
+  /** Deadline of each request, its body included (default {@link CATALOG_FETCH_TIMEOUT_MS}). */
+  timeoutMs?: number;
+}
+
+/** Passes chunks through until `budget` runs out, then fails the stream instead of buffering more. */
+function metered(res: IncomingMessage, href: string, budget: { left: number; max: number }): ReadableStream<Uint8Array> {
+  return (Readable.toWeb(res) as ReadableStream<Uint8Array>).pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        budget.left -= chunk.byteLength;
+        if (budget.left < 0) {
+          res.destroy();
+          controller.error(new CatalogUrlError(`${href} is larger than ${budget.max} bytes`));
+          return;
+        }
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+}
+
 /**
- * A `fetch` for the MCP client that applies the same address policy. It
- * streams the response body, which Server-Sent Events need.
+ * A `fetch` for the MCP client that applies the same address policy and the
+ * same size and time limits as a catalog file. It streams the response body,
+ * which Server-Sent Events need, and fails it once the byte budget is spent.
  */
-export function guardedFetch(policy: UrlPolicy): (input: string | URL, init?: RequestInit) => Promise<Response> {
+export function guardedFetch(opts: GuardedFetchOptions): (input: string | URL, init?: RequestInit) => Promise<Response> {
+  const max = opts.maxBytes ?? CATALOG_FETCH_MAX_BYTES;
+  const budget = { left: max, max };
   return async (input, init = {}) => {
     const url = checkUrl(input);
     const body = typeof init.body === 'string' ? init.body : init.body instanceof Uint8Array ? init.body : undefined;
-    const res = await send(url, policy, { method: init.method, headers: headersOf(init.headers), body, signal: init.signal ?? undefined });
+    const deadline = AbortSignal.timeout(opts.timeoutMs ?? CATALOG_FETCH_TIMEOUT_MS);
+    const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
+    let res: IncomingMessage;
+    try {
+      res = await send(url, opts, { method: init.method, headers: headersOf(init.headers), body, signal });
+    } catch (err) {
+      if (deadline.aborted) throw new CatalogUrlError(`could not fetch ${url.href}: timed out`);
+      throw err;
+    }
     const headers = new Headers();
     for (const [k, v] of Object.entries(res.headers)) {
       if (Array.isArray(v)) for (const item of v) headers.append(k, item);
@@ -98,13 +174,21 @@ export function guardedFetch(policy: UrlPolicy): (input: string | URL, init?: Re
     }
     const status = res.statusCode ?? 502;
     const nullBody = status === 204 || status === 304 || (init.method ?? 'GET').toUpperCase() === 'HEAD';
-    if (nullBody) res.resume();
-    return new Response(nullBody ? null : (Readable.toWeb(res) as ReadableStream), { status, headers });
+    if (nullBody) {
+      res.resume();
+      return new Response(null, { status, headers });
+    }
+    const declared = Number(res.headers['content-length']);
+    if (Number.isFinite(declared) && declared > budget.left) {
+      res.destroy();
+      throw new CatalogUrlError(`${url.href} is larger than ${max} bytes`);
+    }
+    return new Response(metered(res, url.href, budget), { status, headers });
   };
 }
 
 export interface FetchTextOptions extends UrlPolicy {
-  /** Refuse bodies larger than this (default 64 MiB). */
+  /** Refuse bodies larger than this (default {@link CATALOG_FETCH_MAX_BYTES}). */
   maxBytes?: number;
   timeoutMs?: number;
   maxRedirects?: number;
@@ -112,8 +196,8 @@ export interface FetchTextOptions extends UrlPolicy {
 
 /** GETs a catalog file over http(s) under the address policy, following a few redirects. */
 export async function fetchCatalogText(raw: string, opts: FetchTextOptions): Promise<string> {
-  const maxBytes = opts.maxBytes ?? 64 * 1024 * 1024;
-  const signal = AbortSignal.timeout(opts.timeoutMs ?? 30_000);
+  const maxBytes = opts.maxBytes ?? CATALOG_FETCH_MAX_BYTES;
+  const signal = AbortSignal.timeout(opts.timeoutMs ?? CATALOG_FETCH_TIMEOUT_MS);
   let url = checkUrl(raw);
   for (let hop = 0; ; hop++) {
     let res: IncomingMessage;

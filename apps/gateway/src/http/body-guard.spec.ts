@@ -14,6 +14,27 @@ describe('request body guard', () => {
     expect(bodyProblem(undefined)).toBeNull();
   });
 
+  it.each([
+    ['a lone high surrogate in a value', { a: 'x\uD800y' }, 'lone_surrogate'],
+    ['a lone high surrogate at the end', { a: ['fine', 'x\uDBFF'] }, 'lone_surrogate'],
+    ['a lone low surrogate', { a: { b: '\uDC00' } }, 'lone_surrogate'],
+    ['two surrogates in the wrong order', { a: '\uDC00\uD800' }, 'lone_surrogate'],
+    ['a lone surrogate in a key', { ['k\uDFFF']: 1 }, 'lone_surrogate'],
+    ['a lone surrogate parsed from a JSON escape', JSON.parse('{"q":"\\ud83d"}'), 'lone_surrogate'],
+    ['a paired surrogate (an emoji)', { a: 'pay \uD83D\uDCB8', ['\uD83D\uDE00']: 'ok' }, null],
+    ['text outside the BMP next to plain text', { a: 'a\u{1F600}b\u00e9' }, null],
+  ])('judges %s', (_name, body, expected) => {
+    expect(bodyProblem(body)).toBe(expected);
+  });
+
+  it('works from its own source text, as the off-thread parser runs it', () => {
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval
+    const copy = new Function(`return ${bodyProblem.toString()}`)() as typeof bodyProblem;
+    expect(copy({ a: ['x\uD800'] }, MAX_BODY_DEPTH)).toBe('lone_surrogate');
+    expect(copy({ a: 'x\u0000' }, MAX_BODY_DEPTH)).toBe('nul');
+    expect(copy({ a: 'pay \uD83D\uDCB8' }, MAX_BODY_DEPTH)).toBeNull();
+  });
+
   it('accepts nesting up to the limit and refuses one level more', () => {
     expect(bodyProblem(nest('fine', MAX_BODY_DEPTH))).toBeNull();
     expect(bodyProblem(nest('fine', MAX_BODY_DEPTH + 1))).toBe('too_deep');
