@@ -37,6 +37,25 @@ export const SessionConfig = BaseConfig.extend({
   ROTA_QUOTA_DEFAULT_MONTHLY_CALLS: z.coerce.number().int().min(0).default(10_000),
   /** Refuse a tool action whose scope the key lacks (403 `forbidden`). Off by default, as documented. */
   META_TOOL_ACTION_SCOPES_ENFORCE: flag,
+  /**
+   * How long a session replica trusts the policy rules it read for a project
+   * (ms). A change through `PUT /v1/policy` is seen by that replica at once
+   * and by the others within this. 0 reads them on every call.
+   */
+  ROTA_POLICY_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+  /**
+   * Provider ids whose test base URL may resolve to a private or loopback
+   * address (the sandbox provider server beside Rota). Live calls never reach
+   * a private address, whatever this says.
+   */
+  ROTA_PRIVATE_PROVIDERS: z.string().default('asaas,mercadopago,focusnfe,melhorenvio,whatsapp'),
+  /** Connect deadline of one provider request. */
+  ROTA_PROVIDER_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
+  /**
+   * Deadline of one provider answer. Keep it under ROTA_RPC_TIMEOUT_MS, so
+   * the session service knows the outcome before the gateway stops waiting.
+   */
+  ROTA_PROVIDER_TIMEOUT_MS: z.coerce.number().int().positive().default(4000),
   /** Upper bound of one `codespar_discover` call to the search service. */
   ROTA_DISCOVER_TIMEOUT_MS: z.coerce.number().int().positive().default(4000),
 });

@@ -1,6 +1,12 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { createPrisma, createSqlPool } from '@rota/db';
-import { createLogger, InfraModule, loadConfig } from '@rota/service-kit';
+import { createLogger, InfraModule, loadConfig, REDIS } from '@rota/service-kit';
+import type Redis from 'ioredis';
+import { providerClients } from './provider-calls/clients';
+import { ProviderCallsRepository } from './provider-calls/provider-calls.repository';
+import { ProviderCallsService } from './provider-calls/provider-calls.service';
+import { ProxyController } from './provider-calls/proxy.controller';
+import { ProxyService } from './provider-calls/proxy.service';
 import { SessionConfig } from './config';
 import { ConnectionsController } from './connections/connections.controller';
 import { ExecuteController } from './execute/execute.controller';
@@ -11,6 +17,9 @@ import { ExecuteRepository } from './execute/execute.repository';
 import { IdempotencyRepository } from './execute/idempotency.repository';
 import { ExecuteService } from './execute/execute.service';
 import { PingController } from './ping.controller';
+import { PolicyController } from './policy/policy.controller';
+import { PolicyRepository } from './policy/policy.repository';
+import { PolicyService } from './policy/policy.service';
 import { SessionsController } from './sessions/sessions.controller';
 import { SessionsRepository } from './sessions/sessions.repository';
 import { SessionsService } from './sessions/sessions.service';
@@ -29,20 +38,35 @@ export class SessionModule {
       module: SessionModule,
       imports: [
         // The execute path's per-call statements run prepared on a plain pool.
-        InfraModule.forRoot({ app: 'session', config, prisma: createPrisma, sqlPool: createSqlPool, rpc: true }),
+        // Redis holds the OAuth2 access tokens of provider calls, sealed, shared by replicas.
+        InfraModule.forRoot({ app: 'session', config, prisma: createPrisma, sqlPool: createSqlPool, rpc: true, redis: { maxRetriesPerRequest: 1, quiet: true } }),
       ],
-      controllers: [PingController, SessionsController, ExecuteController, ConnectionsController],
+      controllers: [PingController, SessionsController, ExecuteController, ProxyController, ConnectionsController, PolicyController],
       providers: [
         ConnectionsRepository,
         SessionsRepository,
         ExecuteRepository,
         IdempotencyRepository,
+        PolicyRepository,
+        PolicyService,
         // The keyring and the idle settings are computed from the config at boot.
         { provide: ConnectionsService, inject: [ConnectionsRepository], useFactory: (r: ConnectionsRepository) => new ConnectionsService(r, keyring) },
         {
           provide: SessionsService,
           inject: [SessionsRepository, ConnectionsRepository],
           useFactory: (s: SessionsRepository, c: ConnectionsRepository) => new SessionsService(s, c, config.ROTA_SESSION_IDLE_MINUTES, config.ROTA_SESSION_TOUCH_SECONDS),
+        },
+        ProviderCallsRepository,
+        {
+          provide: ProviderCallsService,
+          inject: [ProviderCallsRepository, ConnectionsService, REDIS],
+          useFactory: (repo: ProviderCallsRepository, connections: ConnectionsService, redis: Redis) =>
+            new ProviderCallsService(repo, connections, providerClients(config, keyring, redis)),
+        },
+        {
+          provide: ProxyService,
+          inject: [SessionsService, IdempotencyRepository, ProviderCallsService],
+          useFactory: (s: SessionsService, i: IdempotencyRepository, p: ProviderCallsService) => new ProxyService(s, i, p),
         },
         ExecuteService,
       ],

@@ -15,6 +15,18 @@ export const ERROR_STATUS = {
   intent_unmappable: 400,
   /** A tool's input is unusable (for example `codespar_discover` without `use_case`). */
   invalid_args: 400,
+  /** Proxy: the server is not one of the session's providers (or names no provider). */
+  server_not_in_session: 400,
+  /** Proxy: the endpoint is not a path relative to the provider's base URL. */
+  invalid_endpoint: 400,
+  /** Proxy: a header the caller may not set (credentials, cookies, the provider's own auth headers). */
+  forbidden_header: 400,
+  /** The project has no connection for this provider in the key's environment. */
+  connection_required: 409,
+  /** The catalog does not say how to call this provider in this environment. */
+  provider_not_callable: 409,
+  /** Proxy: the provider could not be reached and provably never received the request. */
+  upstream_unreachable: 502,
   /** `Idempotency-Key` is not 1..255 printable ASCII characters. */
   invalid_idempotency_key: 400,
   /** Missing or unknown credential. Sent as the raw body `{"error":"unauthorized"}`. */
@@ -23,6 +35,13 @@ export const ERROR_STATUS = {
   forbidden: 403,
   /** The org is over its plan's quota. Carries `plan`, `limit`, `used`. */
   quota_exceeded: 403,
+  /**
+   * A policy rule refused the call. Never rendered in the envelope: the body
+   * is the policy refusal `{reason, ruleType, ruleId}` (plus `approval_id` and
+   * `expires_at` when it opened an approval), with no `error` key, so clients
+   * tell it from `quota_exceeded` by whether `error` is present.
+   */
+  policy_denied: 403,
   /** Route or resource does not exist (or belongs to another tenant). */
   not_found: 404,
   /** A provider id that names nothing. */
@@ -33,8 +52,12 @@ export const ERROR_STATUS = {
   connection_not_found: 404,
   /** The route exists but not for this method (GET and DELETE on the stateless MCP endpoints). */
   method_not_allowed: 405,
+  /** An approval id that names nothing in the caller's project and environment. */
+  approval_not_found: 404,
   /** A unique constraint was violated. */
   conflict: 409,
+  /** The approval was already approved, denied or used, or it expired. */
+  approval_not_pending: 409,
   /** The session exists but is not active. Carries `status`. */
   session_not_active: 409,
   /** The `Idempotency-Key` was used for a different request in the last 24 hours. */
@@ -70,6 +93,8 @@ export const ERROR_STATUS = {
    * retry only with the same idempotency key.
    */
   outcome_unknown: 503,
+  /** The policy rules could not be read; every call of a project that has rules is refused (fail closed). */
+  policy_engine_error: 503,
   /** A service did not answer within the call's deadline (never on patterns that act). */
   upstream_timeout: 504,
 } as const satisfies Record<string, number>;

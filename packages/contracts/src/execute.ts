@@ -27,6 +27,16 @@ export const EXECUTE_FAILURE_CODES = [
   'not_implemented',
   /** `codespar_manage_connections` named a provider that does not exist. */
   'unknown_server',
+  /** The project has no connection (credentials) for the tool's provider in this environment. Nothing was sent. */
+  'connection_required',
+  /** The catalog does not say how to call this provider or tool (a format v1 entry, no base URL for the environment). Nothing was sent. */
+  'provider_not_callable',
+  /** The provider answered with a non-2xx status; `status` and `body` carry its answer. */
+  'upstream_error',
+  /** The provider could not be reached and provably never received the request (connection refused, DNS, TLS, circuit open). */
+  'upstream_unreachable',
+  /** The request reached (or may have reached) the provider and no complete answer came back: retry only with the same Idempotency-Key. */
+  'outcome_unknown',
 ] as const;
 export type ExecuteFailureCode = (typeof EXECUTE_FAILURE_CODES)[number];
 
@@ -87,6 +97,10 @@ export const ExecuteCommand = z
     input: z.record(z.string(), z.unknown()),
     /** The caller's `Idempotency-Key` (MCP: `params._meta.idempotency_key`), already checked against {@link IDEMPOTENCY_KEY}. */
     idempotency_key: z.string().optional(),
+    /** The calling key's id: an approval the call opens cannot be decided by it. */
+    key_id: z.string().min(1).optional(),
+    /** `Rota-Approval-Id` (MCP: `params._meta.approval_id`): an approved approval this call spends. */
+    approval_id: z.string().min(1).max(200).optional(),
   })
   .strict();
 export type ExecuteCommand = z.infer<typeof ExecuteCommand>;

@@ -14,3 +14,8 @@ export * from './path-c';
 export * from './catalog';
 export * from './http';
 export * from './routes';
+export * from './provider-http';
+export * from './policy';
+export * from './events';
+export * from './proxy';
+export * from './mcp';

@@ -13,6 +13,7 @@ import {
 import { DiscoverRequest, DiscoverResult } from './discover';
 import { ConnectionDeleteCommand, ConnectionDeleted, ConnectionList, ConnectionListCommand, ConnectionSaveCommand, ConnectionSaved } from './connections';
 import { ExecuteCommand, ExecuteReply } from './execute';
+import { ProxyCommand, ProxyReply } from './proxy';
 import {
   EligibilityRefreshRequest,
   EligibilityRefreshResponse,
@@ -24,6 +25,20 @@ import {
   RouterRecordResponse,
 } from './path-c';
 import { SessionClosed, SessionCreateCommand, SessionRecord, SessionRefCommand } from './sessions';
+import {
+  ApprovalDecideCommand,
+  ApprovalList,
+  ApprovalsListCommand,
+  ApprovalView,
+  PolicyGetCommand,
+  PolicyPutCommand,
+  PolicyView,
+  RateLimitsGetCommand,
+  RateLimitsPutCommand,
+  RateLimitsView,
+  UsageCommand,
+  UsageView,
+} from './policy';
 
 /** Services reachable over the transport. Each owns the patterns prefixed with its name. */
 export const SERVICES = ['search', 'session', 'router', 'worker'] as const;
@@ -64,10 +79,24 @@ export const PATTERNS = {
   'session.close': { request: SessionRefCommand, response: SessionClosed },
   /** Run one tool in a session, or in the project context of `POST /mcp` (`session_id: null`). */
   'session.execute': { request: ExecuteCommand, response: ExecuteReply },
+  /** Raw HTTP to one of a session's providers with the credentials injected (`POST /v1/sessions/{id}/proxy`). */
+  'session.proxy': { request: ProxyCommand, response: ProxyReply },
   /** Store (or replace) a provider's credentials for a project and environment. */
   'session.connections.save': { request: ConnectionSaveCommand, response: ConnectionSaved },
   'session.connections.list': { request: ConnectionListCommand, response: ConnectionList },
   'session.connections.delete': { request: ConnectionDeleteCommand, response: ConnectionDeleted },
+  /** `GET /v1/policy`: the project's rules in the key's environment. */
+  'session.policy.get': { request: PolicyGetCommand, response: PolicyView },
+  /** `PUT /v1/policy`: replace them all in one transaction. */
+  'session.policy.put': { request: PolicyPutCommand, response: PolicyView },
+  'session.approvals.list': { request: ApprovalsListCommand, response: ApprovalList },
+  /** Approve or deny a pending approval (`approval_not_pending` otherwise; never by the key that made the call). */
+  'session.approvals.decide': { request: ApprovalDecideCommand, response: ApprovalView },
+  /** Rate limits are stored here and enforced by the gateway in Redis. */
+  'session.ratelimits.get': { request: RateLimitsGetCommand, response: RateLimitsView },
+  'session.ratelimits.put': { request: RateLimitsPutCommand, response: RateLimitsView },
+  /** `GET /v1/usage`: this month's calls by tool, and the org quota. */
+  'session.usage': { request: UsageCommand, response: UsageView },
   'router.ping': { request: PingRequest, response: PingResponse },
   /** Path C: pick the provider rail for an operation (`POST /v1/meta-tools/discover`). */
   'router.route': { request: MetaToolsDiscoverRequest, response: MetaToolsDiscoverResponse },

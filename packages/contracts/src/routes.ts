@@ -2,9 +2,11 @@ import { z } from 'zod';
 import { CatalogImportBody, CatalogImportQuery, CatalogImportResult, CatalogStatus, ProvidersList, ProvidersQuery, ServerToolsList, ServerToolsQuery } from './catalog';
 import { ConnectionCreateRequest, ConnectionDeleted, ConnectionList, ConnectionView } from './connections';
 import { ExecuteQuery, ExecuteRequest, ExecuteResult, IDEMPOTENCY_KEY } from './execute';
-import { defineRoutes, type RouteDef } from './http';
+import { ProxyRequest, ProxyResult } from './proxy';
+import { defineRoutes, ErrorEnvelope, type RouteDef } from './http';
 import { MetaToolsDiscoverRequest, MetaToolsDiscoverResponse, RouterMetricsQuery, RouterMetricsResponse } from './path-c';
 import { SessionClosed, SessionCreated, SessionCreateRequest, SessionView } from './sessions';
+import { ApprovalList, ApprovalsQuery, ApprovalView, PolicyPutRequest, PolicyRefusal, PolicyView, RateLimitsPutRequest, RateLimitsView, UsageView } from './policy';
 import { ToolSearchRequest, ToolSearchResponse } from './tools-search';
 
 /**
@@ -66,10 +68,31 @@ const IdempotencyHeaders = z.object({
     .describe('1 to 255 printable ASCII characters; kept 24 hours per project and environment. Retry a 503 `outcome_unknown` with the same key.'),
 });
 
+/** Execute's headers: the idempotency key, and the approval a retried call spends. */
+const ExecuteHeaders = IdempotencyHeaders.extend({
+  'rota-approval-id': z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,200}$/)
+    .optional()
+    .describe('An approved approval (`apr_…`) this call spends: it must match the tenant, the session user, the tool, the action and the arguments, and passes one call.'),
+});
+
+/** Headers of a call a rate limit counted (IETF httpapi RateLimit fields). */
+const RATE_LIMIT_HEADERS = {
+  'ratelimit-policy': 'The limits that apply, as `"<name>";q=<quota>;w=<window seconds>` items.',
+  ratelimit: 'What is left of the tightest limit: `"<name>";r=<remaining>;t=<seconds until reset>`.',
+};
+
+/** A 403 on execute: a policy refusal (no `error` key) or the error envelope (`forbidden`, `quota_exceeded`). */
+const ExecuteForbidden = z.union([PolicyRefusal, ErrorEnvelope]);
+
+
 /** Ids are opaque; anything that cannot be one names nothing. */
 const OpaqueId = z.string().regex(/^[A-Za-z0-9_-]{1,200}$/);
 const SessionParams = z.object({ id: OpaqueId.describe('Session id (`ses_…`).') });
 const sessionNotFound = { code: 'session_not_found', message: 'No session with this id.' } as const;
+const ApprovalParams = z.object({ id: OpaqueId.describe('Approval id (`apr_…`).') });
+const approvalNotFound = { code: 'approval_not_found', message: 'No approval with this id.' } as const;
 
 /** Static files of the `/docs` page, served from the gateway itself (works offline). */
 export const DOCS_ASSETS = ['swagger-ui.css', 'swagger-ui-bundle.js', 'docs.js'] as const;
@@ -92,7 +115,7 @@ const mcpPost = <const Id extends string>(operationId: Id, path: string, descrip
     responses: {
       200: json('JSON-RPC response(s).', JsonRpcBody),
       202: { description: 'Accepted: the body held only notifications or responses.' },
-      400: json('Not a valid JSON-RPC message (JSON-RPC error object).', JsonRpcMessage),
+      400: json('Not JSON (`-32700` parse error) or not a valid JSON-RPC message (`-32600`): a JSON-RPC error object, not the REST envelope.', JsonRpcMessage),
       406: json('The Accept header does not allow application/json and text/event-stream (JSON-RPC error object).', JsonRpcMessage),
     },
     hop: 'acts',
@@ -288,6 +311,8 @@ export const ROUTES = defineRoutes({
     query: CatalogImportQuery,
     body: CatalogImportBody,
     bodyLimit: 64 * 1024 * 1024,
+    bodyValidation: 'handler',
+    bodyOffThread: true,
     success: 200,
     responses: { 200: json('What changed.', CatalogImportResult) },
     errors: ['unknown_server'],
@@ -388,14 +413,54 @@ export const ROUTES = defineRoutes({
     params: SessionParams,
     notFound: sessionNotFound,
     query: ExecuteQuery,
-    headers: IdempotencyHeaders,
+    headers: ExecuteHeaders,
     headersInvalid: 'invalid_idempotency_key',
     body: ExecuteRequest,
     success: 200,
     responses: {
-      200: json('The tool’s result, successful or not.', ExecuteResult, { 'idempotent-replayed': '`true` when this is the stored answer of an earlier request with the same Idempotency-Key.' }),
+      200: json('The tool’s result, successful or not.', ExecuteResult, {
+        'idempotent-replayed': '`true` when this is the stored answer of an earlier request with the same Idempotency-Key.',
+        ...RATE_LIMIT_HEADERS,
+      }),
+      403: json(
+        'Refused. A policy rule answers `{reason, ruleType, ruleId}` with no `error` key (plus `approval_id` and `expires_at` when it opened an approval); otherwise the error envelope with `forbidden` or `quota_exceeded` (`plan`, `limit`, `used`). Branch on whether `error` is present.',
+        ExecuteForbidden,
+      ),
     },
-    errors: ['session_not_active', 'quota_exceeded', 'idempotency_key_reused', 'request_in_progress'],
+    errors: ['session_not_active', 'quota_exceeded', 'policy_denied', 'policy_engine_error', 'idempotency_key_reused', 'request_in_progress'],
+    hop: 'acts',
+  },
+  proxyExecute: {
+    operationId: 'proxyExecute',
+    method: 'post',
+    path: '/v1/sessions/{id}/proxy',
+    summary: 'Raw HTTP to a session’s provider',
+    description:
+      'Sends one HTTP request to a provider of the session, with its credentials injected server-side, for endpoints no catalog tool covers. The provider’s answer comes back as a 200 whatever its status; Rota’s own refusals have their own statuses and codes. A 503 `unavailable` certainly never ran; a 503 `outcome_unknown` may have reached the provider: retry with the same Idempotency-Key.',
+    tag: 'sessions',
+    scope: 'tools:execute',
+    params: SessionParams,
+    notFound: sessionNotFound,
+    headers: IdempotencyHeaders,
+    headersInvalid: 'invalid_idempotency_key',
+    body: ProxyRequest,
+    success: 200,
+    responses: {
+      200: json('The provider’s answer (any status).', ProxyResult, {
+        'idempotent-replayed': '`true` when this is the stored answer of an earlier request with the same Idempotency-Key.',
+      }),
+    },
+    errors: [
+      'session_not_active',
+      'server_not_in_session',
+      'invalid_endpoint',
+      'forbidden_header',
+      'connection_required',
+      'provider_not_callable',
+      'upstream_unreachable',
+      'idempotency_key_reused',
+      'request_in_progress',
+    ],
     hop: 'acts',
   },
   mcpProject: mcpPost(
@@ -434,6 +499,114 @@ export const ROUTES = defineRoutes({
     query: RouterMetricsQuery,
     success: 200,
     responses: { 200: json('One row per provider and tool.', RouterMetricsResponse) },
+    hop: 'reads',
+  },
+  getPolicy: {
+    operationId: 'getPolicy',
+    method: 'get',
+    path: '/v1/policy',
+    summary: 'Read the policy rules',
+    description: 'The policy rules of the key’s project and environment, each with its id, in evaluation order.',
+    tag: 'governance',
+    scope: 'servers:read',
+    success: 200,
+    responses: { 200: json('The rules.', PolicyView) },
+    hop: 'reads',
+  },
+  putPolicy: {
+    operationId: 'putPolicy',
+    method: 'put',
+    path: '/v1/policy',
+    summary: 'Replace the policy rules',
+    description:
+      'Replaces every rule of the key’s project and environment in one transaction and answers them with their new ids. Rules are read by execute and MCP after argument coercion and before dispatch. An empty list removes every rule.',
+    tag: 'governance',
+    scope: 'policy:write',
+    body: PolicyPutRequest,
+    success: 200,
+    responses: { 200: json('The stored rules.', PolicyView) },
+    hop: 'reads',
+  },
+  listApprovals: {
+    operationId: 'listApprovals',
+    method: 'get',
+    path: '/v1/approvals',
+    summary: 'List approvals',
+    description: 'Approvals of the key’s project and environment, newest first (at most 200). A pending approval past `expires_at` is listed as `expired`.',
+    tag: 'governance',
+    scope: 'servers:read',
+    query: ApprovalsQuery,
+    success: 200,
+    responses: { 200: json('The approvals.', ApprovalList) },
+    hop: 'reads',
+  },
+  approveApproval: {
+    operationId: 'approveApproval',
+    method: 'post',
+    path: '/v1/approvals/{id}/approve',
+    summary: 'Approve a pending approval',
+    description:
+      'Approves it, recording the deciding key and the time. The key whose call opened it cannot (403 `forbidden`); one already decided, used or expired is 409 `approval_not_pending`. The call is then retried once with `Rota-Approval-Id`.',
+    tag: 'governance',
+    scope: 'approvals:write',
+    params: ApprovalParams,
+    notFound: approvalNotFound,
+    success: 200,
+    responses: { 200: json('The approval, now approved.', ApprovalView) },
+    errors: ['approval_not_pending'],
+    hop: 'reads',
+  },
+  denyApproval: {
+    operationId: 'denyApproval',
+    method: 'post',
+    path: '/v1/approvals/{id}/deny',
+    summary: 'Deny a pending approval',
+    description: 'Denies it, recording the deciding key and the time; a retry with its id is refused. The same refusals as approving.',
+    tag: 'governance',
+    scope: 'approvals:write',
+    params: ApprovalParams,
+    notFound: approvalNotFound,
+    success: 200,
+    responses: { 200: json('The approval, now denied.', ApprovalView) },
+    errors: ['approval_not_pending'],
+    hop: 'reads',
+  },
+  getRateLimits: {
+    operationId: 'getRateLimits',
+    method: 'get',
+    path: '/v1/rate-limits',
+    summary: 'Read the rate limits',
+    description: 'The rate limits of the key’s project and environment. None are configured by default, and then nothing is limited.',
+    tag: 'governance',
+    scope: 'servers:read',
+    success: 200,
+    responses: { 200: json('The limits.', RateLimitsView) },
+    hop: 'reads',
+  },
+  putRateLimits: {
+    operationId: 'putRateLimits',
+    method: 'put',
+    path: '/v1/rate-limits',
+    summary: 'Replace the rate limits',
+    description:
+      'Replaces the rate limits of the key’s project and environment: per key, per project, per tool or per provider, per second and/or per minute. Counted in Redis, shared by every gateway replica; a call over a limit is 429 `rate_limited` with `Retry-After`, `RateLimit-Policy` and `RateLimit`.',
+    tag: 'governance',
+    scope: 'policy:write',
+    body: RateLimitsPutRequest,
+    success: 200,
+    responses: { 200: json('The stored limits.', RateLimitsView) },
+    hop: 'reads',
+  },
+  getUsage: {
+    operationId: 'getUsage',
+    method: 'get',
+    path: '/v1/usage',
+    summary: 'This month’s usage',
+    description: 'This calendar month’s (UTC) calls of the key’s project and environment by tool, and the org quota’s plan, limit and used (which counts every project of the org).',
+    tag: 'governance',
+    scope: 'servers:read',
+    success: 200,
+    responses: { 200: json('Usage.', UsageView) },
     hop: 'reads',
   },
 });

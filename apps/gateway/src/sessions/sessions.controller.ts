@@ -1,10 +1,11 @@
 import { Controller, Req, Res } from '@nestjs/common';
-import { ROUTES, type ExecuteResult, type SessionClosed, type SessionCreated, type SessionRecord, type SessionView } from '@rota/contracts';
+import { ROUTES, type ExecuteResult, type ProxyResult, type SessionClosed, type SessionCreated, type SessionRecord, type SessionView } from '@rota/contracts';
 import { RpcClient } from '@rota/service-kit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Auth } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
 import { Input, Route, type In } from '../http/route';
+import { CallRateLimiter } from '../governance/rate-limits';
 import { publicBaseUrl } from './tenant';
 
 function mcpOf(req: FastifyRequest, id: string) {
@@ -14,7 +15,10 @@ function mcpOf(req: FastifyRequest, id: string) {
 /** Sessions and execute. Everything past validation happens in the session service. */
 @Controller()
 export class SessionsController {
-  constructor(private readonly rpc: RpcClient) {}
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly limiter: CallRateLimiter,
+  ) {}
 
   @Route(ROUTES.createSession)
   async createSession(@Input() { body }: In<typeof ROUTES.createSession>, @Req() req: FastifyRequest): Promise<SessionCreated> {
@@ -45,11 +49,40 @@ export class SessionsController {
     return this.rpc.send('session.close', { session_id: params.id });
   }
 
+  /** `proxyExecute`: Rota's refusals come back as errors; the provider's answer, whatever its status, as a 200. */
+  @Route(ROUTES.proxyExecute)
+  async proxyExecute(@Input() { params, body, headers }: In<typeof ROUTES.proxyExecute>, @Res({ passthrough: true }) reply: FastifyReply): Promise<ProxyResult> {
+    const key = headers['idempotency-key'];
+    const answer = await this.rpc.send('session.proxy', { session_id: params.id, request: body, ...(key ? { idempotency_key: key } : {}) });
+    if (answer.replayed) void reply.header('idempotent-replayed', 'true');
+    return answer.result;
+  }
+
   /** Validation ran in the documented order (body, query, then the id); the session service does the rest. */
   @Route(ROUTES.executeTool)
   async executeTool(@Auth() p: Principal, @Input() { params, body, headers }: In<typeof ROUTES.executeTool>, @Res({ passthrough: true }) reply: FastifyReply): Promise<ExecuteResult> {
     const key = headers['idempotency-key'];
-    const answer = await this.rpc.send('session.execute', { scopes: p.scopes, session_id: params.id, via: 'http', tool: body.tool, input: body.input, ...(key ? { idempotency_key: key } : {}) });
+    const approval = headers['rota-approval-id'];
+    if (p.kind === 'project') {
+      // Rate limits count before the call is forwarded: a refused call costs the services nothing.
+      const provider = /^([^/\s]+)\//.exec(body.tool)?.[1] ?? null;
+      const rate = await this.limiter.consume(p, { tool: body.tool, provider });
+      if (rate.headers) void reply.headers(rate.headers);
+      if (rate.limited) {
+        void reply.header('retry-after', String(rate.retryAfterS));
+        throw CallRateLimiter.refusal(rate);
+      }
+    }
+    const answer = await this.rpc.send('session.execute', {
+      scopes: p.scopes,
+      session_id: params.id,
+      via: 'http',
+      tool: body.tool,
+      input: body.input,
+      key_id: p.keyId,
+      ...(key ? { idempotency_key: key } : {}),
+      ...(approval ? { approval_id: approval } : {}),
+    });
     if (answer.replayed) void reply.header('idempotent-replayed', 'true');
     return answer.result;
   }

@@ -19,18 +19,23 @@ import { CONFIG, createLogger, currentTenant, requestContext, RpcClient } from '
 import type { SessionConfig } from '../config';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { connectionStatus } from '../connections/connections.service';
+import { PolicyService } from '../policy/policy.service';
 import { SessionsService } from '../sessions/sessions.service';
 import { requiredScope } from './action-scopes';
 import { getStarted, listTools, providerConnection, type ProviderState } from './builtins';
 import { CatalogSchemas, checkMetaArgs, type ArgsCheck, type MetaToolArgs } from './validate';
 import { ExecuteRepository } from './execute.repository';
 import { IdempotencyRepository, type KeyRef } from './idempotency.repository';
+import { ProviderCallsService, toolOutcome } from '../provider-calls/provider-calls.service';
 import { requestHash } from './request-hash';
+import { callableCandidates } from './callable-name';
 
 /** What a call runs against: a session's providers, or the project's connected ones (`POST /mcp`). */
 interface CallContext {
   tenant: Tenant;
   sessionId: string | null;
+  /** The session's end user (policy rules count per user); null in the project context. */
+  userId: string | null;
   /** Provider ids callable here. */
   servers: string[];
 }
@@ -38,7 +43,10 @@ interface CallContext {
 type Resolved =
   | { kind: 'list_tools'; name: string; schema: null }
   | { kind: 'meta'; name: MetaToolName; schema: MetaToolArgs }
-  | { kind: 'catalog'; name: string; server: string; schema: unknown };
+  | { kind: 'catalog'; name: string; server: string; schema: unknown }
+  | { kind: 'ambiguous'; candidates: string[] };
+/** A name that resolved to exactly one tool. */
+type Callable = Exclude<Resolved, { kind: 'ambiguous' }>;
 
 /** What a dispatched tool produced; `record: false` for the refusals that write nothing. */
 interface Outcome {
@@ -47,6 +55,8 @@ interface Outcome {
   error: string | null;
   server: string | null;
   record: boolean;
+  /** A provider call writes its own row (pending before it is sent, completed after): its id, and how it ended. */
+  written?: { toolCallId: string; state: 'done' | 'outcome_unknown' };
 }
 
 const META_SCHEMAS = new Map(META_TOOLS.map((t) => [t.name, t]));
@@ -57,7 +67,6 @@ function movesMoney(r: Resolved): boolean {
   if (r.kind === 'catalog') return true;
   return r.kind === 'meta' && META_MONEY.get(r.name) !== 'none';
 }
-const CALLABLE_NAME = /^([^/\s]+)\/([^\s]+)$/;
 
 /** Outputs larger than this are recorded as their size only: the call row is an audit line, not a cache. */
 export const RECORDED_OUTPUT_MAX_BYTES = 16 * 1024;
@@ -109,7 +118,11 @@ function otherEnvironment(input: Record<string, unknown>, tenant: Tenant): boole
  *    meta-tools, Ajv for catalog tools), and a meta-tool's
  *    `environment` argument against the key's (`invalid_args`, nothing written);
  * 5. the per-action scope gate (403, only when enforced);
- * 6. dispatch, recorded as one row whatever the tool answers, except
+ * 6. policy rules (`PolicyService.check`), which read the coerced arguments:
+ *    a refusal is 403 with the policy body (no `error` key), kept as a policy
+ *    decision record and no call row; an unreadable rules store is 503
+ *    `policy_engine_error`;
+ * 7. dispatch, recorded as one row whatever the tool answers, except
  *    `codespar_discover` refusing its arguments, which writes nothing.
  */
 @Injectable()
@@ -124,6 +137,8 @@ export class ExecuteService {
     private readonly repo: ExecuteRepository,
     private readonly idempotency: IdempotencyRepository,
     private readonly rpc: RpcClient,
+    private readonly policy: PolicyService,
+    private readonly providerCalls: ProviderCallsService,
   ) {
     this.log = createLogger('session', config.LOG_LEVEL);
   }
@@ -166,6 +181,9 @@ export class ExecuteService {
     if (!resolved) {
       return this.unrecorded(key, cmd.tool, calledAt, 'tool_not_registered', 'Tool not registered', { tool: cmd.tool });
     }
+    if (resolved.kind === 'ambiguous') {
+      return this.unrecorded(key, cmd.tool, calledAt, 'tool_not_registered', 'Tool name is ambiguous; call it as server/tool.', { tool: cmd.tool, candidates: resolved.candidates });
+    }
     if (cmd.via === 'mcp' && resolved.kind === 'catalog') {
       return this.unrecorded(key, cmd.tool, calledAt, 'tool_not_published', 'Catalog tools run only through POST /v1/sessions/{id}/execute.', { tool: cmd.tool });
     }
@@ -186,13 +204,32 @@ export class ExecuteService {
       throw new AppError('forbidden', `API key does not have the '${scope}' scope.`);
     }
 
+    // Policy: the last check before anything is dispatched. It throws its
+    // refusals (`policy_denied`, `policy_engine_error`), which run nothing
+    // and write no call row; what it passes may carry per-user reservations.
+    const governed = await this.policy.check({
+      tenant,
+      sessionId: ctx.sessionId,
+      userId: ctx.userId,
+      keyId: cmd.key_id ?? null,
+      approvalId: cmd.approval_id ?? null,
+      tool: resolved.name,
+      action: typeof coerced.value.action === 'string' ? coerced.value.action : null,
+      args: coerced.value,
+      raw: resolved.kind === 'catalog' ? { provider: resolved.server, category: null, method: null } : null,
+    });
+
     // A prefetched discover has been running since it started.
     const started = early?.started ?? performance.now();
     beforeDeadline();
-    const outcome = await this.dispatch(resolved, coerced.value, ctx, early?.result ?? null);
+    const outcome = await this.dispatch(resolved, coerced.value, ctx, early?.result ?? null, key, calledAt);
+    // A tool without an executor sent nothing: its amount does not count against the user's day.
+    // Nor does a provider call that was refused or provably never sent.
+    const sentNothing = !outcome.record || ['not_implemented', 'upstream_unreachable', 'connection_required'].includes(String((outcome.data as { code?: unknown } | null)?.code));
+    if (governed.reservations.length > 0 && sentNothing) await this.policy.release(governed.reservations);
     const duration = Math.round((performance.now() - started) * 100) / 100;
 
-    const toolCallId: string | null = outcome.record ? this.repo.newCallId() : null;
+    const toolCallId: string | null = outcome.written?.toolCallId ?? (outcome.record ? this.repo.newCallId() : null);
     const result: ExecuteResult = {
       success: outcome.success,
       data: outcome.data,
@@ -203,7 +240,11 @@ export class ExecuteService {
       tool_call_id: toolCallId,
       called_at: calledAt.toISOString(),
     };
-    if (toolCallId) {
+    if (outcome.written) {
+      // The provider call wrote its row (and linked the key to it) before it
+      // sent anything; the key now stores the answer, or that it is unknown.
+      if (key) await this.idempotency.finish(key, outcome.written.state === 'outcome_unknown' ? 'unknown' : 'done', result);
+    } else if (toolCallId) {
       // Past the deadline the caller has been told the outcome is unknown;
       // what dispatch ran so far only read, so nothing is written and the
       // answer can honestly be `unavailable`.
@@ -238,10 +279,10 @@ export class ExecuteService {
   private async context(cmd: ExecuteCommand, tenant: Tenant): Promise<CallContext> {
     if (cmd.session_id !== null) {
       const session = await this.sessions.requireActive(tenant, cmd.session_id);
-      return { tenant, sessionId: session.id, servers: session.servers };
+      return { tenant, sessionId: session.id, userId: session.userId, servers: session.servers };
     }
     const connected = await this.connections.providerStates(tenant.project_id, tenant.environment, null);
-    return { tenant, sessionId: null, servers: connected.map((p) => p.id) };
+    return { tenant, sessionId: null, userId: null, servers: connected.map((p) => p.id) };
   }
 
   private async checkQuota(tenant: Tenant) {
@@ -257,14 +298,22 @@ export class ExecuteService {
   private async resolve(cmd: ExecuteCommand, ctx: CallContext): Promise<Resolved | null> {
     if (cmd.tool === LIST_TOOLS_TOOL) return { kind: 'list_tools', name: LIST_TOOLS_TOOL, schema: null };
     if (isMetaToolName(cmd.tool)) return { kind: 'meta', name: cmd.tool, schema: META_SCHEMAS.get(cmd.tool)! };
-    const m = CALLABLE_NAME.exec(cmd.tool);
-    if (!m || !ctx.servers.includes(m[1]!)) return null;
-    const tool = await this.repo.findTool(m[1]!, m[2]!, ctx.tenant.project_id);
-    return tool ? { kind: 'catalog', name: cmd.tool, server: tool.serverId, schema: tool.inputSchema } : null;
+    // server/tool, or the aliases server.tool and SERVER_TOOL; the longest
+    // server id that names an existing tool wins.
+    let found: { rank: number; name: string; server: string; schema: unknown } | null = null;
+    for (const c of callableCandidates(cmd.tool, ctx.servers)) {
+      if (found && c.rank < found.rank) break;
+      const tool = await this.repo.findTool(c.server, c.tool, ctx.tenant.project_id);
+      if (!tool) continue;
+      // Two servers of the same specificity both have such a tool: refuse rather than guess.
+      if (found) return { kind: 'ambiguous', candidates: [found.name, `${tool.serverId}/${tool.toolName}`] };
+      found = { rank: c.rank, name: `${tool.serverId}/${tool.toolName}`, server: tool.serverId, schema: tool.inputSchema };
+    }
+    return found ? { kind: 'catalog', name: found.name, server: found.server, schema: found.schema } : null;
   }
 
   /** Coercion, then every keyword of the tool's schema. */
-  private checkArgs(resolved: Resolved, input: Record<string, unknown>): ArgsCheck {
+  private checkArgs(resolved: Callable, input: Record<string, unknown>): ArgsCheck {
     switch (resolved.kind) {
       case 'list_tools':
         return { ok: true, value: { ...input } };
@@ -279,12 +328,19 @@ export class ExecuteService {
     }
   }
 
-  private async dispatch(resolved: Resolved, input: Record<string, unknown>, ctx: CallContext, early: Promise<DiscoverResult> | null): Promise<Outcome> {
+  private async dispatch(
+    resolved: Callable,
+    input: Record<string, unknown>,
+    ctx: CallContext,
+    early: Promise<DiscoverResult> | null,
+    key: KeyRef | null,
+    calledAt: Date,
+  ): Promise<Outcome> {
     switch (resolved.kind) {
       case 'list_tools':
         return this.ok(await this.listTools(ctx));
       case 'catalog':
-        return this.notImplemented(resolved.name, resolved.server);
+        return this.callProvider(resolved, input, ctx, key, calledAt);
       case 'meta':
         switch (resolved.name) {
           case 'codespar_discover':
@@ -299,6 +355,18 @@ export class ExecuteService {
             return this.notImplemented(resolved.name, null);
         }
     }
+  }
+
+  /** A raw catalog tool: one provider call, written down before it is sent (see ProviderCallsService). */
+  private async callProvider(resolved: Extract<Resolved, { kind: 'catalog' }>, input: Record<string, unknown>, ctx: CallContext, key: KeyRef | null, calledAt: Date): Promise<Outcome> {
+    const toolName = resolved.name.slice(resolved.server.length + 1);
+    const done = await this.providerCalls.callTool({ tenant: ctx.tenant, sessionId: ctx.sessionId, server: resolved.server, toolName, callable: resolved.name, input, callerKey: key?.key ?? null, calledAt });
+    if (done.kind === 'refused') {
+      // Nothing was written or sent: the same shape as the other refusals that write no row.
+      return { success: false, data: failureData(done.code, done.message, done.details ?? {}), error: done.message, server: resolved.server, record: false };
+    }
+    const { success, data, error } = toolOutcome(done);
+    return { success, data, error, server: resolved.server, record: true, written: { toolCallId: done.toolCallId, state: done.state } };
   }
 
   private ok(data: unknown, server: string | null = null): Outcome {

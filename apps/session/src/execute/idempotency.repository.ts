@@ -33,6 +33,10 @@ const RELEASE = namedStatement(`
   DELETE FROM idempotency_keys
   WHERE org_id = $1 AND project_id = $2 AND environment = $3::environment AND key = $4 AND state = 'running' AND tool_call_id IS NULL`);
 
+/** For a call that provably never reached anyone (its row says so): the key is free again. */
+const FORGET = namedStatement(`
+  DELETE FROM idempotency_keys WHERE org_id = $1 AND project_id = $2 AND environment = $3::environment AND key = $4`);
+
 export type IdempotencyState = 'running' | 'done' | 'unknown';
 
 export type Claim = { claimed: true } | { claimed: false; requestHash: string; state: IdempotencyState; response: unknown };
@@ -67,6 +71,12 @@ export class IdempotencyRepository {
   async finish(ref: KeyRef, state: Exclude<IdempotencyState, 'running'>, response: unknown): Promise<void> {
     const { tenant, key } = ref;
     await this.sql.query({ ...FINISH, values: [tenant.org_id, tenant.project_id, tenant.environment, key, state, JSON.stringify(response)] });
+  }
+
+  /** Frees a key whose call provably never reached the provider, so a retry runs afresh. */
+  async forget(ref: KeyRef): Promise<void> {
+    const { tenant, key } = ref;
+    await this.sql.query({ ...FORGET, values: [tenant.org_id, tenant.project_id, tenant.environment, key] });
   }
 
   /** Gives the key back after a refusal that ran nothing (404, 409, deadline), so a retry is checked afresh. */

@@ -1,0 +1,58 @@
+import { AppError, type ProxyCommand, type ProxyReply, type ProxyResult } from '@rota/contracts';
+import { currentTenant } from '@rota/service-kit';
+import type { IdempotencyRepository, KeyRef } from '../execute/idempotency.repository';
+import { requestHash } from '../execute/request-hash';
+import type { SessionsService } from '../sessions/sessions.service';
+import type { ProviderCallsService } from './provider-calls.service';
+
+/**
+ * `session.proxy`: the checks in the execute order (idempotency key, then
+ * the session, then the request itself), then one provider call.
+ */
+export class ProxyService {
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly idempotency: IdempotencyRepository,
+    private readonly calls: ProviderCallsService,
+  ) {}
+
+  async proxy(cmd: ProxyCommand): Promise<ProxyReply> {
+    const tenant = currentTenant();
+    const key: KeyRef | null = cmd.idempotency_key ? { tenant, key: cmd.idempotency_key } : null;
+    if (key) {
+      const hash = requestHash({ session_id: cmd.session_id, tool: 'proxy', input: cmd.request as unknown as Record<string, unknown> });
+      const deadline = new Date(Date.now() + 30_000);
+      const claim = await this.idempotency.claim(key, hash, deadline);
+      if (!claim.claimed) {
+        if (claim.requestHash !== hash) throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used for a different request in the last 24 hours.');
+        if (claim.state === 'running') throw new AppError('request_in_progress', 'A request with this Idempotency-Key is still running; retry later with the same key.');
+        if (claim.state === 'unknown') throw new AppError('outcome_unknown', 'The first request with this Idempotency-Key may have reached the provider and its outcome is not known yet.');
+        return { result: claim.response as ProxyResult, replayed: true };
+      }
+    }
+    let sent = false;
+    try {
+      const session = await this.sessions.requireActive(tenant, cmd.session_id);
+      const done = await this.calls.proxy({ tenant, sessionId: session.id, servers: session.servers, request: cmd.request, callerKey: key?.key ?? null, calledAt: new Date() });
+      sent = true;
+      const r = done.result;
+      if (r.kind === 'response') {
+        const result: ProxyResult = { status: r.status, data: r.body, headers: r.headers, duration: Math.round(r.durationMs * 100) / 100, proxy_call_id: done.toolCallId };
+        if (key) await this.idempotency.finish(key, 'done', result);
+        return { result, replayed: false };
+      }
+      if (r.kind === 'outcome_unknown') {
+        if (key) await this.idempotency.finish(key, 'unknown', null);
+        throw new AppError('outcome_unknown', 'The request may have reached the provider and no answer came back. Retry with the same Idempotency-Key.');
+      }
+      // Provably never reached the provider: the key is free for a retry.
+      if (key) await this.idempotency.forget(key);
+      if (r.kind === 'credentials') throw new AppError('connection_required', r.message);
+      throw new AppError('upstream_unreachable', `The provider could not be reached (${r.reason}); nothing was sent.`);
+    } catch (err) {
+      if (key && !sent) await this.idempotency.release(key).catch(() => undefined);
+      throw err;
+    }
+  }
+}
+
