@@ -9,6 +9,12 @@ export const WorkerConfig = BaseConfig.extend(EmbedderEnv.shape).extend({
   ROTA_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).default(30),
   /** How often scheduled sweeps run. */
   ROTA_SWEEP_EVERY_MS: z.coerce.number().int().min(1000).default(60_000),
+  /**
+   * A provider call still `pending` this long after it started is marked
+   * `outcome_unknown` by the reconcile sweep. Keep it well above the provider
+   * and transport deadlines, so a call that is merely slow is never touched.
+   */
+  ROTA_RECONCILE_AFTER_S: z.coerce.number().int().min(10).default(120),
   /** How often the catalog sweep looks for rows without a vector of the current model. */
   ROTA_EMBED_SWEEP_EVERY_MS: z.coerce.number().int().min(1000).default(60_000),
   /** Rows per embedding job, and per embedding call (the OpenAI API takes up to 2048 inputs). */

@@ -8,6 +8,13 @@ export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 export const JOBS = {
   /** Marks sessions idle past the configured time as `expired`. Scheduled. */
   'sessions.expire': { queue: QUEUES.maintenance, payload: z.object({}).strict() },
+  /**
+   * Provider calls left `pending` (written down, then the service stopped
+   * before completing them) become `outcome_unknown`, with their idempotency
+   * keys, so a retry with the same key learns the outcome is unknown instead
+   * of waiting forever. Scheduled.
+   */
+  'calls.reconcile': { queue: QUEUES.maintenance, payload: z.object({}).strict() },
   /** Finds catalog rows without a vector of the current model and enqueues them as `catalog.embed` batches. Scheduled, and requested after imports. */
   'catalog.sweep': { queue: QUEUES.catalog, payload: z.object({}).strict() },
   /** Embeds one batch of `mcp_tools` rows in one embedding call (compare-and-set on each row's hash). */

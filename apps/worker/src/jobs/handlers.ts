@@ -30,6 +30,11 @@ export const HANDLERS: HandlerTable = {
     if (expired > 0) log.info({ expired }, 'expired idle sessions');
     return { expired };
   },
+  'calls.reconcile': async (_payload, { sessions, config, log }) => {
+    const reconciled = await sessions.reconcilePending(config.ROTA_RECONCILE_AFTER_S);
+    if (reconciled > 0) log.warn({ reconciled }, 'provider calls left pending are now outcome_unknown');
+    return { reconciled };
+  },
   'catalog.sweep': (_payload, { catalog }, { job, queue }) => catalog.sweep(queue(QUEUES.catalog), job),
   'catalog.embed': ({ ids }, { catalog }, { job }) => catalog.embed(ids, job),
   'catalog.reindex': (_payload, { catalog }, { job, token, queue }) => catalog.reindex(queue(QUEUES.catalog), job, token),

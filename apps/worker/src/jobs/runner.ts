@@ -12,6 +12,9 @@ export function catalogJobOptions(config: JobDeps['config']) {
  * Owns the BullMQ queues and workers of this process: validates payloads,
  * dispatches by job name, installs the schedules, and drains on close.
  */
+/** The ids of the worker's job schedulers. */
+export const SCHEDULERS = { sessionsExpire: 'sessions-expire', callsReconcile: 'calls-reconcile', catalogSweep: 'catalog-sweep' } as const;
+
 export class JobRunner {
   readonly queues = new Map<QueueName, Queue>();
   private readonly workers: Worker[] = [];
@@ -41,15 +44,30 @@ export class JobRunner {
       worker.on('failed', (job, err) => this.deps.log.warn({ job: job?.name, id: job?.id, err: err.message }, 'job failed'));
       this.workers.push(worker);
     }
-    await this.queues.get(QUEUES.maintenance)!.upsertJobScheduler(
-      'sessions-expire',
-      { every: this.deps.config.ROTA_SWEEP_EVERY_MS },
-      { name: 'sessions.expire', data: {} },
-    );
-    const catalog = this.queues.get(QUEUES.catalog)!;
-    await catalog.upsertJobScheduler('catalog-sweep', { every: config.ROTA_EMBED_SWEEP_EVERY_MS }, { name: 'catalog.sweep', data: {} });
-    // And one now, so a fresh start or a model switch does not wait a whole period.
-    await requestSweep(catalog);
+    await this.ensureSchedulers();
+    // Redis keeps nothing on disk here: after a restart the schedulers are
+    // gone, so every reconnection puts them back (upserts are idempotent).
+    (this.connection as { on?: (event: string, listener: () => void) => unknown }).on?.('ready', () => {
+      this.ensureSchedulers().catch((err: Error) => this.deps.log.warn({ err: err.message }, 'could not restore the job schedulers; retrying on the next reconnection'));
+    });
+    // And one sweep now, so a fresh start or a model switch does not wait a whole period.
+    await requestSweep(this.queues.get(QUEUES.catalog)!);
+  }
+
+  /** The scheduled jobs, created or left as they are. */
+  async ensureSchedulers() {
+    const config = this.deps.config;
+    const maintenance = this.queues.get(QUEUES.maintenance)!;
+    await maintenance.upsertJobScheduler(SCHEDULERS.sessionsExpire, { every: config.ROTA_SWEEP_EVERY_MS }, { name: 'sessions.expire', data: {} });
+    await maintenance.upsertJobScheduler(SCHEDULERS.callsReconcile, { every: config.ROTA_SWEEP_EVERY_MS }, { name: 'calls.reconcile', data: {} });
+    await this.queues.get(QUEUES.catalog)!.upsertJobScheduler(SCHEDULERS.catalogSweep, { every: config.ROTA_EMBED_SWEEP_EVERY_MS }, { name: 'catalog.sweep', data: {} });
+  }
+
+  /** Scheduler ids missing from Redis right now (readiness and catalog status report them). */
+  async missingSchedulers(): Promise<string[]> {
+    const present = new Set<string>();
+    for (const q of this.queues.values()) for (const s of await q.getJobSchedulers()) if (s.key) present.add(s.key);
+    return Object.values(SCHEDULERS).filter((id) => !present.has(id));
   }
 
   private async dispatch(job: Job, token?: string) {
