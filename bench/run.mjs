@@ -5,7 +5,9 @@ import { catalog } from './catalog.mjs';
 import { discoverBench } from './discover.mjs';
 import { pathA } from './path-a.mjs';
 import { pathC } from './path-c.mjs';
+import { policyBench } from './policy.mjs';
 import { sessionsBench } from './sessions.mjs';
+import { providersBench } from './providers.mjs';
 import { replicas, roundTrip } from './transport.mjs';
 
 const suites = {
@@ -18,6 +20,8 @@ const suites = {
   catalog,
   discover: discoverBench,
   sessions: sessionsBench,
+  providers: providersBench,
+  policy: policyBench,
 };
 const only = process.argv[2];
 if (only && !suites[only]) {
