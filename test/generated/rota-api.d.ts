@@ -373,6 +373,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/proxy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Raw HTTP to a session’s provider
+         * @description Sends one HTTP request to a provider of the session, with its credentials injected server-side, for endpoints no catalog tool covers. The provider’s answer comes back as a 200 whatever its status; Rota’s own refusals have their own statuses and codes. A 503 `unavailable` certainly never ran; a 503 `outcome_unknown` may have reached the provider: retry with the same Idempotency-Key.
+         */
+        post: operations["proxyExecute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -469,6 +489,134 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the policy rules
+         * @description The policy rules of the key’s project and environment, each with its id, in evaluation order.
+         */
+        get: operations["getPolicy"];
+        /**
+         * Replace the policy rules
+         * @description Replaces every rule of the key’s project and environment in one transaction and answers them with their new ids. Rules are read by execute and MCP after argument coercion and before dispatch. An empty list removes every rule.
+         */
+        put: operations["putPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List approvals
+         * @description Approvals of the key’s project and environment, newest first (at most 200). A pending approval past `expires_at` is listed as `expired`.
+         */
+        get: operations["listApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approvals/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a pending approval
+         * @description Approves it, recording the deciding key and the time. The key whose call opened it cannot (403 `forbidden`); one already decided, used or expired is 409 `approval_not_pending`. The call is then retried once with `Rota-Approval-Id`.
+         */
+        post: operations["approveApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approvals/{id}/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deny a pending approval
+         * @description Denies it, recording the deciding key and the time; a retry with its id is refused. The same refusals as approving.
+         */
+        post: operations["denyApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rate-limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the rate limits
+         * @description The rate limits of the key’s project and environment. None are configured by default, and then nothing is limited.
+         */
+        get: operations["getRateLimits"];
+        /**
+         * Replace the rate limits
+         * @description Replaces the rate limits of the key’s project and environment: per key, per project, per tool or per provider, per second and/or per minute. Counted in Redis, shared by every gateway replica; a call over a limit is 429 `rate_limited` with `Retry-After`, `RateLimit-Policy` and `RateLimit`.
+         */
+        put: operations["putRateLimits"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This month’s usage
+         * @description This calendar month’s (UTC) calls of the key’s project and environment by tool, and the org quota’s plan, limit and used (which counts every project of the org).
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -499,6 +647,19 @@ export interface components {
             /** @default {} */
             input: {
                 [key: string]: unknown;
+            };
+        };
+        ProxyRequest: {
+            server: string;
+            endpoint: string;
+            /** @enum {string} */
+            method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+            body?: unknown;
+            params?: {
+                [key: string]: string | number | boolean;
+            };
+            headers?: {
+                [key: string]: string;
             };
         };
         JsonRpcMessage: {
@@ -536,6 +697,62 @@ export interface components {
         } | {
             description: string;
         };
+        PolicyPutRequest: {
+            rules: components["schemas"]["PolicyRuleInput"][];
+        };
+        PolicyRuleInput: {
+            /** @constant */
+            type: "max_amount";
+            /** @description A meta-tool name, or a catalog tool as `server/tool`. */
+            tool: string;
+            /** @description ISO 4217 code such as BRL, or a coin code such as USDC. */
+            currency: string;
+            max_minor: number;
+        } | {
+            /** @constant */
+            type: "deny_tools";
+            tools: string[];
+            /** @description Restrict the rule to these `action` values of the tools; every action when absent. */
+            actions?: string[];
+        } | {
+            /** @constant */
+            type: "allow_tools";
+            tools: string[];
+            /** @description Restrict the rule to these `action` values of the tools; every action when absent. */
+            actions?: string[];
+        } | {
+            /** @constant */
+            type: "allow_providers";
+            providers: string[];
+        } | {
+            /** @constant */
+            type: "approval_above";
+            /** @description A meta-tool name, or a catalog tool as `server/tool`. */
+            tool: string;
+            /** @description ISO 4217 code such as BRL, or a coin code such as USDC. */
+            currency: string;
+            above_minor: number;
+            ttl_seconds: number;
+        } | {
+            /** @constant */
+            type: "user_daily_limit";
+            /** @description A meta-tool name, or a catalog tool as `server/tool`. */
+            tool: string;
+            /** @description ISO 4217 code such as BRL, or a coin code such as USDC. */
+            currency: string;
+            max_minor: number;
+        };
+        RateLimitsPutRequest: {
+            limits: components["schemas"]["RateLimitRule"][];
+        };
+        RateLimitRule: {
+            /** @enum {string} */
+            scope: "key" | "project" | "tool" | "provider";
+            /** @description The tool (`server/tool` or a meta-tool) or provider id; absent: every tool or provider, each counted on its own. */
+            target?: string;
+            per_second?: number;
+            per_minute?: number;
+        };
         Live: {
             /** @constant */
             status: "ok";
@@ -546,7 +763,7 @@ export interface components {
              * @description Machine-readable code; its HTTP status is fixed per code.
              * @enum {string}
              */
-            error: "invalid_body" | "invalid_query" | "unknown_servers" | "intent_unmappable" | "invalid_args" | "invalid_idempotency_key" | "unauthorized" | "forbidden" | "quota_exceeded" | "not_found" | "unknown_server" | "session_not_found" | "connection_not_found" | "method_not_allowed" | "conflict" | "session_not_active" | "idempotency_key_reused" | "request_in_progress" | "payload_too_large" | "unsupported_media_type" | "eligibility_empty" | "direction_blocked" | "rate_limited" | "headers_too_large" | "internal" | "nl_unavailable" | "nl_extraction_failed" | "unavailable" | "outcome_unknown" | "upstream_timeout";
+            error: "invalid_body" | "invalid_query" | "unknown_servers" | "intent_unmappable" | "invalid_args" | "server_not_in_session" | "invalid_endpoint" | "forbidden_header" | "connection_required" | "provider_not_callable" | "upstream_unreachable" | "invalid_idempotency_key" | "unauthorized" | "forbidden" | "quota_exceeded" | "policy_denied" | "not_found" | "unknown_server" | "session_not_found" | "connection_not_found" | "method_not_allowed" | "approval_not_found" | "conflict" | "approval_not_pending" | "session_not_active" | "idempotency_key_reused" | "request_in_progress" | "payload_too_large" | "unsupported_media_type" | "eligibility_empty" | "direction_blocked" | "rate_limited" | "headers_too_large" | "internal" | "nl_unavailable" | "nl_extraction_failed" | "unavailable" | "outcome_unknown" | "policy_engine_error" | "upstream_timeout";
             /** @description Readable explanation. */
             message: string;
             /** @description Echo of X-Request-Id, or the id the gateway minted. */
@@ -779,6 +996,31 @@ export interface components {
             tool_call_id: string | null;
             called_at: string;
         };
+        /** @description A policy rule refused the call (no `error` key). */
+        PolicyRefusal: {
+            /** @description Readable explanation. */
+            reason: string;
+            /**
+             * @description The type of the rule that refused the call.
+             * @enum {string}
+             */
+            ruleType: "max_amount" | "deny_tools" | "allow_tools" | "allow_providers" | "approval_above" | "user_daily_limit";
+            /** @description The id of the rule that refused the call. */
+            ruleId: string;
+            /** @description Present when the refusal opened an approval: retry with `Rota-Approval-Id` once it is approved. */
+            approval_id?: string;
+            /** @description When the opened approval expires. */
+            expires_at?: string;
+        };
+        ProxyResult: {
+            status: number;
+            data: unknown;
+            headers: {
+                [key: string]: string;
+            };
+            duration: number;
+            proxy_call_id: string;
+        };
         MetaToolsDiscoverResponse: {
             recommended: {
                 /** @enum {string} */
@@ -834,6 +1076,110 @@ export interface components {
                 attempts_24h: number[];
                 latency_24h: (number | null)[];
             }[];
+        };
+        PolicyView: {
+            /** @enum {string} */
+            environment: "live" | "test";
+            rules: components["schemas"]["PolicyRule"][];
+            updated_at: string | null;
+        };
+        PolicyRule: {
+            /** @constant */
+            type: "max_amount";
+            /** @description A meta-tool name, or a catalog tool as `server/tool`. */
+            tool: string;
+            /** @description ISO 4217 code such as BRL, or a coin code such as USDC. */
+            currency: string;
+            max_minor: number;
+            id: string;
+        } | {
+            /** @constant */
+            type: "deny_tools";
+            tools: string[];
+            /** @description Restrict the rule to these `action` values of the tools; every action when absent. */
+            actions?: string[];
+            id: string;
+        } | {
+            /** @constant */
+            type: "allow_tools";
+            tools: string[];
+            /** @description Restrict the rule to these `action` values of the tools; every action when absent. */
+            actions?: string[];
+            id: string;
+        } | {
+            /** @constant */
+            type: "allow_providers";
+            providers: string[];
+            id: string;
+        } | {
+            /** @constant */
+            type: "approval_above";
+            /** @description A meta-tool name, or a catalog tool as `server/tool`. */
+            tool: string;
+            /** @description ISO 4217 code such as BRL, or a coin code such as USDC. */
+            currency: string;
+            above_minor: number;
+            ttl_seconds: number;
+            id: string;
+        } | {
+            /** @constant */
+            type: "user_daily_limit";
+            /** @description A meta-tool name, or a catalog tool as `server/tool`. */
+            tool: string;
+            /** @description ISO 4217 code such as BRL, or a coin code such as USDC. */
+            currency: string;
+            max_minor: number;
+            id: string;
+        };
+        ApprovalList: {
+            approvals: components["schemas"]["Approval"][];
+        };
+        Approval: {
+            id: string;
+            /** @enum {string} */
+            status: "pending" | "approved" | "denied" | "used" | "expired";
+            tool: string;
+            action: string | null;
+            user_id: string | null;
+            session_id: string | null;
+            amount_minor: number | null;
+            currency: string | null;
+            rule_id: string;
+            /** @description Id of the key whose call opened it; that key cannot decide it. */
+            requested_by_key: string;
+            requested_at: string;
+            expires_at: string;
+            decided_by_key: string | null;
+            decided_at: string | null;
+            used_at: string | null;
+        };
+        RateLimits: {
+            /** @enum {string} */
+            environment: "live" | "test";
+            limits: components["schemas"]["RateLimitRule"][];
+            algorithm: string;
+        };
+        Usage: {
+            /** @description The calendar month (UTC) counted. */
+            period: {
+                from: string;
+                to: string;
+            };
+            /** @enum {string} */
+            environment: "live" | "test";
+            /** @description This project and environment, by tool. */
+            calls: {
+                tool: string;
+                calls: number;
+            }[];
+            total: number;
+            /** @description The org quota: what it counts is every project of the org. */
+            quota: {
+                plan: string;
+                limit: number;
+                used: number;
+                enforced: boolean;
+            };
         };
         JsonRpcMessageOutput: {
             /** @constant */
@@ -1770,7 +2116,7 @@ export interface operations {
                     "application/json": components["schemas"]["CatalogImportResult"];
                 };
             };
-            /** @description The request is invalid. Codes: `invalid_body`, `invalid_query`. */
+            /** @description The request is invalid. Codes: `invalid_query`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2532,6 +2878,8 @@ export interface operations {
             header?: {
                 /** @description 1 to 255 printable ASCII characters; kept 24 hours per project and environment. Retry a 503 `outcome_unknown` with the same key. */
                 "idempotency-key"?: string;
+                /** @description An approved approval (`apr_…`) this call spends: it must match the tenant, the session user, the tool, the action and the arguments, and passes one call. */
+                "rota-approval-id"?: string;
             };
             path: {
                 /** @description Session id (`ses_…`). */
@@ -2550,6 +2898,10 @@ export interface operations {
                 headers: {
                     /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
                     "idempotent-replayed"?: string;
+                    /** @description The limits that apply, as `"<name>";q=<quota>;w=<window seconds>` items. */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of the tightest limit: `"<name>";r=<remaining>;t=<seconds until reset>`. */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2576,13 +2928,13 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The key may not do this. Codes: `quota_exceeded`, `forbidden`. */
+            /** @description Refused. A policy rule answers `{reason, ruleType, ruleId}` with no `error` key (plus `approval_id` and `expires_at` when it opened an approval); otherwise the error envelope with `forbidden` or `quota_exceeded` (`plan`, `limit`, `used`). Branch on whether `error` is present. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["PolicyRefusal"] | components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Nothing with this id is visible to the key. Codes: `session_not_found`. */
@@ -2641,6 +2993,148 @@ export interface operations {
             };
             /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `policy_engine_error`, `unavailable`, `outcome_unknown`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    proxyExecute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters; kept 24 hours per project and environment. Retry a 503 `outcome_unknown` with the same key. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Session id (`ses_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProxyRequest"];
+            };
+        };
+        responses: {
+            /** @description The provider’s answer (any status). */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "idempotent-replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProxyResult"];
+                };
+            };
+            /** @description The request is invalid. Codes: `server_not_in_session`, `invalid_endpoint`, `forbidden_header`, `invalid_body`, `invalid_idempotency_key`, `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. The body is exactly `{"error":"unauthorized"}`. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with this id is visible to the key. Codes: `session_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The resource is not in a state that allows this. Codes: `session_not_active`, `connection_required`, `provider_not_callable`, `idempotency_key_reused`, `request_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is larger than the route accepts. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency answered something unusable. Codes: `upstream_unreachable`. */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2764,7 +3258,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not a valid JSON-RPC message (JSON-RPC error object). */
+            /** @description Not JSON (`-32700` parse error) or not a valid JSON-RPC message (`-32600`): a JSON-RPC error object, not the REST envelope. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3054,7 +3548,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not a valid JSON-RPC message (JSON-RPC error object). */
+            /** @description Not JSON (`-32700` parse error) or not a valid JSON-RPC message (`-32600`): a JSON-RPC error object, not the REST envelope. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3407,6 +3901,847 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RouterMetricsResponse"];
+                };
+            };
+            /** @description The request is invalid. Codes: `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. The body is exactly `{"error":"unauthorized"}`. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer in time. Codes: `upstream_timeout`. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyView"];
+                };
+            };
+            /** @description The request is invalid. Codes: `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. The body is exactly `{"error":"unauthorized"}`. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer in time. Codes: `upstream_timeout`. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PolicyPutRequest"];
+            };
+        };
+        responses: {
+            /** @description The stored rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyView"];
+                };
+            };
+            /** @description The request is invalid. Codes: `invalid_body`, `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. The body is exactly `{"error":"unauthorized"}`. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is larger than the route accepts. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer in time. Codes: `upstream_timeout`. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listApprovals: {
+        parameters: {
+            query?: {
+                /** @description Only approvals in this state. */
+                status?: "pending" | "approved" | "denied" | "used" | "expired";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The approvals. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalList"];
+                };
+            };
+            /** @description The request is invalid. Codes: `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. The body is exactly `{"error":"unauthorized"}`. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer in time. Codes: `upstream_timeout`. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    approveApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Approval id (`apr_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The approval, now approved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Approval"];
+                };
+            };
+            /** @description The request is invalid. Codes: `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. The body is exactly `{"error":"unauthorized"}`. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with this id is visible to the key. Codes: `approval_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The resource is not in a state that allows this. Codes: `approval_not_pending`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer in time. Codes: `upstream_timeout`. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    denyApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Approval id (`apr_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The approval, now denied. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Approval"];
+                };
+            };
+            /** @description The request is invalid. Codes: `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. The body is exactly `{"error":"unauthorized"}`. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with this id is visible to the key. Codes: `approval_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The resource is not in a state that allows this. Codes: `approval_not_pending`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer in time. Codes: `upstream_timeout`. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getRateLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The limits. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimits"];
+                };
+            };
+            /** @description The request is invalid. Codes: `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. The body is exactly `{"error":"unauthorized"}`. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer in time. Codes: `upstream_timeout`. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putRateLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RateLimitsPutRequest"];
+            };
+        };
+        responses: {
+            /** @description The stored limits. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimits"];
+                };
+            };
+            /** @description The request is invalid. Codes: `invalid_body`, `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. The body is exactly `{"error":"unauthorized"}`. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is larger than the route accepts. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer in time. Codes: `upstream_timeout`. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Usage. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Usage"];
                 };
             };
             /** @description The request is invalid. Codes: `invalid_query`. */

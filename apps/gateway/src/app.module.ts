@@ -14,6 +14,8 @@ import { ConnectionsController } from './connections/connections.controller';
 import { McpController } from './mcp/mcp.controller';
 import { SessionsController } from './sessions/sessions.controller';
 import { RouteController } from './router/route.controller';
+import { GovernanceController } from './governance/governance.controller';
+import { CallRateLimiter } from './governance/rate-limits';
 
 @Module({})
 export class GatewayModule {
@@ -33,12 +35,13 @@ export class GatewayModule {
         }),
         ...extra,
       ],
-      controllers: [HealthController, CatalogController, ToolsSearchController, MetaToolsController, OpenApiController, SessionsController, ConnectionsController, McpController, RouteController],
+      controllers: [HealthController, CatalogController, ToolsSearchController, MetaToolsController, OpenApiController, SessionsController, ConnectionsController, McpController, RouteController, GovernanceController],
       providers: [
         // @rota/db has no Nest decorators, so its repository is built here.
         { provide: ApiKeyRepository, inject: [PRISMA], useFactory: (prisma: PrismaClient) => new ApiKeyRepository(prisma) },
         ApiKeyService,
         AuthFailureLimiter,
+        CallRateLimiter,
         HttpPipeline,
       ],
     };

@@ -16,6 +16,23 @@ export const GatewayConfig = BaseConfig.extend({
    */
   ROTA_AUTH_FAIL_LIMIT: z.coerce.number().int().min(0).default(30),
   ROTA_AUTH_FAIL_WINDOW_S: z.coerce.number().int().positive().default(60),
+  /**
+   * How long a gateway replica trusts the rate limits it read for a project
+   * (ms); a `PUT /v1/rate-limits` reaches every replica within this.
+   */
+  ROTA_RATE_LIMIT_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
+  /**
+   * Stretches every rate-limit window by this factor (1 in production). Tests
+   * set a large factor so "5 per second" means "5 in this test", and assert
+   * counts without depending on how fast the machine is.
+   */
+  ROTA_RATE_LIMIT_WINDOW_SCALE: z.coerce.number().int().min(1).max(3600).default(1),
+  /**
+   * Browser origins allowed to call the MCP endpoints, comma-separated, or
+   * `*`. A request carrying any other `Origin` is refused with 403; requests
+   * without one (every non-browser client) are not affected.
+   */
+  ROTA_MCP_ALLOWED_ORIGINS: z.string().default(''),
   /** Deadline of each service ping in `/health/ready`. */
   ROTA_READY_TIMEOUT_MS: z.coerce.number().int().positive().default(1000),
 });

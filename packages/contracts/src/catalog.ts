@@ -119,7 +119,7 @@ export const CatalogStatus = z.object({
 });
 export type CatalogStatus = z.infer<typeof CatalogStatus>;
 
-/** Who owns imported tools: the global catalog, or the importing key's project. */
+/** Who owns imported providers and tools: the global catalog, or the importing key's project. */
 export const CatalogOwner = z.enum(['catalog', 'project']);
 export type CatalogOwner = z.infer<typeof CatalogOwner>;
 
@@ -130,8 +130,13 @@ export const CatalogImportQuery = z
     server: Slug.optional(),
     /** Delete tools of the imported servers that the input no longer lists. */
     prune: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
-    /** `catalog` (default): the global catalog. `project`: tools only the caller's project sees. */
-    owner: CatalogOwner.default('catalog'),
+    /**
+     * `catalog`: the global catalog, every project sees it; needs an operator
+     * key (scope `admin`). `project`: providers and tools only the caller's
+     * project sees; a project key only. Defaults to the key's own kind:
+     * `catalog` for an operator key, `project` for a project key.
+     */
+    owner: CatalogOwner.optional(),
   })
   .strict();
 export type CatalogImportQuery = z.infer<typeof CatalogImportQuery>;
@@ -147,6 +152,8 @@ export type CatalogImportBody = z.infer<typeof CatalogImportBody>;
 
 export const CatalogImportSource = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('document'), document: z.unknown() }),
+  /** The body as the gateway received it: the service parses it, so the gateway never builds a large document. */
+  z.object({ kind: z.literal('text'), text: z.string() }),
   z.object({ kind: z.literal('url'), url: z.string().url() }),
   z.object({ kind: z.literal('mcp'), url: z.string().url() }),
 ]);

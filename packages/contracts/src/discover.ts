@@ -33,6 +33,10 @@ export type DiscoverConnectionStatus = z.infer<typeof DiscoverConnectionStatus>;
 export const DiscoverSearchStrategy = z.enum(['embedding', 'trigram', 'empty']);
 export type DiscoverSearchStrategy = z.infer<typeof DiscoverSearchStrategy>;
 
+/** A search channel of discover: BM25 over the catalog's words, or nearest neighbours in the embedding space. */
+export const DiscoverChannel = z.enum(['lexical', 'vector']);
+export type DiscoverChannel = z.infer<typeof DiscoverChannel>;
+
 /**
  * Why `recommended` is null: a native meta-tool covers the job, the best
  * catalog tools are unusable in the test environment, or nothing matched.
@@ -74,6 +78,8 @@ export const DiscoverResult = z
   .object({
     use_case: z.string(),
     search_strategy: DiscoverSearchStrategy,
+    /** The channels that ran for this call (`vector` only when the use case was embedded). */
+    channels: z.array(DiscoverChannel).optional(),
     recommended: DiscoverMatch.nullable(),
     /** Present exactly when `recommended` is null. */
     recommended_reason: DiscoverRecommendedReason.optional(),

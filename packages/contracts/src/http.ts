@@ -47,6 +47,7 @@ export const ROUTE_TAGS = {
   connections: 'Provider credentials of a project and environment, sealed at rest.',
   sessions: 'Sessions, execute and the MCP endpoints.',
   router: 'Path C: the provider rail for an operation, and router telemetry.',
+  governance: 'Policy rules, approvals, rate limits and usage of a project and environment.',
   docs: 'This document and its readable page.',
 } as const;
 export type RouteTag = keyof typeof ROUTE_TAGS;
@@ -102,6 +103,13 @@ export interface RouteDef {
   bodyValidation?: 'gateway' | 'handler';
   /** Largest body accepted, in bytes, when it differs from the gateway default (1 MiB). */
   bodyLimit?: number;
+  /**
+   * Parse and check the JSON body on a worker thread, and hand the handler
+   * the text with the facts it needs instead of the object (implies
+   * `bodyValidation: 'handler'`). For routes that accept bodies large enough
+   * to hold the gateway's event loop for seconds, and only forward them.
+   */
+  bodyOffThread?: boolean;
   /** The status a successful call answers (the handler's default status). */
   success: number;
   /** Every non-error answer, the success status included (plus 304, 405 on MCP, 200 on replace…). */

@@ -67,6 +67,8 @@ export function toHttpError(err: unknown, requestId: string): HttpErrorOut {
 
   const status = ERROR_STATUS[code];
   if (code === 'unauthorized') return { status, body: { error: 'unauthorized' } };
+  // A policy refusal is its own body, with no `error` key: clients tell it from quota by that.
+  if (code === 'policy_denied') return { status, body: { ...(details ?? {}) } };
   if (status >= 500) {
     // Generic text only: whatever went wrong stays in our logs.
     const generic = code === 'internal' ? 'Something went wrong on our side.' : message;

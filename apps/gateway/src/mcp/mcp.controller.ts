@@ -7,7 +7,9 @@ import { Auth } from '../auth/decorators';
 import { Input, Route, type In } from '../http/route';
 import type { Principal } from '../auth/principal';
 import type { GatewayConfig } from '../config';
+import { CallRateLimiter } from '../governance/rate-limits';
 import { createMcpServer } from './mcp-server';
+import { invalidToolCall, originAllowed, parseAllowedOrigins } from './mcp-protocol';
 
 /**
  * A JSON-RPC batch (a body that is an array) is refused whole, before any of
@@ -34,22 +36,35 @@ function refuseBatch(reply: FastifyReply) {
 @Controller()
 export class McpController {
   private readonly log;
+  private readonly allowedOrigins;
 
   constructor(
     private readonly rpc: RpcClient,
     @Inject(CONFIG) config: GatewayConfig,
+    private readonly limiter: CallRateLimiter,
   ) {
     this.log = createLogger('gateway', config.LOG_LEVEL);
+    this.allowedOrigins = parseAllowedOrigins(config.ROTA_MCP_ALLOWED_ORIGINS);
+  }
+
+  /** Refuses a browser origin the deployment did not allow (Streamable HTTP's DNS-rebinding rule). */
+  private checkOrigin(req: FastifyRequest) {
+    const origin = req.headers.origin;
+    if (!originAllowed(origin, this.allowedOrigins)) {
+      throw new AppError('forbidden', `Origin ${origin} may not call this MCP endpoint; the operator allows origins with ROTA_MCP_ALLOWED_ORIGINS.`);
+    }
   }
 
   @Route(ROUTES.mcpProject)
   mcpProject(@Auth() p: Principal, @Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+    this.checkOrigin(req);
     if (Array.isArray(req.body)) return refuseBatch(reply);
     return this.serve(p, null, req, reply);
   }
 
   @Route(ROUTES.mcpSession)
   async mcpSession(@Auth() p: Principal, @Input() { params }: In<typeof ROUTES.mcpSession>, @Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+    this.checkOrigin(req);
     if (Array.isArray(req.body)) return refuseBatch(reply);
     const id = params.id;
     // An unknown or foreign session is a plain 404 before any MCP exchange.
@@ -88,8 +103,24 @@ export class McpController {
   }
 
   private async serve(p: Principal, sessionId: string | null, req: FastifyRequest, reply: FastifyReply) {
-    const server = createMcpServer(async (tool, input, idempotencyKey) => {
-      const reply = await this.rpc.send('session.execute', { scopes: p.scopes, session_id: sessionId, via: 'mcp', tool, input, ...(idempotencyKey ? { idempotency_key: idempotencyKey } : {}) });
+    const invalid = invalidToolCall(req.body);
+    if (invalid) return reply.status(200).header('content-type', 'application/json; charset=utf-8').send(invalid);
+    const server = createMcpServer(async (tool, input, idempotencyKey, approvalId) => {
+      if (p.kind === 'project') {
+        // The same counters as execute; over MCP a limited call is an isError tool result.
+        const rate = await this.limiter.consume(p, { tool, provider: null });
+        if (rate.limited) throw CallRateLimiter.refusal(rate);
+      }
+      const reply = await this.rpc.send('session.execute', {
+        scopes: p.scopes,
+        session_id: sessionId,
+        via: 'mcp',
+        tool,
+        input,
+        key_id: p.keyId,
+        ...(idempotencyKey ? { idempotency_key: idempotencyKey } : {}),
+        ...(approvalId ? { approval_id: approvalId } : {}),
+      });
       return reply.result;
     });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
