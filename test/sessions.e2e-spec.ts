@@ -395,12 +395,13 @@ describe('connections, sessions and execute', () => {
       expect(await callRows(id)).toEqual([]);
     });
 
-    it('coerces strings to integers, numbers and booleans from the tool schema; the tool is not implemented yet', async () => {
+    it('coerces strings to integers, numbers and booleans from the tool schema before the provider call is written down', async () => {
       const id = await newSession();
       const r = await execute(id, 'zzpay/create_payment', { amount: ' 1500 ', capture: 'TRUE', installments: '2.5', note: 77, method: 'pix', extra: 'kept' });
       expect(r.status).toBe(200);
-      expect(r.json).toMatchObject({ success: false, server: 'zzpay', tool: 'zzpay/create_payment', data: { code: 'not_implemented' } });
-      expect(r.json.error).toMatch(/no executor/);
+      // zzpay's live address is loopback: the call is recorded, then refused before anything is sent.
+      expect(r.json).toMatchObject({ success: false, server: 'zzpay', tool: 'zzpay/create_payment', data: { code: 'upstream_unreachable', reason: 'address_refused' } });
+      expect(r.json.error).toMatch(/could not be reached/);
       const [row] = await callRows(id);
       expect(row).toMatchObject({ id: r.json.tool_call_id, server: 'zzpay', success: false });
       expect(row!.input).toEqual({ amount: 1500, capture: true, installments: 2.5, note: '77', method: 'pix', extra: 'kept' });
@@ -551,16 +552,16 @@ describe('connections, sessions and execute', () => {
       expect(row!.output).toEqual({ omitted: true, bytes: Buffer.byteLength(JSON.stringify(r.json.data)) });
     });
 
-    it('resolved tools without an executor answer not_implemented and are recorded', async () => {
+    it('resolved tools without an executor answer not_implemented and are recorded; raw tools are called', async () => {
       const id = await newSession();
-      for (const [tool, input] of [
-        ['codespar_charge', { amount: '50', currency: 'BRL', method: 'pix', description: 'x', buyer: {} }],
-        ['codespar_manage_connections', { action: 'connect_start', server_id: 'zzcert' }],
-        ['zzpay/get_payment', { id: 'p1' }],
+      for (const [tool, input, code] of [
+        ['codespar_charge', { amount: '50', currency: 'BRL', method: 'pix', description: 'x', buyer: {} }, 'not_implemented'],
+        ['codespar_manage_connections', { action: 'connect_start', server_id: 'zzcert' }, 'not_implemented'],
+        ['zzpay/get_payment', { id: 'p1' }, 'upstream_unreachable'],
       ] as const) {
         const r = await execute(id, tool, input);
         expect(r.status).toBe(200);
-        expect(r.json).toMatchObject({ success: false, tool, data: { code: 'not_implemented' } });
+        expect(r.json).toMatchObject({ success: false, tool, data: { code } });
         expect(r.json.tool_call_id).toMatch(/^tc_/);
       }
       expect(await callRows(id)).toHaveLength(3);

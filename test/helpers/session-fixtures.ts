@@ -29,7 +29,13 @@ export async function insertProviders(prisma: PrismaClient, otherProjectId: stri
   for (const p of PROVIDERS) {
     await prisma.provider.upsert({
       where: { id_owner: { id: p.id, owner: '' } },
-      create: { ...p, countries: [p.country], baseUrls: { live: `https://${p.id}.invalid` } },
+      // zzpay says how it is called (catalog format v2) but its live address is
+      // loopback, which live calls never reach: a raw tool call is written
+      // down and refused before anything leaves the process.
+      create:
+        p.id === 'zzpay'
+          ? { ...p, countries: [p.country], baseUrls: { live: 'http://127.0.0.1:9' }, http: { auth: { type: 'api_key', in: 'header', name: 'x-api-key', prefix: '', credential: 'api_key' } } }
+          : { ...p, countries: [p.country], baseUrls: { live: `https://${p.id}.invalid` } },
       update: {},
     });
   }
