@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseRotaCatalog } from './format';
+import { AUTH_TYPES, CatalogFormatError, parseCatalogText, parseRotaCatalog, SANDBOX_URL_PLACEHOLDER, templatePlaceholders } from './format';
+import { DEFAULT_SANDBOX_URL, substituteSandboxUrl } from './seed';
 
 /**
  * Checks the shipped demo catalog (`packages/catalog/data/demo-catalog.json`):
@@ -14,6 +15,7 @@ interface DemoTool {
   http_method?: string;
   endpoint_template?: string;
   input_schema?: { type?: string; properties?: Record<string, unknown>; required?: string[] };
+  parameters?: { query?: string[]; headers?: Record<string, string>; body?: string | string[] };
 }
 interface DemoServer {
   id: string;
@@ -24,6 +26,7 @@ interface DemoServer {
   countries?: string[];
   auth_type: string;
   base_urls: { live?: string; test?: string };
+  http: { auth: { type: string }; idempotency_header?: string } | null;
   status: string;
   sandbox_available: boolean;
   tools: DemoTool[];
@@ -35,7 +38,9 @@ interface DemoCatalog {
 }
 
 const catalogPath = join(__dirname, '../data/demo-catalog.json');
-const raw: unknown = JSON.parse(readFileSync(catalogPath, 'utf8'));
+const text = readFileSync(catalogPath, 'utf8');
+/** As the seed reads it: the sandbox address written in. */
+const raw: unknown = JSON.parse(substituteSandboxUrl(text, DEFAULT_SANDBOX_URL));
 const catalog = raw as DemoCatalog;
 const servers = catalog.servers;
 const tools = servers.flatMap((s) => s.tools.map((t) => ({ server: s.id, ...t })));
@@ -44,7 +49,14 @@ const tools = servers.flatMap((s) => s.tools.map((t) => ({ server: s.id, ...t })
 const sharedPath = join(__dirname, '../../../../shared/data/provider_catalog.json');
 
 const CATEGORIES = ['payments', 'fiscal', 'logistics', 'communication', 'banking', 'identity', 'crypto', 'erp', 'ecommerce', 'ledger'];
-const AUTH_TYPES = ['api_key', 'basic', 'oauth2', 'certificate', 'hmac', 'jwt', 'two_header', 'none'];
+/** Providers the sandbox provider server imitates: id → its prefix there. */
+const SANDBOXED: Record<string, string> = { asaas: 'asaas', mercadopago: 'mercadopago', focusnfe: 'nfse', melhorenvio: 'melhorenvio' };
+/**
+ * Providers whose credentials the format cannot place yet (in the body,
+ * signed into the parameters, or a session token from a login call): listed
+ * with `http: null`, found by discover but not called.
+ */
+const UNDESCRIBED = ['andreani', 'bitso', 'ebanx', 'epayco', 'flow', 'niubiz', 'omie', 'payu', 'unico'];
 const STATUSES = ['stable', 'beta', 'deprecated'];
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const LATAM = ['BR', 'MX', 'CO', 'AR', 'CL', 'PE'];
@@ -114,12 +126,58 @@ const REQUIRED: Record<string, [string, string]> = {
 const normalize = (text: string): string => text.trim().toLowerCase().replace(/\s+/g, ' ');
 
 describe('demo catalog', () => {
-  it('is a Rota catalog, version 1, that the import parser accepts', () => {
+  it('is a Rota catalog, version 2, that the import parser accepts', () => {
     expect(catalog.format).toBe('rota-catalog');
-    expect(catalog.version).toBe(1);
+    expect(catalog.version).toBe(2);
     const parsed = parseRotaCatalog(raw);
     expect(parsed.servers).toHaveLength(servers.length);
     expect(parsed.servers.reduce((n, s) => n + s.tools.length, 0)).toBe(tools.length);
+  });
+
+  it('says where the inputs of every tool go, in the file itself', () => {
+    const parsed = parseRotaCatalog(raw);
+    for (const tool of tools) expect({ tool: `${tool.server}.${tool.name}`, parameters: typeof tool.parameters }).toEqual({ tool: `${tool.server}.${tool.name}`, parameters: 'object' });
+    for (const server of parsed.servers) for (const tool of server.tools) expect(tool.parameters).not.toBeNull();
+  });
+
+  it('says how every provider is called, except the few whose scheme the format cannot express', () => {
+    const parsed = new Map(parseRotaCatalog(raw).servers.map((s) => [s.id, s.provider!]));
+    expect(servers.filter((s) => s.http === null).map((s) => s.id).sort()).toEqual(UNDESCRIBED);
+    for (const server of servers) {
+      expect(server).toHaveProperty('http');
+      const provider = parsed.get(server.id)!;
+      expect(provider.authType).toBe(server.http?.auth.type ?? server.auth_type);
+    }
+    // Calls that move money carry the provider's own idempotency header.
+    expect(servers.find((s) => s.id === 'mercadopago')!.http?.idempotency_header).toBe('X-Idempotency-Key');
+    expect(servers.find((s) => s.id === 'stripe')!.http).toEqual({ auth: { type: 'bearer', credential: 'secret_key' }, idempotency_header: 'Idempotency-Key' });
+  });
+
+  it('points the test environment of the providers the sandbox imitates at the sandbox, through the placeholder', () => {
+    const inFile = (JSON.parse(text) as DemoCatalog).servers;
+    for (const [id, prefix] of Object.entries(SANDBOXED)) {
+      expect(inFile.find((s) => s.id === id)!.base_urls.test).toBe(`${SANDBOX_URL_PLACEHOLDER}/${prefix}`);
+      expect(servers.find((s) => s.id === id)!.base_urls.test).toBe(`${DEFAULT_SANDBOX_URL}/${prefix}`);
+    }
+    const elsewhere = inFile.filter((s) => JSON.stringify(s).includes(SANDBOX_URL_PLACEHOLDER)).map((s) => s.id);
+    expect(elsewhere.sort()).toEqual(Object.keys(SANDBOXED).sort());
+  });
+
+  it('resolves the placeholder to any sandbox address, and refuses to import it unresolved', () => {
+    const moved = parseRotaCatalog(JSON.parse(substituteSandboxUrl(text, 'http://sandbox:4010/')));
+    expect(moved.servers.find((s) => s.id === 'asaas')!.provider!.baseUrls.test).toBe('http://sandbox:4010/asaas');
+    expect(() => substituteSandboxUrl(text, 'ftp://sandbox')).toThrow(/ROTA_SANDBOX_URL/);
+    let error: unknown;
+    try {
+      parseCatalogText(text);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(CatalogFormatError);
+    const issues = (error as CatalogFormatError).issues;
+    expect(issues.map((i) => i.path).sort()).toEqual(['servers[0].base_urls.test', 'servers[1].base_urls.test', 'servers[21].base_urls.test', 'servers[27].base_urls.test']);
+    expect(issues[0]!.message).toContain(SANDBOX_URL_PLACEHOLDER);
+    expect(issues[0]!.line).toBeGreaterThan(1);
   });
 
   it('has at least 40 providers and 300 tools', () => {
@@ -229,7 +287,7 @@ describe('demo catalog', () => {
       const props = Object.keys(schema.properties ?? {});
       const required = schema.required ?? [];
       expect({ id, undeclared: required.filter((r) => !props.includes(r)) }).toEqual({ id, undeclared: [] });
-      const params = [...(tool.endpoint_template ?? '').matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!);
+      const params = templatePlaceholders(tool.endpoint_template ?? '');
       expect({ id, missing: params.filter((p) => !required.includes(p)) }).toEqual({ id, missing: [] });
     }
   });

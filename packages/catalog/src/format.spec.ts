@@ -1,4 +1,4 @@
-import { CatalogFormatError, detectFormat, fromSharedCatalog, parseCatalogText, parseCatalogValue, parseMcpToolsList, parseRotaCatalog } from './format';
+import { CatalogFormatError, detectFormat, fromSharedCatalog, parseCatalogText, parseCatalogValue, parseMcpToolsList, parseRotaCatalog, type RotaCatalogInputV2 } from './format';
 import { smallCatalog } from './fixtures/small-catalog';
 import { descriptionHash, humanizeToolName, toolEmbeddingText } from './text';
 
@@ -32,6 +32,7 @@ describe('Rota catalog format', () => {
     ['certificate', false],
     ['hmac', false],
     ['api_key', true],
+    ['bearer', true],
     ['basic', true],
     ['oauth2', true],
     ['none', true],
@@ -42,8 +43,11 @@ describe('Rota catalog format', () => {
 
   it('refuses bad fields, unknown fields and duplicates with their paths', () => {
     const doc: any = smallCatalog();
-    doc.version = 2;
+    doc.version = 3;
     expect(issuesOf(() => parseRotaCatalog(doc)).map((i) => i.path)).toEqual(['version']);
+    // A v1 document relabelled as v2 lacks what v2 requires of every provider.
+    doc.version = 2;
+    expect(issuesOf(() => parseRotaCatalog(doc)).map((i) => i.path)).toEqual(['servers[0].http', 'servers[1].http', 'servers[2].http']);
     const extra: any = smallCatalog();
     extra.servers[0].tools[0].descripton = 'typo';
     expect(issuesOf(() => parseRotaCatalog(extra))[0]).toMatchObject({ path: 'servers[0].tools[0]' });
@@ -109,5 +113,123 @@ describe('embedded text and hash', () => {
     expect(descriptionHash('m1', 'text')).toBe(a);
     expect(descriptionHash('m2', 'text')).not.toBe(a);
     expect(descriptionHash('m1', 'text!')).not.toBe(a);
+  });
+});
+
+/** A small v2 document: one provider called with an API key header, one tool with a path parameter. */
+function v2(over: { server?: Record<string, unknown>; tool?: Record<string, unknown> } = {}): RotaCatalogInputV2 {
+  return {
+    format: 'rota-catalog',
+    version: 2,
+    servers: [
+      {
+        id: 'pixpay',
+        name: 'PixPay',
+        category: 'payments',
+        country: 'BR',
+        base_urls: { live: 'https://api.pixpay.example/v1', test: 'https://sandbox.pixpay.example/v1' },
+        http: { auth: { type: 'api_key', name: 'access_token' }, idempotency_header: 'Idempotency-Key' },
+        tools: [
+          {
+            name: 'refund_charge',
+            description: 'Refund a Pix charge',
+            http_method: 'POST',
+            endpoint_template: '/charges/{id}/refund',
+            input_schema: { type: 'object', properties: { id: { type: 'string' }, value: { type: 'number' }, reason: { type: 'string' } } },
+            parameters: { query: ['reason'], body: ['value'] },
+            ...over.tool,
+          },
+        ],
+        ...over.server,
+      },
+    ],
+  } as RotaCatalogInputV2;
+}
+
+describe('Rota catalog format v2', () => {
+  it('reads how the provider is called and where each input goes, defaults filled in', () => {
+    const [s] = parseRotaCatalog(v2()).servers;
+    expect(s!.provider).toMatchObject({ authType: 'api_key', selfServeAuth: true });
+    expect(s!.provider!.http).toEqual({ auth: { type: 'api_key', in: 'header', name: 'access_token', prefix: '', credential: 'api_key' }, idempotency_header: 'Idempotency-Key' });
+    expect(s!.tools[0]!.parameters).toEqual({ query: ['reason'], headers: {}, body: ['value'] });
+  });
+
+  it('gives a tool without a parameter map the default one, and a v1 document none at all', () => {
+    const [s] = parseRotaCatalog(v2({ tool: { parameters: undefined } })).servers;
+    expect(s!.tools[0]!.parameters).toEqual({ query: [], headers: {}, body: 'rest' });
+    const [old] = parseRotaCatalog(smallCatalog()).servers;
+    expect(old!.provider!.http).toBeNull();
+    expect(old!.tools.every((t) => t.parameters === null)).toBe(true);
+  });
+
+  it('derives auth_type from http.auth.type, accepts it when they agree, refuses it when they do not', () => {
+    expect(parseRotaCatalog(v2({ server: { http: { auth: { type: 'bearer' } } } })).servers[0]!.provider).toMatchObject({ authType: 'bearer', selfServeAuth: true });
+    expect(parseRotaCatalog(v2({ server: { auth_type: 'api_key' } })).servers[0]!.provider!.authType).toBe('api_key');
+    expect(issuesOf(() => parseRotaCatalog(v2({ server: { auth_type: 'oauth2' } })))).toEqual([
+      { path: 'servers[0].auth_type', message: 'auth_type is "oauth2" but http.auth.type is "api_key"; leave auth_type out or make them agree' },
+    ]);
+  });
+
+  it('takes http: null as "not callable yet", which then needs auth_type', () => {
+    const [s] = parseRotaCatalog(v2({ server: { http: null, auth_type: 'hmac' } })).servers;
+    expect(s!.provider).toMatchObject({ authType: 'hmac', http: null });
+    expect(issuesOf(() => parseRotaCatalog(v2({ server: { http: null } })))).toEqual([{ path: 'servers[0].http', message: 'auth_type is required when http is null' }]);
+  });
+
+  it('refuses a v2 provider without http, and an http block of the wrong shape, at the field', () => {
+    expect(issuesOf(() => parseRotaCatalog(v2({ server: { http: undefined } }))).map((i) => i.path)).toEqual(['servers[0].http']);
+    const bad = issuesOf(() => parseRotaCatalog(v2({ server: { http: { auth: { type: 'oauth2', grant: 'implicit', token_url: '/oauth/token' } } } })));
+    expect(bad.map((i) => i.path)).toEqual(['servers[0].http.auth.grant']);
+    const header = issuesOf(() => parseRotaCatalog(v2({ server: { http: { auth: { type: 'none' }, idempotency_header: 'Bad Header' } } })));
+    expect(header).toEqual([{ path: 'servers[0].http.idempotency_header', message: 'must be an HTTP header name' }]);
+  });
+
+  it('accepts an OAuth2 token URL relative to the base URL of each environment', () => {
+    const auth = { type: 'oauth2', grant: 'client_credentials', token_url: '/oauth/token' };
+    expect(parseRotaCatalog(v2({ server: { http: { auth } } })).servers[0]!.provider!.http!.auth).toMatchObject({ token_url: '/oauth/token', scopes: [] });
+    expect(issuesOf(() => parseRotaCatalog(v2({ server: { http: { auth: { ...auth, token_url: '//evil.example/token' } } } }))).map((i) => i.path)).toEqual([
+      'servers[0].http.auth.token_url',
+    ]);
+  });
+
+  it('requires every path parameter to be an input the schema lists', () => {
+    const issues = issuesOf(() => parseRotaCatalog(v2({ tool: { endpoint_template: '/charges/{charge_id}/refund' } })));
+    expect(issues).toEqual([{ path: 'servers[0].tools[0].endpoint_template', message: 'path parameter {charge_id} is not an input: add "charge_id" to input_schema.properties' }]);
+    // A schema that lists no properties (or no schema) is trusted.
+    expect(() => parseRotaCatalog(v2({ tool: { endpoint_template: '/charges/{charge_id}', input_schema: { type: 'object' }, parameters: {} } }))).not.toThrow();
+    expect(() => parseRotaCatalog(v2({ tool: { endpoint_template: '/charges/{charge_id}', input_schema: null, parameters: {} } }))).not.toThrow();
+  });
+
+  it('refuses malformed placeholders and placeholders in the query string', () => {
+    expect(issuesOf(() => parseRotaCatalog(v2({ tool: { endpoint_template: '/charges/{id/refund' } })))[0]).toMatchObject({ path: 'servers[0].tools[0].endpoint_template', message: expect.stringContaining('malformed placeholder') });
+    expect(issuesOf(() => parseRotaCatalog(v2({ tool: { endpoint_template: '/charges/{id}?reason={reason}' } })))[0]!.message).toContain('parameters.query');
+  });
+
+  it('requires mapped inputs to exist and to go to one place only', () => {
+    const issues = issuesOf(() => parseRotaCatalog(v2({ tool: { parameters: { query: ['reason', 'nope'], headers: { id: 'X-Charge' }, body: ['value', 'reason'] } } })));
+    expect(issues).toEqual([
+      { path: 'servers[0].tools[0].parameters.query[1]', message: '"nope" is not an input: input_schema.properties does not list it' },
+      { path: 'servers[0].tools[0].parameters.headers.id', message: '"id" already goes in the path; an input goes to one place' },
+      { path: 'servers[0].tools[0].parameters.body[1]', message: '"reason" already goes in the query; an input goes to one place' },
+    ]);
+  });
+
+  it('locates v2 errors by line in a file', () => {
+    const text = JSON.stringify(v2({ tool: { endpoint_template: '/charges/{charge_id}/refund' } }), null, 2);
+    const [issue] = issuesOf(() => parseCatalogText(text));
+    expect(issue!.line).toBe(text.split('\n').findIndex((l) => l.includes('"endpoint_template"')) + 1);
+  });
+
+  it('refuses an unknown version by name, and a v1 document that uses v2 fields', () => {
+    expect(issuesOf(() => parseRotaCatalog({ ...v2(), version: 3 }))).toEqual([{ path: 'version', message: 'must be 1 or 2 (the catalog format versions this import reads)' }]);
+    expect(issuesOf(() => parseRotaCatalog({ ...v2(), version: 1 })).map((i) => i.path)).toEqual(expect.arrayContaining(['servers[0].auth_type', 'servers[0]']));
+  });
+
+  it('reads a v2 provider given with an MCP tools/list, and refuses one that disagrees with itself', () => {
+    const server = { id: 'mcpx', name: 'MCP X', category: 'erp', http: { auth: { type: 'bearer' as const } } };
+    const doc = parseMcpToolsList({ tools: [{ name: 'a', description: 'A' }] }, server);
+    expect(doc.servers[0]!.provider).toMatchObject({ authType: 'bearer', http: { auth: { type: 'bearer', credential: 'token' } } });
+    expect(doc.servers[0]!.tools[0]!.parameters).toBeNull();
+    expect(() => parseMcpToolsList({ tools: [] }, { ...server, auth_type: 'basic' })).toThrow(/auth_type is "basic" but http.auth.type is "bearer"/);
   });
 });

@@ -1,23 +1,44 @@
+import { ProviderHttp, ToolParameterMap, type ProviderAuthType } from '@rota/contracts';
 import { findNodeAtLocation, parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { z } from 'zod';
 
 /**
- * Rota catalog format v1: providers ("servers") with their tools, one JSON
- * document. The parsers below also read an MCP `tools/list` result for one
- * server and turn both into the same {@link CatalogDocument} for the import.
+ * Rota catalog formats: providers ("servers") with their tools, one JSON
+ * document. Version 2 adds how each provider is called (where its
+ * credentials go, its idempotency header) and where each tool's inputs go;
+ * version 1 documents still read, their providers simply cannot be called
+ * until a v2 import says how. The parsers below also read an MCP
+ * `tools/list` result for one server and turn all of them into the same
+ * {@link CatalogDocument} for the import.
  */
 
-export const AUTH_TYPES = ['api_key', 'basic', 'oauth2', 'certificate', 'hmac', 'jwt', 'two_header', 'none'] as const;
+export const AUTH_TYPES = ['api_key', 'bearer', 'basic', 'oauth2', 'certificate', 'hmac', 'jwt', 'two_header', 'none'] as const;
 export type AuthType = (typeof AUTH_TYPES)[number];
+// Every auth type the contract describes is one the catalog accepts, and no other.
+type _SameAuthTypes = [AuthType] extends [ProviderAuthType] ? ([ProviderAuthType] extends [AuthType] ? true : never) : never;
+const _sameAuthTypes: _SameAuthTypes = true;
+void _sameAuthTypes;
 /** Auth a developer can set up alone, without a contract or a certificate. */
-export const SELF_SERVE_AUTH: ReadonlySet<AuthType> = new Set(['api_key', 'basic', 'oauth2', 'none']);
+export const SELF_SERVE_AUTH: ReadonlySet<AuthType> = new Set(['api_key', 'bearer', 'basic', 'oauth2', 'none']);
+/** Catalog format versions the import reads. */
+export const CATALOG_VERSIONS = [1, 2] as const;
+/**
+ * Written in a base URL of a shipped catalog file where the sandbox provider
+ * server's address goes; the seed substitutes it. The import refuses any base
+ * URL that still holds it.
+ */
+export const SANDBOX_URL_PLACEHOLDER = '${ROTA_SANDBOX_URL}';
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 const ServerId = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'must be a lowercase slug: a-z, 0-9, ".", "_" or "-", at most 64 characters');
 /** MCP tool names: 1..128 characters of A-Z a-z 0-9 _ - . (and / for namespaced tools). */
 const ToolName = z.string().regex(/^[A-Za-z0-9_.\-/]{1,128}$/, 'must be 1..128 characters of A-Z, a-z, 0-9, "_", "-", "." or "/"');
 const Country = z.string().regex(/^([A-Z]{2}|\*)$/, 'must be an ISO 3166-1 alpha-2 code in capitals, or "*"');
-const Url = z.string().url().max(2000);
+const Url = z
+  .string()
+  .max(2000)
+  .refine((s) => !s.includes(SANDBOX_URL_PLACEHOLDER), `still holds ${SANDBOX_URL_PLACEHOLDER}: substitute the sandbox address before importing (the demo seed does)`)
+  .pipe(z.string().url());
 /** Postgres text cannot hold NUL characters; refuse them here rather than fail in the database. */
 const Text = (max: number) => z.string().max(max).refine((s) => !s.includes('\u0000'), 'must not contain NUL characters');
 
@@ -29,6 +50,10 @@ export const CatalogToolSchema = z.strictObject({
   input_schema: z.record(z.string(), z.unknown()).nullable().optional(),
 });
 export type CatalogToolInput = z.input<typeof CatalogToolSchema>;
+
+/** A v2 tool: where its inputs go. Absent, every input not in the path goes to the body (the query for GET). */
+export const CatalogToolSchemaV2 = CatalogToolSchema.extend({ parameters: ToolParameterMap.optional() });
+export type CatalogToolInputV2 = z.input<typeof CatalogToolSchemaV2>;
 
 /** A provider's own fields (everything but its tools). */
 export const ProviderSchema = z.strictObject({
@@ -46,7 +71,17 @@ export const ProviderSchema = z.strictObject({
 });
 export type ProviderInput = z.input<typeof ProviderSchema>;
 
+/**
+ * A v2 provider: `http` says how it is called; `auth_type` may be left out
+ * (it is `http.auth.type`) and, when given, must say the same. `http: null`
+ * states that the catalog cannot describe the provider's scheme yet (its
+ * tools are found but not called); `auth_type` is then required.
+ */
+export const ProviderSchemaV2 = ProviderSchema.extend({ auth_type: z.enum(AUTH_TYPES).optional(), http: ProviderHttp.nullable() });
+export type ProviderInputV2 = z.input<typeof ProviderSchemaV2>;
+
 export const CatalogServerSchema = ProviderSchema.extend({ tools: z.array(CatalogToolSchema).max(10_000) });
+export const CatalogServerSchemaV2 = ProviderSchemaV2.extend({ tools: z.array(CatalogToolSchemaV2).max(10_000) });
 
 export const RotaCatalogSchema = z.strictObject({
   format: z.literal('rota-catalog'),
@@ -55,6 +90,13 @@ export const RotaCatalogSchema = z.strictObject({
 });
 export type RotaCatalogInput = z.input<typeof RotaCatalogSchema>;
 
+export const RotaCatalogSchemaV2 = z.strictObject({
+  format: z.literal('rota-catalog'),
+  version: z.literal(2),
+  servers: z.array(CatalogServerSchemaV2).max(20_000),
+});
+export type RotaCatalogInputV2 = z.input<typeof RotaCatalogSchemaV2>;
+
 /** One tool, normalised: unknown optional fields are null. */
 export interface CatalogTool {
   name: string;
@@ -62,6 +104,8 @@ export interface CatalogTool {
   httpMethod: string | null;
   endpointTemplate: string | null;
   inputSchema: Record<string, unknown> | null;
+  /** Where the inputs go (format v2); null: not known, the tool cannot be called over HTTP. */
+  parameters: ToolParameterMap | null;
 }
 
 /** A provider row as stored. */
@@ -77,6 +121,8 @@ export interface CatalogProvider {
   baseUrls: { live: string | null; test: string | null };
   status: string;
   sandboxAvailable: boolean;
+  /** How the provider is called (format v2); null: not known, calls to it are refused. */
+  http: ProviderHttp | null;
 }
 
 /** What the import writes: each server's details (or null: it must already exist) and its tools. */
@@ -122,7 +168,7 @@ export function formatPath(path: ReadonlyArray<PropertyKey>): string {
 }
 
 /** Normalises one provider's fields. */
-export function toProvider(p: z.output<typeof ProviderSchema>): CatalogProvider {
+export function toProvider(p: z.output<typeof ProviderSchema>, http: ProviderHttp | null = null): CatalogProvider {
   const countries = [...(p.countries ?? (p.country && p.country !== '*' ? [p.country] : []))];
   // Without an explicit main country, the first listed one is; none listed means global.
   const country = p.country ?? countries[0] ?? '*';
@@ -139,16 +185,18 @@ export function toProvider(p: z.output<typeof ProviderSchema>): CatalogProvider 
     baseUrls: { live: p.base_urls.live ?? null, test: p.base_urls.test ?? null },
     status: p.status,
     sandboxAvailable: p.sandbox_available,
+    http,
   };
 }
 
-function toTool(t: z.output<typeof CatalogToolSchema>): CatalogTool {
+function toTool(t: z.output<typeof CatalogToolSchema>, parameters: ToolParameterMap | null = null): CatalogTool {
   return {
     name: t.name,
     description: t.description,
     httpMethod: t.http_method ?? null,
     endpointTemplate: t.endpoint_template ?? null,
     inputSchema: t.input_schema ?? null,
+    parameters,
   };
 }
 
@@ -206,7 +254,75 @@ export function parseRotaCatalog(value: unknown): CatalogDocument {
   return publicly(() => rotaInternal(value));
 }
 
+/** `{name}` path parameters, as the request builder reads them. */
+const PLACEHOLDER = /\{([A-Za-z0-9_.-]+)\}/g;
+
+/** The path parameters of an endpoint template, in order (its query part has none). */
+export function templatePlaceholders(template: string): string[] {
+  const [path = ''] = template.split('?', 1);
+  return [...path.matchAll(PLACEHOLDER)].map((m) => m[1]!);
+}
+
+/** The inputs a JSON Schema lists, or null when it lists none (no schema, or no `properties`). */
+function listedInputs(schema: Record<string, unknown> | null | undefined): Set<string> | null {
+  const props = schema?.properties;
+  return props && typeof props === 'object' && !Array.isArray(props) ? new Set(Object.keys(props)) : null;
+}
+
+/**
+ * What the schema cannot see in a v2 tool: every path parameter must be an
+ * input, and every input named in `parameters` must exist and go to one
+ * place only. Inputs are checked against `input_schema.properties` when the
+ * schema lists them; a tool without a schema is trusted.
+ */
+function parameterIssues(tool: z.output<typeof CatalogToolSchemaV2>, at: (string | number)[]): RawIssue[] {
+  const issues: RawIssue[] = [];
+  const inputs = listedInputs(tool.input_schema);
+  const template = tool.endpoint_template ?? '';
+  const [path = '', query = ''] = template.split('?', 2);
+  if (/[{}]/.test(path.replace(PLACEHOLDER, ''))) {
+    issues.push(issueAt([...at, 'endpoint_template'], 'has a malformed placeholder: write {input} with letters, digits, "_", "-" or "."'));
+  }
+  if (/[{}]/.test(query)) issues.push(issueAt([...at, 'endpoint_template'], 'has a placeholder in its query string: name query inputs in parameters.query instead'));
+  /** Where each input already goes, to refuse an input sent twice. */
+  const placed = new Map<string, string>();
+  for (const name of templatePlaceholders(template)) {
+    if (inputs && !inputs.has(name)) issues.push(issueAt([...at, 'endpoint_template'], `path parameter {${name}} is not an input: add "${name}" to input_schema.properties`));
+    placed.set(name, 'the path');
+  }
+  const p = tool.parameters;
+  if (!p) return issues;
+  const place = (name: string, where: string, segments: (string | number)[]) => {
+    if (inputs && !inputs.has(name)) issues.push(issueAt(segments, `"${name}" is not an input: input_schema.properties does not list it`));
+    const before = placed.get(name);
+    if (before) issues.push(issueAt(segments, `"${name}" already goes in ${before}; an input goes to one place`));
+    else placed.set(name, where);
+  };
+  p.query.forEach((name, i) => place(name, 'the query', [...at, 'parameters', 'query', i]));
+  for (const name of Object.keys(p.headers)) place(name, 'a header', [...at, 'parameters', 'headers', name]);
+  if (Array.isArray(p.body)) p.body.forEach((name, i) => place(name, 'the body', [...at, 'parameters', 'body', i]));
+  return issues;
+}
+
+/** What the schema cannot see in a v2 provider: `auth_type` and `http.auth.type` agree, and one of them says the type. */
+function authIssue(s: Pick<z.output<typeof ProviderSchemaV2>, 'auth_type' | 'http'>): string | null {
+  if (s.http === null) return s.auth_type === undefined ? 'auth_type is required when http is null' : null;
+  if (s.auth_type === undefined || s.auth_type === s.http.auth.type) return null;
+  return `auth_type is "${s.auth_type}" but http.auth.type is "${s.http.auth.type}"; leave auth_type out or make them agree`;
+}
+
+/** The provider's fields with `auth_type` settled (after {@link authIssue} found nothing). */
+function v2Provider(s: z.output<typeof ProviderSchemaV2>): CatalogProvider {
+  const { http, ...rest } = s;
+  return toProvider({ ...rest, auth_type: http?.auth.type ?? s.auth_type! }, http);
+}
+
 function rotaInternal(value: unknown): CatalogDocument {
+  const version = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>).version : undefined;
+  if (version !== undefined && !(CATALOG_VERSIONS as readonly unknown[]).includes(version)) {
+    throw new RawIssues([issueAt(['version'], `must be ${CATALOG_VERSIONS.join(' or ')} (the catalog format versions this import reads)`)]);
+  }
+  if (version === 2) return rotaV2(value);
   const parsed = RotaCatalogSchema.safeParse(value);
   if (!parsed.success) throw new RawIssues(zodToIssues(parsed.error));
   const dups = duplicateIssues(parsed.data.servers);
@@ -214,7 +330,32 @@ function rotaInternal(value: unknown): CatalogDocument {
   return {
     servers: parsed.data.servers.map((s) => {
       const { tools, ...provider } = s;
-      return { id: s.id, provider: toProvider(provider), tools: tools.map(toTool) };
+      // A v1 provider says nothing of how it is called: stored without it, and calls to it are refused.
+      return { id: s.id, provider: toProvider(provider), tools: tools.map((t) => toTool(t)) };
+    }),
+  };
+}
+
+function rotaV2(value: unknown): CatalogDocument {
+  const parsed = RotaCatalogSchemaV2.safeParse(value);
+  if (!parsed.success) throw new RawIssues(zodToIssues(parsed.error));
+  const servers = parsed.data.servers;
+  const issues = duplicateIssues(servers);
+  servers.forEach((s, i) => {
+    const auth = authIssue(s);
+    if (auth) issues.push(issueAt(['servers', i, s.http === null ? 'http' : 'auth_type'], auth));
+    s.tools.forEach((t, k) => issues.push(...parameterIssues(t, ['servers', i, 'tools', k])));
+  });
+  if (issues.length) throw new RawIssues(issues);
+  return {
+    servers: servers.map((s) => {
+      const { tools, ...provider } = s;
+      return {
+        id: s.id,
+        provider: v2Provider(provider),
+        // A v2 tool without a map still has one: the defaults (path parameters, then the rest in the body).
+        tools: tools.map(({ parameters, ...t }) => toTool(t, parameters ?? ToolParameterMap.parse({}))),
+      };
     }),
   };
 }
@@ -227,8 +368,8 @@ const McpTool = z.looseObject({
 });
 const McpToolsList = z.looseObject({ tools: z.array(McpTool).max(10_000) });
 
-/** Which server an MCP `tools/list` result belongs to: a known provider's id, or a new provider's details. */
-export type McpServerTarget = string | ProviderInput;
+/** Which server an MCP `tools/list` result belongs to: a known provider's id, or a new provider's details (v1 or v2 fields). */
+export type McpServerTarget = string | ProviderInput | ProviderInputV2;
 
 /**
  * Reads an MCP `tools/list` result (`{tools: [...]}`, or the whole JSON-RPC
@@ -255,9 +396,15 @@ function mcpInternal(value: unknown, server: McpServerTarget): CatalogDocument {
     if (!sid.success) throw new RawIssues([{ segments: [], message: `server id "${server}" ${sid.error.issues[0]?.message ?? 'is invalid'}` }]);
     id = server;
   } else {
-    const p = ProviderSchema.safeParse(server);
+    const v2 = 'http' in server;
+    const p = v2 ? ProviderSchemaV2.safeParse(server) : ProviderSchema.safeParse(server);
     if (!p.success) throw new RawIssues(p.error.issues.map((i) => ({ segments: [], message: `server.${formatPath(i.path)}: ${i.message}` })));
-    provider = toProvider(p.data);
+    if (v2) {
+      const data = p.data as z.output<typeof ProviderSchemaV2>;
+      const auth = authIssue(data);
+      if (auth) throw new RawIssues([{ segments: [], message: `server: ${auth}` }]);
+      provider = v2Provider(data);
+    } else provider = toProvider(p.data as z.output<typeof ProviderSchema>);
     id = provider.id;
   }
   const names = new Map<string, number>();
@@ -279,6 +426,7 @@ function mcpInternal(value: unknown, server: McpServerTarget): CatalogDocument {
           httpMethod: null,
           endpointTemplate: null,
           inputSchema: t.inputSchema ?? null,
+          parameters: null,
         })),
       },
     ],
@@ -286,7 +434,7 @@ function mcpInternal(value: unknown, server: McpServerTarget): CatalogDocument {
 }
 
 /**
- * The kinds of input the import reads: Rota format v1, an MCP `tools/list`
+ * The kinds of input the import reads: Rota format v1 or v2, an MCP `tools/list`
  * result, or a bare array of `{server_id, server_name, tools}` objects (the
  * layout MCP server collections are often published in; see
  * {@link fromSharedCatalog}).
@@ -330,7 +478,7 @@ function valueInternal(value: unknown, opts: ParseCatalogOptions): CatalogDocume
     }
     return mcpInternal(value, opts.server);
   }
-  throw new RawIssues([{ segments: [], message: 'not a catalog: expected {"format":"rota-catalog","version":1,"servers":[...]} or an MCP tools/list result {"tools":[...]}' }]);
+  throw new RawIssues([{ segments: [], message: 'not a catalog: expected {"format":"rota-catalog","version":2,"servers":[...]} (or version 1) or an MCP tools/list result {"tools":[...]}' }]);
 }
 
 function lineCol(text: string, offset: number): { line: number; column: number } {

@@ -8,7 +8,11 @@ import { descriptionHash, toolEmbeddingText } from './text';
 export interface ImportOptions {
   /** The embedding model in force; new and edited rows are hashed with it. */
   model: string;
-  /** Owner of the imported tools: null (default) for the global catalog, or a project id. */
+  /**
+   * Owner of the imported providers and tools: null (default) for the global
+   * catalog, or a project id. A project's providers are its own: they shadow
+   * global ones of the same id for that project alone.
+   */
   projectId?: string | null;
   /** Delete this owner's tools of the imported servers that the input no longer lists. */
   prune?: boolean;
@@ -60,6 +64,7 @@ function canonical(v: unknown): string {
   return JSON.stringify(v);
 }
 
+/** Every stored field counts, `http` included: a changed auth config rewrites the row. */
 function sameProvider(a: CatalogProvider, b: CatalogProvider): boolean {
   return canonical(a) === canonical(b);
 }
@@ -95,27 +100,36 @@ export async function importCatalog(prisma: PrismaClient, doc: CatalogDocument, 
   return CatalogRepository.transaction(prisma, async (repo) => {
     if (projectId !== null && !(await repo.projectExists(projectId))) throw new AppError('not_found', `project ${projectId} not found`);
 
+    const owner = projectId ?? '';
     const ids = doc.servers.map((s) => s.id);
-    const existing = new Map((await repo.existingProviders(ids)).map((p) => [p.id, p]));
-    const unknown = doc.servers.filter((s) => s.provider === null && !existing.has(s.id)).map((s) => s.id);
+    const existing = new Map((await repo.existingProviders(ids, owner)).map((p) => [p.id, p]));
+    // A project may name a global provider by id only (its tools then hang off
+    // the global provider); it never writes one. Other projects' providers are
+    // not looked at, so an unknown id reads the same whoever owns it.
+    const global = projectId === null ? existing : new Map((await repo.existingProviders(ids, '')).map((p) => [p.id, p]));
+    const unknown = doc.servers.filter((s) => s.provider === null && !existing.has(s.id) && !global.has(s.id)).map((s) => s.id);
     if (unknown.length) throw new AppError('unknown_server', `unknown server: ${unknown.join(', ')} (give the provider's details to create it)`, { unknown });
 
     const names = new Map<string, string>();
+    /** Owner of the provider each server's tools hang off. */
+    const serverOwner = new Map<string, string>();
     const renamed: string[] = [];
     const toUpsert: CatalogProvider[] = [];
+    const created: string[] = [];
     for (const s of doc.servers) {
       const before = existing.get(s.id);
       const p = s.provider;
-      if (!p || (before && projectId !== null)) {
-        // A known provider named by id only, or a project's own import: the
-        // shared provider row is not theirs to change.
-        if (p && before) result.providers.unchanged++;
-        names.set(s.id, before!.name);
+      if (!p) {
+        const known = before ?? global.get(s.id)!;
+        names.set(s.id, known.name);
+        serverOwner.set(s.id, before ? owner : '');
         continue;
       }
       names.set(s.id, p.name);
+      serverOwner.set(s.id, owner);
       if (!before) {
         toUpsert.push(p);
+        created.push(s.id);
         result.providers.created++;
       } else if (!sameProvider(before, p)) {
         toUpsert.push(p);
@@ -123,7 +137,9 @@ export async function importCatalog(prisma: PrismaClient, doc: CatalogDocument, 
         if (before.name !== p.name) renamed.push(s.id);
       } else result.providers.unchanged++;
     }
-    await repo.upsertProviders(toUpsert);
+    await repo.upsertProviders(toUpsert, projectId);
+    // The project's tools that hung off a global provider move onto its new own one.
+    if (projectId !== null) await repo.adoptProjectTools(created, projectId);
 
     const stored = await repo.toolsOf(ids, projectId);
     const byKey = new Map(stored.map((t) => [`${t.serverId}\0${t.toolName}`, t]));
@@ -140,7 +156,7 @@ export async function importCatalog(prisma: PrismaClient, doc: CatalogDocument, 
         const text = toolEmbeddingText({ providerName, toolName: tool.name, description: tool.description });
         const row = byKey.get(key);
         if (!row) {
-          inserts.push({ ...tool, serverId: s.id, projectId, descriptionHash: descriptionHash(opts.model, text) });
+          inserts.push({ ...tool, serverId: s.id, serverOwner: serverOwner.get(s.id)!, projectId, descriptionHash: descriptionHash(opts.model, text) });
           texts.set(inserts[inserts.length - 1]!, text);
           continue;
         }
@@ -149,7 +165,8 @@ export async function importCatalog(prisma: PrismaClient, doc: CatalogDocument, 
           row.description === tool.description &&
           row.httpMethod === tool.httpMethod &&
           row.endpointTemplate === tool.endpointTemplate &&
-          canonical(row.inputSchema) === canonical(tool.inputSchema);
+          canonical(row.inputSchema) === canonical(tool.inputSchema) &&
+          canonical(row.parameters) === canonical(tool.parameters);
         if (sameText && sameRest) {
           result.tools.unchanged++;
           continue;
@@ -160,6 +177,7 @@ export async function importCatalog(prisma: PrismaClient, doc: CatalogDocument, 
           inputSchema: tool.inputSchema,
           httpMethod: tool.httpMethod,
           endpointTemplate: tool.endpointTemplate,
+          parameters: tool.parameters,
           descriptionHash: sameText ? row.descriptionHash : descriptionHash(opts.model, text),
           clearEmbedding: !sameText,
         });
@@ -177,7 +195,7 @@ export async function importCatalog(prisma: PrismaClient, doc: CatalogDocument, 
     // tools of other owners and tools this input does not list.
     const skip = new Set([...updates.map((u) => u.id), ...removed]);
     for (const serverId of renamed) {
-      for (const row of await repo.allToolsOfServer(serverId)) {
+      for (const row of await repo.allToolsOfServer(serverId, owner)) {
         if (skip.has(row.id)) continue;
         const text = toolEmbeddingText({ providerName: names.get(serverId)!, toolName: row.toolName, description: row.description });
         if (textUnchanged(row, text, opts.model)) continue;
@@ -187,6 +205,7 @@ export async function importCatalog(prisma: PrismaClient, doc: CatalogDocument, 
           inputSchema: (row.inputSchema ?? null) as Record<string, unknown> | null,
           httpMethod: row.httpMethod,
           endpointTemplate: row.endpointTemplate,
+          parameters: row.parameters,
           descriptionHash: descriptionHash(opts.model, text),
           clearEmbedding: true,
         });

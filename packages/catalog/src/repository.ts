@@ -1,3 +1,4 @@
+import type { ProviderHttp, ToolParameterMap } from '@rota/contracts';
 import { Prisma, type PrismaClient } from '@rota/db';
 import type { CatalogProvider, CatalogTool } from './format';
 
@@ -13,6 +14,7 @@ export interface StoredTool {
   inputSchema: unknown;
   httpMethod: string | null;
   endpointTemplate: string | null;
+  parameters: ToolParameterMap | null;
   descriptionHash: string;
   embeddingModel: string | null;
 }
@@ -20,6 +22,8 @@ export interface StoredTool {
 export interface NewToolRow extends CatalogTool {
   serverId: string;
   projectId: string | null;
+  /** Owner of the provider the tool hangs off: '' (global) or `projectId`. */
+  serverOwner: string;
   descriptionHash: string;
   /** pgvector literal, when the import embeds as it goes. */
   vector?: string;
@@ -31,6 +35,7 @@ export interface ToolUpdateRow {
   inputSchema: Record<string, unknown> | null;
   httpMethod: string | null;
   endpointTemplate: string | null;
+  parameters: ToolParameterMap | null;
   descriptionHash: string;
   /** The embedded text changed: drop the vector so the row is re-embedded. */
   clearEmbedding: boolean;
@@ -71,6 +76,26 @@ export interface ToolRow {
   endpoint_template: string | null;
 }
 
+/** What calling one provider (and one of its tools) needs from the catalog. */
+export interface ProviderForCall {
+  id: string;
+  /** '' for a global provider, else the project that owns it. */
+  owner: string;
+  authType: string;
+  baseUrls: { live: string | null; test: string | null };
+  /** Null: the catalog (format v1) does not say how to call it, so calls are refused. */
+  http: ProviderHttp | null;
+  /** The tool asked for, when one was named and the caller sees it; else null. */
+  tool: {
+    name: string;
+    httpMethod: string | null;
+    endpointTemplate: string | null;
+    /** Null: the catalog does not say where this tool's inputs go. */
+    parameters: ToolParameterMap | null;
+    inputSchema: Record<string, unknown> | null;
+  } | null;
+}
+
 export interface CatalogCounts {
   providers: number;
   tools: number;
@@ -86,10 +111,26 @@ export const VECTOR_INDEX = 'mcp_tools_embedding_hnsw_idx';
  */
 export const VECTOR_INDEX_DEFINITION = `ON mcp_tools USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 200)`;
 
-/** Rows a caller may see: the global catalog plus its own project's tools. */
-function visibleTo(projectId: string | null, alias = 't'): Prisma.Sql {
-  const col = Prisma.raw(`${alias}.project_id`);
-  return projectId === null ? Prisma.sql`${col} IS NULL` : Prisma.sql`(${col} IS NULL OR ${col} = ${projectId})`;
+/**
+ * Tools a caller may see: its own project's, and the global ones of every
+ * provider it does not shadow with one of its own. Null: the global catalog
+ * alone. The shadow test is one probe of the providers' primary key.
+ */
+export function visibleTo(projectId: string | null, alias = 't'): Prisma.Sql {
+  const a = Prisma.raw(alias);
+  if (projectId === null) return Prisma.sql`${a}.project_id IS NULL`;
+  return Prisma.sql`(${a}.project_id = ${projectId} OR (${a}.project_id IS NULL AND NOT EXISTS (SELECT 1 FROM providers o WHERE o.id = ${a}.server_id AND o.owner = ${projectId})))`;
+}
+
+/**
+ * Providers a caller may see: its own project's, and the global ones it does
+ * not shadow. Another project's providers never, so no answer can reveal
+ * their ids. Null: the global catalog alone.
+ */
+export function providerVisibleTo(projectId: string | null, alias = 'p'): Prisma.Sql {
+  const a = Prisma.raw(alias);
+  if (projectId === null) return Prisma.sql`${a}.owner = ''`;
+  return Prisma.sql`(${a}.owner = ${projectId} OR (${a}.owner = '' AND NOT EXISTS (SELECT 1 FROM providers o WHERE o.id = ${a}.id AND o.owner = ${projectId})))`;
 }
 
 /** SQL for a vector written by `toVectorParam`: sparse or dense text. */
@@ -111,13 +152,14 @@ export class CatalogRepository {
     return prisma.$transaction((tx) => fn(new CatalogRepository(tx)), { maxWait: 10_000, timeout: opts.timeoutMs ?? 600_000 });
   }
 
-  async existingProviders(ids: string[]): Promise<CatalogProvider[]> {
+  /** The providers among `ids` of one owner: a project id, or '' for the global catalog. */
+  async existingProviders(ids: string[], owner: string): Promise<CatalogProvider[]> {
     if (ids.length === 0) return [];
     const rows = await this.db.$queryRaw<
-      Array<{ id: string; name: string; description: string; category: string; country: string; countries: string[]; auth_type: string; self_serve_auth: boolean; base_urls: { live?: string | null; test?: string | null }; status: string; sandbox_available: boolean }>
+      Array<{ id: string; name: string; description: string; category: string; country: string; countries: string[]; auth_type: string; self_serve_auth: boolean; base_urls: { live?: string | null; test?: string | null }; status: string; sandbox_available: boolean; http: ProviderHttp | null }>
     >(Prisma.sql`
-      SELECT id, name, description, category, country, countries, auth_type, self_serve_auth, base_urls, status, sandbox_available
-      FROM providers WHERE id = ANY(${ids}::text[])`);
+      SELECT id, name, description, category, country, countries, auth_type, self_serve_auth, base_urls, status, sandbox_available, http
+      FROM providers WHERE id = ANY(${ids}::text[]) AND owner = ${owner}`);
     return rows.map((r) => ({
       id: r.id,
       name: r.name,
@@ -130,27 +172,40 @@ export class CatalogRepository {
       baseUrls: { live: r.base_urls?.live ?? null, test: r.base_urls?.test ?? null },
       status: r.status,
       sandboxAvailable: r.sandbox_available,
+      http: r.http ?? null,
     }));
   }
 
-  /** Inserts or rewrites providers, a chunk per statement. */
-  async upsertProviders(list: CatalogProvider[]): Promise<void> {
+  /** Inserts or rewrites providers of one owner (null: the global catalog), a chunk per statement. */
+  async upsertProviders(list: CatalogProvider[], projectId: string | null): Promise<void> {
     for (let i = 0; i < list.length; i += 1000) {
       const c = list.slice(i, i + 1000);
       await this.db.$executeRaw(Prisma.sql`
-        INSERT INTO providers (id, name, description, category, country, countries, auth_type, self_serve_auth, base_urls, status, sandbox_available, updated_at)
-        SELECT v.id, v.name, v.description, v.category, v.country, ARRAY(SELECT jsonb_array_elements_text(v.countries::jsonb)), v.auth_type, v.self_serve,
-               v.base_urls::jsonb, v.status, v.sandbox, now()
+        INSERT INTO providers (id, project_id, name, description, category, country, countries, auth_type, self_serve_auth, base_urls, status, sandbox_available, http, updated_at)
+        SELECT v.id, ${projectId}::text, v.name, v.description, v.category, v.country, ARRAY(SELECT jsonb_array_elements_text(v.countries::jsonb)), v.auth_type, v.self_serve,
+               v.base_urls::jsonb, v.status, v.sandbox, v.http::jsonb, now()
         FROM unnest(${c.map((p) => p.id)}::text[], ${c.map((p) => p.name)}::text[], ${c.map((p) => p.description)}::text[], ${c.map((p) => p.category)}::text[],
                     ${c.map((p) => p.country)}::text[], ${c.map((p) => JSON.stringify(p.countries))}::text[], ${c.map((p) => p.authType)}::text[],
                     ${c.map((p) => p.selfServeAuth)}::boolean[], ${c.map((p) => JSON.stringify(p.baseUrls))}::text[], ${c.map((p) => p.status)}::text[],
-                    ${c.map((p) => p.sandboxAvailable)}::boolean[])
-             AS v(id, name, description, category, country, countries, auth_type, self_serve, base_urls, status, sandbox)
-        ON CONFLICT (id) DO UPDATE SET
+                    ${c.map((p) => p.sandboxAvailable)}::boolean[], ${c.map((p) => json(p.http))}::text[])
+             AS v(id, name, description, category, country, countries, auth_type, self_serve, base_urls, status, sandbox, http)
+        ON CONFLICT (id, owner) DO UPDATE SET
           name = EXCLUDED.name, description = EXCLUDED.description, category = EXCLUDED.category, country = EXCLUDED.country,
           countries = EXCLUDED.countries, auth_type = EXCLUDED.auth_type, self_serve_auth = EXCLUDED.self_serve_auth,
-          base_urls = EXCLUDED.base_urls, status = EXCLUDED.status, sandbox_available = EXCLUDED.sandbox_available, updated_at = now()`);
+          base_urls = EXCLUDED.base_urls, status = EXCLUDED.status, sandbox_available = EXCLUDED.sandbox_available, http = EXCLUDED.http, updated_at = now()`);
     }
+  }
+
+  /**
+   * Moves a project's tools of these servers from the global providers onto
+   * the project's own providers of the same ids, which it has just created:
+   * from now on the project sees its own provider, with its own tools.
+   */
+  async adoptProjectTools(serverIds: string[], projectId: string): Promise<void> {
+    if (serverIds.length === 0) return;
+    await this.db.$executeRaw(Prisma.sql`
+      UPDATE mcp_tools SET server_owner = ${projectId}, updated_at = now()
+      WHERE server_id = ANY(${serverIds}::text[]) AND project_id = ${projectId} AND server_owner = ''`);
   }
 
   /** Tools of these servers owned by `projectId` (null: the global catalog). */
@@ -158,19 +213,19 @@ export class CatalogRepository {
     if (serverIds.length === 0) return [];
     return this.db.$queryRaw<StoredTool[]>(Prisma.sql`
       SELECT id::text AS "id", server_id AS "serverId", tool_name AS "toolName", description, input_schema AS "inputSchema",
-             http_method AS "httpMethod", endpoint_template AS "endpointTemplate", description_hash AS "descriptionHash",
+             http_method AS "httpMethod", endpoint_template AS "endpointTemplate", parameters, description_hash AS "descriptionHash",
              embedding_model AS "embeddingModel"
       FROM mcp_tools
       WHERE server_id = ANY(${serverIds}::text[]) AND project_id IS NOT DISTINCT FROM ${projectId}::text`);
   }
 
-  /** Every tool of one server, whoever owns it (a provider rename changes all their texts). */
-  async allToolsOfServer(serverId: string): Promise<StoredTool[]> {
+  /** Every tool of one provider (id and owner), whoever owns the tool (a provider rename changes all their texts). */
+  async allToolsOfServer(serverId: string, owner: string): Promise<StoredTool[]> {
     return this.db.$queryRaw<StoredTool[]>(Prisma.sql`
       SELECT id::text AS "id", server_id AS "serverId", tool_name AS "toolName", description, input_schema AS "inputSchema",
-             http_method AS "httpMethod", endpoint_template AS "endpointTemplate", description_hash AS "descriptionHash",
+             http_method AS "httpMethod", endpoint_template AS "endpointTemplate", parameters, description_hash AS "descriptionHash",
              embedding_model AS "embeddingModel"
-      FROM mcp_tools WHERE server_id = ${serverId}`);
+      FROM mcp_tools WHERE server_id = ${serverId} AND server_owner = ${owner}`);
   }
 
   /**
@@ -182,14 +237,15 @@ export class CatalogRepository {
     for (let i = 0; i < rows.length; i += 1000) {
       const c = rows.slice(i, i + 1000);
       n += await this.db.$executeRaw(Prisma.sql`
-        INSERT INTO mcp_tools (server_id, tool_name, description, input_schema, http_method, endpoint_template, project_id, description_hash,
+        INSERT INTO mcp_tools (server_id, server_owner, tool_name, description, input_schema, http_method, endpoint_template, parameters, project_id, description_hash,
                                embedding, embedding_model, embedded_at)
-        SELECT s, n, d, sc::jsonb, m, e, p, h, ${vectorFromParam('vec')}, CASE WHEN vec IS NULL THEN NULL ELSE ${model ?? null}::text END,
+        SELECT s, so, n, d, sc::jsonb, m, e, pm::jsonb, p, h, ${vectorFromParam('vec')}, CASE WHEN vec IS NULL THEN NULL ELSE ${model ?? null}::text END,
                CASE WHEN vec IS NULL THEN NULL ELSE now() END
-        FROM unnest(${c.map((r) => r.serverId)}::text[], ${c.map((r) => r.name)}::text[], ${c.map((r) => r.description)}::text[],
+        FROM unnest(${c.map((r) => r.serverId)}::text[], ${c.map((r) => r.serverOwner)}::text[], ${c.map((r) => r.name)}::text[], ${c.map((r) => r.description)}::text[],
                     ${c.map((r) => json(r.inputSchema))}::text[], ${c.map((r) => r.httpMethod)}::text[], ${c.map((r) => r.endpointTemplate)}::text[],
-                    ${c.map((r) => r.projectId)}::text[], ${c.map((r) => r.descriptionHash)}::text[], ${c.map((r) => r.vector ?? null)}::text[])
-             AS v(s, n, d, sc, m, e, p, h, vec)`);
+                    ${c.map((r) => json(r.parameters))}::text[], ${c.map((r) => r.projectId)}::text[], ${c.map((r) => r.descriptionHash)}::text[],
+                    ${c.map((r) => r.vector ?? null)}::text[])
+             AS v(s, so, n, d, sc, m, e, pm, p, h, vec)`);
     }
     return n;
   }
@@ -200,14 +256,15 @@ export class CatalogRepository {
       const c = rows.slice(i, i + 1000);
       n += await this.db.$executeRaw(Prisma.sql`
         UPDATE mcp_tools AS t SET
-          description = v.d, input_schema = v.sc::jsonb, http_method = v.m, endpoint_template = v.e, description_hash = v.h,
+          description = v.d, input_schema = v.sc::jsonb, http_method = v.m, endpoint_template = v.e, parameters = v.pm::jsonb, description_hash = v.h,
           embedding = CASE WHEN v.vec IS NOT NULL THEN ${vectorFromParam('v.vec')} WHEN v.clr THEN NULL ELSE t.embedding END,
           embedding_model = CASE WHEN v.vec IS NOT NULL THEN ${model ?? null}::text WHEN v.clr THEN NULL ELSE t.embedding_model END,
           embedded_at = CASE WHEN v.vec IS NOT NULL THEN now() WHEN v.clr THEN NULL ELSE t.embedded_at END,
           updated_at = now()
         FROM unnest(${c.map((r) => r.id)}::uuid[], ${c.map((r) => r.description)}::text[], ${c.map((r) => json(r.inputSchema))}::text[],
                     ${c.map((r) => r.httpMethod)}::text[], ${c.map((r) => r.endpointTemplate)}::text[], ${c.map((r) => r.descriptionHash)}::text[],
-                    ${c.map((r) => r.clearEmbedding)}::boolean[], ${c.map((r) => r.vector ?? null)}::text[]) AS v(id, d, sc, m, e, h, clr, vec)
+                    ${c.map((r) => r.clearEmbedding)}::boolean[], ${c.map((r) => r.vector ?? null)}::text[], ${c.map((r) => json(r.parameters))}::text[])
+             AS v(id, d, sc, m, e, h, clr, vec, pm)
         WHERE t.id = v.id`);
     }
     return n;
@@ -247,7 +304,7 @@ export class CatalogRepository {
     return this.db.$queryRaw<LockedTool[]>(Prisma.sql`
       SELECT t.id::text AS id, t.tool_name AS "toolName", t.description, p.name AS "providerName",
              t.description_hash AS "descriptionHash", t.embedding_model AS "embeddingModel"
-      FROM mcp_tools t JOIN providers p ON p.id = t.server_id
+      FROM mcp_tools t JOIN providers p ON p.id = t.server_id AND p.owner = t.server_owner
       WHERE t.id = ANY(${ids}::uuid[]) AND (t.embedding IS NULL OR t.embedding_model IS DISTINCT FROM ${model})
       ORDER BY t.id
       FOR UPDATE OF t SKIP LOCKED`);
@@ -296,23 +353,56 @@ export class CatalogRepository {
 
   // ------------------------------------------------------------ reads
 
-  async counts(model: string): Promise<CatalogCounts> {
+  /**
+   * Providers, tools and vectors of `model`: what one project sees (the
+   * global catalog and its own rows), or with `'deployment'` every row.
+   */
+  async counts(model: string, scope: { projectId: string } | 'deployment' = 'deployment'): Promise<CatalogCounts> {
+    const providers = scope === 'deployment' ? Prisma.sql`true` : providerVisibleTo(scope.projectId);
+    const tools = scope === 'deployment' ? Prisma.sql`true` : visibleTo(scope.projectId);
     const [row] = await this.db.$queryRaw<Array<{ providers: bigint; tools: bigint; embedded: bigint }>>(Prisma.sql`
-      SELECT (SELECT count(*) FROM providers) AS providers,
+      SELECT (SELECT count(*) FROM providers p WHERE ${providers}) AS providers,
              count(*) AS tools,
-             count(*) FILTER (WHERE embedding IS NOT NULL AND embedding_model = ${model}) AS embedded
-      FROM mcp_tools`);
+             count(*) FILTER (WHERE t.embedding IS NOT NULL AND t.embedding_model = ${model}) AS embedded
+      FROM mcp_tools t WHERE ${tools}`);
     return { providers: Number(row?.providers ?? 0), tools: Number(row?.tools ?? 0), embedded: Number(row?.embedded ?? 0) };
   }
 
-  async providerExists(id: string): Promise<boolean> {
-    const rows = await this.db.$queryRaw<unknown[]>(Prisma.sql`SELECT 1 FROM providers WHERE id = ${id}`);
+  /**
+   * The provider a project means by `serverId` (its own, else the global
+   * one) with what a call needs, and optionally one of its tools as that
+   * project sees it (its own tool before a catalog one of the same name).
+   * Null when the project sees no provider of that id.
+   */
+  async providerForCall(serverId: string, projectId: string, toolName?: string): Promise<ProviderForCall | null> {
+    const [p] = await this.db.$queryRaw<Array<{ id: string; owner: string; auth_type: string; base_urls: { live?: string | null; test?: string | null }; http: ProviderHttp | null }>>(Prisma.sql`
+      SELECT p.id, p.owner, p.auth_type, p.base_urls, p.http FROM providers p
+      WHERE p.id = ${serverId} AND p.owner IN ('', ${projectId})
+      ORDER BY p.owner = ${projectId} DESC LIMIT 1`);
+    if (!p) return null;
+    let tool: ProviderForCall['tool'] = null;
+    if (toolName !== undefined) {
+      const [t] = await this.db.$queryRaw<Array<NonNullable<ProviderForCall['tool']>>>(Prisma.sql`
+        SELECT t.tool_name AS name, t.http_method AS "httpMethod", t.endpoint_template AS "endpointTemplate", t.parameters, t.input_schema AS "inputSchema"
+        FROM mcp_tools t
+        WHERE t.server_id = ${p.id} AND t.server_owner = ${p.owner} AND t.tool_name = ${toolName} AND ${visibleTo(projectId)}
+        ORDER BY t.project_id NULLS LAST LIMIT 1`);
+      tool = t ?? null;
+    }
+    return { id: p.id, owner: p.owner, authType: p.auth_type, baseUrls: { live: p.base_urls?.live ?? null, test: p.base_urls?.test ?? null }, http: p.http ?? null, tool };
+  }
+
+  /** Whether the caller sees a provider of this id (its own or a global one). */
+  async providerExists(id: string, projectId: string | null): Promise<boolean> {
+    const owners = projectId === null ? [''] : ['', projectId];
+    const rows = await this.db.$queryRaw<unknown[]>(Prisma.sql`SELECT 1 FROM providers WHERE id = ${id} AND owner = ANY(${owners}::text[])`);
     return rows.length > 0;
   }
 
   /** Providers matching the filters, in id order after `afterId`, with the caller's visible tool count. */
   async listProviders(f: { category?: string; country?: string; q?: string; limit: number; afterId?: string; projectId: string | null }): Promise<{ total: number; filtered: number; rows: ProviderRow[] }> {
-    const where: Prisma.Sql[] = [];
+    const visible = providerVisibleTo(f.projectId);
+    const where: Prisma.Sql[] = [visible];
     if (f.category) where.push(Prisma.sql`p.category = ${f.category}`);
     // A global provider (`*`) serves every country.
     if (f.country && f.country !== '*') where.push(Prisma.sql`(p.country = ${f.country} OR p.country = '*' OR ${f.country} = ANY(p.countries))`);
@@ -320,15 +410,16 @@ export class CatalogRepository {
       const like = `%${f.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       where.push(Prisma.sql`(p.id ILIKE ${like} OR p.name ILIKE ${like} OR p.description ILIKE ${like})`);
     }
-    const filter = where.length ? Prisma.sql`WHERE ${Prisma.join(where, ' AND ')}` : Prisma.empty;
+    const filter = Prisma.sql`WHERE ${Prisma.join(where, ' AND ')}`;
     const page = [...where];
     if (f.afterId) page.push(Prisma.sql`p.id > ${f.afterId}`);
-    const pageFilter = page.length ? Prisma.sql`WHERE ${Prisma.join(page, ' AND ')}` : Prisma.empty;
+    const pageFilter = Prisma.sql`WHERE ${Prisma.join(page, ' AND ')}`;
     const [counts] = await this.db.$queryRaw<Array<{ total: bigint; filtered: bigint }>>(Prisma.sql`
-      SELECT (SELECT count(*) FROM providers) AS total, (SELECT count(*) FROM providers p ${filter}) AS filtered`);
+      SELECT (SELECT count(*) FROM providers p WHERE ${visible}) AS total, (SELECT count(*) FROM providers p ${filter}) AS filtered`);
+    // A visible provider's tools are the ones hanging off that very row, minus other projects' own tools.
     const rows = await this.db.$queryRaw<Array<ProviderRow & { tools_count: bigint }>>(Prisma.sql`
       SELECT p.id, p.name, p.category, p.country, p.countries, p.auth_type,
-             (SELECT count(*) FROM mcp_tools t WHERE t.server_id = p.id AND ${visibleTo(f.projectId)}) AS tools_count,
+             (SELECT count(*) FROM mcp_tools t WHERE t.server_id = p.id AND t.server_owner = p.owner AND ${visibleTo(f.projectId)}) AS tools_count,
              p.description, p.status, p.sandbox_available
       FROM providers p ${pageFilter}
       ORDER BY p.id LIMIT ${f.limit}`);
