@@ -1,4 +1,5 @@
 import { ASAAS_SANDBOX_CUSTOMER, startSandbox, type Sandbox } from '../apps/sandbox/src';
+import Redis from 'ioredis';
 import { http, startStack, type Stack } from './helpers/stack';
 
 jest.setTimeout(120_000);
@@ -104,6 +105,18 @@ describe('calling providers: raw tools and proxyExecute', () => {
     expect(charges()).toBe(before + 1);
   });
 
+  it("gets an OAuth2 token from the environment's token endpoint once and reuses it", async () => {
+    const c = await api('POST', '/v1/connections', { server_id: 'mercadopago', credentials: { client_id: 'sandbox-mp-client', client_secret: 'sandbox-mp-secret' } });
+    expect(c.status).toBe(201);
+    const body = { transaction_amount: 25.5, payment_method_id: 'pix', description: 'order 77', payer: { email: 'buyer@example.com' } };
+    for (let i = 0; i < 3; i++) {
+      const r = await execute('mercadopago/create_payment', body);
+      expect({ i, success: r.json.success, data: r.json.success ? undefined : r.json.data }).toEqual({ i, success: true, data: undefined });
+    }
+    expect(sandbox.control.counters().token_requests.mercadopago).toBe(1);
+    await api('DELETE', `/v1/connections/${c.json.id}`);
+  });
+
   it('proxies raw HTTP and returns the upstream status as data', async () => {
     const created = await execute('asaas/create_payment', payment({ externalReference: 'proxy' }));
     const id = created.json.data.body.id as string;
@@ -135,10 +148,23 @@ describe('calling providers: raw tools and proxyExecute', () => {
     expect(sandbox.control.counters().requests_total).toBe(before);
   });
 
-  it('keeps the credential out of every response, call row and idempotency record', async () => {
-    expect(bodies.filter((b) => b.includes(ASAAS_KEY))).toEqual([]);
+  it('keeps the credentials out of every response, call row, idempotency record and Redis value', async () => {
+    const secrets = [ASAAS_KEY, 'sandbox-mp-secret'];
+    expect(bodies.filter((b) => secrets.some((x) => b.includes(x)))).toEqual([]);
+    const redis = new Redis(stack.env.REDIS_URL || 'redis://127.0.0.1:6379');
+    try {
+      const keys = await redis.keys(`${stack.env.ROTA_REDIS_PREFIX}*`);
+      expect(keys.some((k) => k.includes('oauth2'))).toBe(true);
+      for (const k of keys) {
+        const type = await redis.type(k);
+        const value = type === 'string' ? ((await redis.getBuffer(k)) ?? Buffer.alloc(0)) : type === 'hash' ? Buffer.from(JSON.stringify(await redis.hgetall(k))) : Buffer.alloc(0);
+        expect({ k, leaked: secrets.some((x) => value.includes(x)) }).toEqual({ k, leaked: false });
+      }
+    } finally {
+      redis.disconnect();
+    }
     const rows = await stack.db.prisma.$queryRawUnsafe<Array<{ t: string }>>(`SELECT row_to_json(c)::text AS t FROM session_tool_calls c UNION ALL SELECT row_to_json(k)::text FROM idempotency_keys k`);
     expect(rows.length).toBeGreaterThan(0);
-    expect(rows.filter((r) => r.t.includes(ASAAS_KEY))).toEqual([]);
+    expect(rows.filter((r) => secrets.some((x) => r.t.includes(x)))).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { AppError, type Environment, type ExecuteFailureCode, type ProviderAuth, type ProxyRequest, type Tenant } from '@rota/contracts';
+import { AppError, resolveProviderUrl, type Environment, type ExecuteFailureCode, type ProviderAuth, type ProxyRequest, type Tenant } from '@rota/contracts';
 import type { ProviderForCall } from '@rota/catalog/repository';
 import { buildRequest, CredentialError, ProviderError, RequestBuildError, type CallResult, type ProviderClient, type ProviderRequest } from '@rota/providers';
 import { requestContext } from '@rota/service-kit';
@@ -202,6 +202,10 @@ export class ProviderCallsService {
     calledAt: Date;
   }): Promise<CallDone> {
     const http = a.provider.http!;
+    // An OAuth2 token URL may be a path under the environment's base URL, so
+    // test tokens come from the sandbox and live ones from the provider.
+    const baseUrl = a.provider.baseUrls[a.tenant.environment]!;
+    const auth: ProviderAuth = http.auth.type === 'oauth2' ? { ...http.auth, token_url: resolveProviderUrl(http.auth.token_url, baseUrl), ...(http.auth.authorize_url ? { authorize_url: resolveProviderUrl(http.auth.authorize_url, baseUrl) } : {}) } : http.auth;
     const id = this.repo.newCallId();
     const providerKey = providerIdempotencyKey(a.tenant, a.callerKey, id);
     // Nobody waits past the deadline: nothing is written or sent after it.
@@ -223,7 +227,7 @@ export class ProviderCallsService {
       result = await this.client(a.tenant.environment).call({
         providerId: a.server,
         request: a.request,
-        auth: http.auth,
+        auth,
         credentials: a.credentials,
         tenant: a.tenant,
         connectionId: `${a.tenant.environment}:${a.server}`,
