@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, sleep } from '../bench/lib/common.mjs';
-import { pgClient } from './lib/infra.mjs';
+import { pgClient, demoCatalogText } from './lib/infra.mjs';
 import { bearer, send } from './lib/http.mjs';
 import { hungAfterMs, reconcile, recoveryMs, startLoad } from './lib/load.mjs';
 import { fmtTally, tally } from './lib/report.mjs';
@@ -41,7 +41,7 @@ async function waitFor(fn, timeoutMs) {
 
 /** A copy of the demo catalog under new ids, so the worker has fresh tools to embed. */
 function freshCatalog(tag, copies) {
-  const doc = JSON.parse(readFileSync(join(ROOT, 'packages/catalog/data/demo-catalog.json'), 'utf8'));
+  const doc = JSON.parse(demoCatalogText());
   const servers = [];
   for (let i = 0; i < copies; i++) for (const s of doc.servers) servers.push({ ...s, id: `${s.id}-${tag}${i}`, name: `${s.name} ${tag}${i}` });
   return { ...doc, servers };

@@ -12,7 +12,7 @@ import { faults } from './faults.mjs';
 import { fuzz } from './fuzz.mjs';
 import { secretsGrep } from './secrets.mjs';
 import { soak } from './soak.mjs';
-import { makeKeys, startStack } from './lib/infra.mjs';
+import { makeKeys, startStack, demoCatalogText } from './lib/infra.mjs';
 import { bearer, registerSecret, send } from './lib/http.mjs';
 import { Report } from './lib/report.mjs';
 
@@ -41,7 +41,7 @@ async function fixtures(stack, keys, report) {
   let servers = (await send(stack.base, { path: '/v1/providers?limit=100', headers: auth })).json?.servers ?? [];
   if (servers.length === 0 && keys.operator.length) {
     // The seed could not load the demo catalog: import it through the API.
-    const doc = readFileSync(join(ROOT, 'packages/catalog/data/demo-catalog.json'), 'utf8');
+    const doc = demoCatalogText();
     const op = keys.operator.find((k) => k.scopes.includes('catalog:write')) ?? keys.operator[0];
     const r = await send(stack.base, {
       method: 'POST',

@@ -368,3 +368,9 @@ export function readLogs(stack) {
   if (!existsSync(stack.logs)) return [];
   return readdirSync(stack.logs).map((f) => ({ name: f, text: readFileSync(join(stack.logs, f), 'utf8') }));
 }
+
+/** The demo catalog with its sandbox placeholder filled in, as the seed does (the import refuses it otherwise). */
+export function demoCatalogText() {
+  const { substituteSandboxUrl, sandboxUrlFromEnv } = require(join(ROOT, 'packages/catalog/dist/index.js'));
+  return substituteSandboxUrl(readFileSync(join(ROOT, 'packages/catalog/data/demo-catalog.json'), 'utf8'), sandboxUrlFromEnv());
+}
