@@ -14,4 +14,6 @@ if ! diff -q .rota/rota-api.d.ts test/generated/rota-api.d.ts >/dev/null; then
   echo "openapi-lint: test/generated/rota-api.d.ts is stale; run 'pnpm openapi:types'" >&2
   exit 1
 fi
+# So must the SDK's, which are published with it.
+bash packages/sdk/scripts/generate.sh --check
 echo "openapi-lint: 0 errors; generated client types up to date"

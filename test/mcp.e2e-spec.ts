@@ -107,7 +107,7 @@ describe('MCP over Streamable HTTP with the official SDK client', () => {
       expect(payload(notYet).data.code).toBe('not_implemented');
     });
 
-    it.each(['zzpay/create_payment', 'codespar_cart', 'asaas/create_payment'])('calling %s gives isError with tool_not_published and writes nothing', async (name) => {
+    it.each(['zzpay/create_payment', 'asaas/create_payment'])('calling %s gives isError with tool_not_published and writes nothing', async (name) => {
       const before = await stack.db.prisma.sessionToolCall.count();
       const client = await connect(`${stack.url}/mcp`);
       const result = await client.callTool({ name, arguments: { amount: 100 } });

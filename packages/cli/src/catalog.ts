@@ -11,6 +11,7 @@ import {
   createEmbedder,
   currentEmbeddingModel,
   embedderKind,
+  localModelKind,
   LocalEmbedderPool,
   describeIssue,
   embedBatch,
@@ -31,7 +32,7 @@ import {
 import { CatalogRepository } from '@rota/catalog/repository';
 import type { PrismaClient } from '@rota/db';
 import { Option, type Command } from 'commander';
-import type { CliIo } from './io';
+import { withProgress, type CliIo } from './io';
 
 /** A mistake on the caller's side (printed as `error: …`, exit code 1). */
 export class CatalogCliError extends Error {}
@@ -182,13 +183,15 @@ export function registerCatalogCommands(program: Command, io: CliIo, db: () => P
     .option('--embed', 'embed new and edited tools in this process, inside the import (no worker needed)')
     .option('--bulk', 'for large first loads: --embed, and build the HNSW index once at the end instead of row by row')
     .action(async (source: string, o: ImportOpts) => {
-      const doc = await readSource(source, o);
+      const doc = await withProgress(io, `reading ${source}`, readSource(source, o));
       const m = model();
       const inline = o.embed || o.bulk;
-      const embedder = inline ? (embedderKind(io.env) === 'local' ? new LocalEmbedderPool() : createEmbedder(io.env)) : undefined;
+      const embedder = inline ? (embedderKind(io.env) === 'local' ? new LocalEmbedderPool({ kind: localModelKind(io.env) }) : createEmbedder(io.env)) : undefined;
       try {
-        const { result, sweepRequested, sweepError } = await withQueue(io, (queue) =>
-          importAndRequestSweep(db(), queue, doc, { model: m, projectId: o.project ?? null, prune: o.prune, embedder, rebuildVectorIndex: o.bulk }),
+        const { result, sweepRequested, sweepError } = await withProgress(
+          io,
+          inline ? `importing and embedding ${source}` : `importing ${source}`,
+          withQueue(io, (queue) => importAndRequestSweep(db(), queue, doc, { model: m, projectId: o.project ?? null, prune: o.prune, embedder, rebuildVectorIndex: o.bulk })),
         );
         // Redis down does not undo a good import: say so, and let the scheduled sweep catch up.
         if (sweepError) io.stderr(`warning: could not queue the re-embed sweep (${sweepError}); the worker's scheduled sweep will pick the rows up\n`);

@@ -32,3 +32,26 @@ export function formatTable(header: string[], rows: string[][]): string {
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ');
   return [line(header), ...rows.map(line)].join('\n') + '\n';
 }
+
+const SPINNER = ['|', '/', '-', '\\'];
+
+/**
+ * Shows that a long step is still running: on a terminal, a spinner with the
+ * elapsed seconds redrawn on one line of stderr and erased at the end; in a
+ * pipe or a log, nothing, so output stays parseable. `work`'s result or
+ * error passes through unchanged.
+ */
+export async function withProgress<T>(io: CliIo, label: string, work: Promise<T>, intervalMs = 120): Promise<T> {
+  if (!io.isTTY) return work;
+  const started = Date.now();
+  let frame = 0;
+  const draw = () => io.stderr(`\r${SPINNER[frame++ % SPINNER.length]} ${label} ${((Date.now() - started) / 1000).toFixed(0)}s`);
+  draw();
+  const timer = setInterval(draw, intervalMs);
+  try {
+    return await work;
+  } finally {
+    clearInterval(timer);
+    io.stderr(`\r${' '.repeat(label.length + 12)}\r`);
+  }
+}

@@ -17,6 +17,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { registerAgentCommands, type ExitCodeSink } from './agent';
+import { registerMcpCommands } from './mcp';
 import { CatalogCliError, registerCatalogCommands } from './catalog';
 import { ConnectionsCliError, registerConnectionCommands } from './connections';
 import { EXIT, RotaError, exitCodeFor, formatRotaError } from './http';
@@ -157,6 +158,7 @@ function buildProgram(io: CliIo, db: () => PrismaClient, exit: ExitCodeSink): Co
   registerCatalogCommands(program, io, db);
   registerConnectionCommands(program, io, db);
   registerAgentCommands(program, io, exit);
+  registerMcpCommands(program, io);
 
   return program;
 }

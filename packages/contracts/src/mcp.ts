@@ -22,8 +22,20 @@ export interface McpToolAnnotations {
   openWorldHint: boolean;
 }
 
-const reads = (title: string, openWorld = false): McpToolAnnotations => ({ title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: openWorld });
-const acts = (title: string, destructive: boolean, idempotent = false): McpToolAnnotations => ({ title, readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: true });
+const reads = (title: string, openWorld = false): McpToolAnnotations => ({
+  title,
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: openWorld,
+});
+const acts = (title: string, destructive: boolean, idempotent = false): McpToolAnnotations => ({
+  title,
+  readOnlyHint: false,
+  destructiveHint: destructive,
+  idempotentHint: idempotent,
+  openWorldHint: true,
+});
 
 /**
  * One entry per published meta-tool (a missing name is a type error). A tool

@@ -1,6 +1,7 @@
 import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { isJsonParseFailure, isMcpRequest, PARSE_ERROR_BODY } from '../mcp/mcp-protocol';
 import { toHttpError } from './errors';
 
 /** Renders every refusal raised inside Nest's pipeline in the standard envelope. */
@@ -12,6 +13,11 @@ export class EnvelopeFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const req = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
+    // MCP clients read JSON-RPC: a body that is not JSON is a parse error there, not the REST envelope.
+    if (isJsonParseFailure(exception) && isMcpRequest(req)) {
+      void reply.status(400).header('content-type', 'application/json; charset=utf-8').send(PARSE_ERROR_BODY);
+      return;
+    }
     const out = toHttpError(exception, String(req.id));
     if (out.unexpected) this.log.error({ err: out.unexpected, request_id: req.id, route: req.url }, 'unhandled error');
     // RFC 9110: a 401 names the scheme the client should use.

@@ -47,11 +47,13 @@ export function invalidToolCall(body: unknown): string | null {
   if (typeof body !== 'object' || body === null || (body as { method?: unknown }).method !== 'tools/call') return null;
   const { id, params } = body as { id?: JsonRpcId; params?: unknown };
   const reply = (message: string) => jsonRpcError(id ?? null, -32602, `Invalid params: ${message}`);
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) return reply('tools/call needs params with the name of the tool to call (see tools/list).');
+  if (typeof params !== 'object' || params === null || Array.isArray(params))
+    return reply('tools/call needs params with the name of the tool to call (see tools/list).');
   const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
   if (name === undefined) return reply('tools/call needs params.name, the name of the tool to call (see tools/list).');
   if (typeof name !== 'string' || name.length === 0) return reply('params.name must be a non-empty string naming a tool (see tools/list).');
-  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) return reply('params.arguments must be an object of the tool’s input fields.');
+  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
+    return reply('params.arguments must be an object of the tool’s input fields.');
   return null;
 }
 
@@ -60,7 +62,10 @@ export function invalidToolCall(body: unknown): string | null {
  * (`https://app.example.com`), or `*` for any.
  */
 export function parseAllowedOrigins(raw: string): { any: boolean; origins: Set<string> } {
-  const items = raw.split(',').map((s) => s.trim().replace(/\/+$/, '').toLowerCase()).filter(Boolean);
+  const items = raw
+    .split(',')
+    .map((s) => s.trim().replace(/\/+$/, '').toLowerCase())
+    .filter(Boolean);
   return { any: items.includes('*'), origins: new Set(items.filter((i) => i !== '*')) };
 }
 
