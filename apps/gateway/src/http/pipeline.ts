@@ -92,6 +92,7 @@ export function installPipeline(fastify: FastifyInstance, keys: ApiKeyService, f
   fastify.addHook('preValidation', (req: RotaRequest, _reply, done) => {
     const problem = bodyProblem(req.body);
     if (problem === 'nul') return done(new AppError('invalid_body', 'Text in the request body must not contain the NUL character (U+0000).'));
+    if (problem === 'lone_surrogate') return done(new AppError('invalid_body', 'Text in the request body must be valid Unicode: it contains a lone UTF-16 surrogate (U+D800 to U+DFFF).'));
     if (problem === 'too_deep') return done(new AppError('invalid_body', `The request body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep.`));
     const def = configOf(req)?.rota;
     if (!def) return done();
