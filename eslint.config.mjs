@@ -24,11 +24,21 @@ export default tseslint.config(
     files: ['apps/*/src/**/*.ts'],
     ignores: ['apps/*/src/**/*.repository.ts', 'apps/*/src/**/repository.ts', 'apps/*/src/**/*.module.ts', 'apps/*/src/main.ts', 'apps/gateway/src/health/**'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', { paths: [
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
             { name: '@prisma/client', message: 'Prisma belongs in repositories.' },
             { name: '@rota/db', importNames: ['Prisma'], message: 'SQL belongs in repositories.' },
-            { name: '@rota/catalog/repository', allowTypeImports: true, message: 'The catalog SQL belongs in repositories: import it from a *.repository.ts file.' },
-          ], patterns: [{ group: ['**/generated/prisma*'], message: 'Prisma belongs in repositories.' }] }],
+            {
+              name: '@rota/catalog/repository',
+              allowTypeImports: true,
+              message: 'The catalog SQL belongs in repositories: import it from a *.repository.ts file.',
+            },
+          ],
+          patterns: [{ group: ['**/generated/prisma*'], message: 'Prisma belongs in repositories.' }],
+        },
+      ],
     },
   },
   prettier,

@@ -59,7 +59,14 @@ async function throughFakeOpenAI(servers) {
     await catalogLib.importCatalog(prisma, doc, { model });
     const importMs = now() - t0;
     const repo = new catalogRepo.CatalogRepository(prisma);
-    const env = { DATABASE_URL: database.url, REDIS_URL, ROTA_REDIS_PREFIX: prefix, OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: fake.baseURL, LOG_LEVEL: 'warn' };
+    const env = {
+      DATABASE_URL: database.url,
+      REDIS_URL,
+      ROTA_REDIS_PREFIX: prefix,
+      OPENAI_API_KEY: 'sk-bench',
+      OPENAI_BASE_URL: fake.baseURL,
+      LOG_LEVEL: 'warn',
+    };
     const t1 = now();
     // The worker sweeps at boot: nothing else is needed to start the embedding.
     worker = await startProcess(join(ROOT, 'apps/worker/dist/main.js'), env, async () => true);
@@ -120,7 +127,9 @@ function localEmbedderSpeed(servers) {
     'rastrear minha encomenda',
     'validar CPF do cliente',
   ];
-  const toolTexts = servers.flatMap((s) => s.tools.map((t) => catalogLib.toolEmbeddingText({ providerName: s.server_name, toolName: t.name, description: t.description })));
+  const toolTexts = servers.flatMap((s) =>
+    s.tools.map((t) => catalogLib.toolEmbeddingText({ providerName: s.server_name, toolName: t.name, description: t.description })),
+  );
   const rate = (texts, n) => {
     for (let i = 0; i < 500; i++) e.embedOne(texts[i % texts.length]);
     const t0 = now();
@@ -152,7 +161,8 @@ function replicate(servers, target) {
         ...s,
         server_id: `${s.server_id}-r${k}`,
         // The copy's own id keeps "A with B" and "B with A" apart.
-        server_name: k === 0 ? s.server_name : `${s.server_name} ${s.server_id}-r${k} with ${other.server_name} (${other.country === '*' ? 'global' : other.country})`,
+        server_name:
+          k === 0 ? s.server_name : `${s.server_name} ${s.server_id}-r${k} with ${other.server_name} (${other.country === '*' ? 'global' : other.country})`,
         tools,
       });
     }
@@ -178,7 +188,9 @@ async function atScale(servers) {
     const [{ distinct }] = await prisma.$queryRawUnsafe('SELECT count(DISTINCT embedding::text)::int AS distinct FROM mcp_tools');
     const [{ hnsw }] = await prisma.$queryRawUnsafe("SELECT count(*)::int AS hnsw FROM pg_indexes WHERE indexname = 'mcp_tools_embedding_hnsw_idx'");
     const t = res.timings;
-    console.log(`\n## Catalog (c): ${tools} tools (${res.providers.created} providers) imported and embedded with the local embedder (${pool.threads} threads), HNSW index built after the load`);
+    console.log(
+      `\n## Catalog (c): ${tools} tools (${res.providers.created} providers) imported and embedded with the local embedder (${pool.threads} threads), HNSW index built after the load`,
+    );
     table([
       { step: 'parse and validate the document', s: fmt(parseMs / 1000, 1) },
       { step: 'read existing rows, compare, hash', s: fmt((t.total - t.embedding - t.writing - t.index) / 1000, 1) },

@@ -12,7 +12,10 @@ if (!existsSync(file)) {
   console.log(`eval: ${file} is not there; nothing to evaluate.`);
   process.exit(0);
 }
-const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const lines = readFileSync(file, 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => JSON.parse(l));
 
 let stack;
 let base = process.env.ROTA_URL;
@@ -62,7 +65,9 @@ const rows = Object.entries(stats)
     'no-match lines': s.none,
     'no-match ok': pct(s.noneOk, s.none),
     'top hit high/medium': pct(s.confident, s.labelled),
-    source: Object.entries(s.source).map(([k, v]) => `${k}:${v}`).join(' '),
+    source: Object.entries(s.source)
+      .map(([k, v]) => `${k}:${v}`)
+      .join(' '),
   }));
 table(rows);
 if (process.argv.includes('--verbose')) for (const m of misses) console.log(`miss [${m.lang}] ${m.intent} → expected ${m.expected}, got ${m.got || '[]'}`);

@@ -47,12 +47,22 @@ function inProcess() {
   const { rankRoutes } = require(join(ROOT, 'apps/router/dist/route/scoring.js'));
   const { buildArgsTemplate } = require(join(ROOT, 'apps/router/dist/route/args-template.js'));
   const { emptyStats } = require(join(ROOT, 'apps/router/dist/telemetry/window.js'));
-  const set = { org_id: 'o', project_id: 'p', environment: 'live', providers: Object.fromEntries(CONNECTED.map((p) => [p, 'connected'])), catalog: CONNECTED, refreshed_at: '' };
+  const set = {
+    org_id: 'o',
+    project_id: 'p',
+    environment: 'live',
+    providers: Object.fromEntries(CONNECTED.map((p) => [p, 'connected'])),
+    catalog: CONNECTED,
+    refreshed_at: '',
+  };
   const intents = BODIES.map((b) => PathCIntent.parse(b.intent));
   const once = (i) => {
     const intent = intents[i % intents.length];
     const plan = planRoutes(intent, set);
-    const ranked = rankRoutes(intent, plan.routes.map((r) => ({ ...r, stats: emptyStats() })));
+    const ranked = rankRoutes(
+      intent,
+      plan.routes.map((r) => ({ ...r, stats: emptyStats() })),
+    );
     return buildArgsTemplate(intent, ranked[0].rail);
   };
   for (let i = 0; i < 2000; i++) once(i);
@@ -81,7 +91,14 @@ export async function pathC() {
       const r = await load({ url, method: 'POST', headers, body: BODIES[0], connections, seconds: SECONDS });
       rows.push({ route: 'POST /v1/meta-tools/discover {intent}', concurrent: connections, 'req/s': fmt(r.rps, 0), 'p50 ms': r.p50, 'p99 ms': r.p99 });
     }
-    const d = await load({ url, method: 'POST', headers, body: { description: 'cobrar R$ 49,90 via pix de um cliente no Brasil' }, connections: 1, seconds: SECONDS });
+    const d = await load({
+      url,
+      method: 'POST',
+      headers,
+      body: { description: 'cobrar R$ 49,90 via pix de um cliente no Brasil' },
+      connections: 1,
+      seconds: SECONDS,
+    });
     rows.push({ route: 'POST /v1/meta-tools/discover {description}, local', concurrent: 1, 'req/s': fmt(d.rps, 0), 'p50 ms': d.p50, 'p99 ms': d.p99 });
     const t = await load({ url: `${stack.base}/bench/transport`, connections: 1, seconds: SECONDS });
     rows.push({ route: 'bare transport round trip (reference)', concurrent: 1, 'req/s': fmt(t.rps, 0), 'p50 ms': t.p50, 'p99 ms': t.p99 });

@@ -43,7 +43,16 @@ export async function providersBench() {
       scopes: ['servers:read', 'sessions:create', 'tools:execute', 'connections:write'],
     });
     const port = await freePort();
-    const env = { DATABASE_URL: db.url, ROTA_REDIS_PREFIX: benchPrefix('providers'), PORT: String(port), HOST: '127.0.0.1', ANTHROPIC_API_KEY: '', LOG_LEVEL: 'warn', ROTA_DEV_MODE: 'true', ROTA_LOCAL_EMBEDDER: 'hash' };
+    const env = {
+      DATABASE_URL: db.url,
+      ROTA_REDIS_PREFIX: benchPrefix('providers'),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ANTHROPIC_API_KEY: '',
+      LOG_LEVEL: 'warn',
+      ROTA_DEV_MODE: 'true',
+      ROTA_LOCAL_EMBEDDER: 'hash',
+    };
     const base = `http://127.0.0.1:${port}`;
     procs.push(await startProcess(join(ROOT, 'apps/search/dist/main.js'), env, async () => true));
     procs.push(await startProcess(join(ROOT, 'apps/session/dist/main.js'), env, async () => true));
@@ -78,10 +87,30 @@ export async function providersBench() {
     const money = await sequential(() => execute('asaas/create_payment', payment), Math.min(N, 150));
     const add = (r) => `${fmt(r.p50 - listTools.p50 - direct.p50, 2)}`;
     rows.push({ call: 'sandbox GET, direct', 'p50 ms': fmt(direct.p50, 2), 'p95 ms': fmt(direct.p95, 2), 'added over list_tools + provider': '' });
-    rows.push({ call: 'execute codespar_list_tools', 'p50 ms': fmt(listTools.p50, 2), 'p95 ms': fmt(listTools.p95, 2), 'added over list_tools + provider': '' });
-    rows.push({ call: 'execute asaas/get_payment (raw GET)', 'p50 ms': fmt(rawGet.p50, 2), 'p95 ms': fmt(rawGet.p95, 2), 'added over list_tools + provider': add(rawGet) });
-    rows.push({ call: 'proxy GET /v3/payments/{id}', 'p50 ms': fmt(proxyGet.p50, 2), 'p95 ms': fmt(proxyGet.p95, 2), 'added over list_tools + provider': add(proxyGet) });
-    rows.push({ call: 'execute asaas/create_payment (money)', 'p50 ms': fmt(money.p50, 2), 'p95 ms': fmt(money.p95, 2), 'added over list_tools + provider': '' });
+    rows.push({
+      call: 'execute codespar_list_tools',
+      'p50 ms': fmt(listTools.p50, 2),
+      'p95 ms': fmt(listTools.p95, 2),
+      'added over list_tools + provider': '',
+    });
+    rows.push({
+      call: 'execute asaas/get_payment (raw GET)',
+      'p50 ms': fmt(rawGet.p50, 2),
+      'p95 ms': fmt(rawGet.p95, 2),
+      'added over list_tools + provider': add(rawGet),
+    });
+    rows.push({
+      call: 'proxy GET /v3/payments/{id}',
+      'p50 ms': fmt(proxyGet.p50, 2),
+      'p95 ms': fmt(proxyGet.p95, 2),
+      'added over list_tools + provider': add(proxyGet),
+    });
+    rows.push({
+      call: 'execute asaas/create_payment (money)',
+      'p50 ms': fmt(money.p50, 2),
+      'p95 ms': fmt(money.p95, 2),
+      'added over list_tools + provider': '',
+    });
 
     // The durable writes of one money call, alone: insert pending, complete, both flushed.
     const pg = require(join(ROOT, 'node_modules/pg'));

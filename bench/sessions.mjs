@@ -26,7 +26,16 @@ export async function sessionsBench() {
     await seed(db.prisma);
     await db.prisma.provider.upsert({
       where: { id: 'benchpay' },
-      create: { id: 'benchpay', name: 'Bench Pay', description: 'payments', category: 'payments', countries: ['BR'], authType: 'api_key', selfServeAuth: true, baseUrls: {} },
+      create: {
+        id: 'benchpay',
+        name: 'Bench Pay',
+        description: 'payments',
+        category: 'payments',
+        countries: ['BR'],
+        authType: 'api_key',
+        selfServeAuth: true,
+        baseUrls: {},
+      },
       update: {},
     });
     for (let i = 0; i < 20; i++) {
@@ -39,14 +48,23 @@ export async function sessionsBench() {
     });
 
     const port = await freePort();
-    const env = { DATABASE_URL: db.url, ROTA_REDIS_PREFIX: benchPrefix('sessions'), PORT: String(port), HOST: '127.0.0.1', ANTHROPIC_API_KEY: '', LOG_LEVEL: 'warn', ROTA_DEV_MODE: 'true' };
+    const env = {
+      DATABASE_URL: db.url,
+      ROTA_REDIS_PREFIX: benchPrefix('sessions'),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ANTHROPIC_API_KEY: '',
+      LOG_LEVEL: 'warn',
+      ROTA_DEV_MODE: 'true',
+    };
     const base = `http://127.0.0.1:${port}`;
     procs.push(await startProcess(join(ROOT, 'apps/search/dist/main.js'), env, async () => true));
     procs.push(await startProcess(join(ROOT, 'apps/session/dist/main.js'), env, async () => true));
     procs.push(await startProcess(join(ROOT, 'bench/lib/gateway-child.cjs'), env, async () => (await fetch(`${base}/bench/transport`)).ok));
 
     const headers = { authorization: `Bearer ${key}` };
-    const post = (path, body) => fetch(`${base}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (path, body) =>
+      fetch(`${base}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const saved = await post('/v1/connections', { server_id: 'benchpay', credentials: { api_key: 'bench' } });
     if (saved.status !== 201) throw new Error(`POST /v1/connections answered ${saved.status}`);
     const { id } = await (await post('/v1/sessions', { servers: ['benchpay'] })).json();
@@ -58,7 +76,12 @@ export async function sessionsBench() {
       ['execute unknown tool', { url: `${base}/v1/sessions/${id}/execute`, method: 'POST', headers, body: { tool: 'nobody/nothing' } }],
       [
         'MCP tools/call codespar_list_tools',
-        { url: `${base}/mcp`, method: 'POST', headers: mcpHeaders, body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'codespar_list_tools', arguments: {} } } },
+        {
+          url: `${base}/mcp`,
+          method: 'POST',
+          headers: mcpHeaders,
+          body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'codespar_list_tools', arguments: {} } },
+        },
       ],
       ['MCP tools/list', { url: `${base}/mcp`, method: 'POST', headers: mcpHeaders, body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} } }],
     ];
@@ -70,7 +93,9 @@ export async function sessionsBench() {
       rows.push({ route: label, 'req/s': fmt(r.rps, 0), 'p50 ms': r.p50, 'p99 ms': r.p99, 'vs transport': fmt(r.rps / bare.rps, 2) });
     }
     const calls = await db.prisma.sessionToolCall.count();
-    console.log(`\n## Sessions and MCP through the gateway, ${CONNECTIONS} concurrent, ${SECONDS} s each (gateway, session and search services, one process each)`);
+    console.log(
+      `\n## Sessions and MCP through the gateway, ${CONNECTIONS} concurrent, ${SECONDS} s each (gateway, session and search services, one process each)`,
+    );
     table(rows);
     console.log(`(${calls} session_tool_calls rows written during the run)`);
   } finally {

@@ -129,7 +129,11 @@ describe('foundation: gateway pipeline over the running stack', () => {
     });
 
     it('malformed JSON is 400 invalid_body', async () => {
-      const r = await http(`${stack.url}/__test/echo`, { method: 'POST', headers: { ...auth(key), 'content-type': 'application/json', 'x-request-id': 'bad-json' }, body: '{"intent": ' });
+      const r = await http(`${stack.url}/__test/echo`, {
+        method: 'POST',
+        headers: { ...auth(key), 'content-type': 'application/json', 'x-request-id': 'bad-json' },
+        body: '{"intent": ',
+      });
       expect(r.status).toBe(400);
       expect(r.json).toMatchObject({ error: 'invalid_body', request_id: 'bad-json' });
     });
@@ -154,7 +158,11 @@ describe('foundation: gateway pipeline over the running stack', () => {
       expect(nested.json.error).toBe('invalid_body');
       // Nesting deep enough to overflow a serialiser is refused the same way, not a 5xx.
       const tower = `${'{"a":'.repeat(20_000)}"x"${'}'.repeat(20_000)}`;
-      const tooDeep = await http(`${stack.url}/__test/echo`, { method: 'POST', headers: { ...auth(key), 'content-type': 'application/json' }, body: `{"tower":${tower}}` });
+      const tooDeep = await http(`${stack.url}/__test/echo`, {
+        method: 'POST',
+        headers: { ...auth(key), 'content-type': 'application/json' },
+        body: `{"tower":${tower}}`,
+      });
       expect(tooDeep.status).toBe(400);
       expect(tooDeep.json).toMatchObject({ error: 'invalid_body', message: expect.stringMatching(/128 levels/) });
       const url = await http(`${stack.url}/__test/scoped%00`, { headers: auth(key) });
@@ -169,9 +177,17 @@ describe('foundation: gateway pipeline over the running stack', () => {
       expect(r.status).toBe(415);
       expect(r.json.error).toBe('unsupported_media_type');
       // Only JSON bodies are parsed: a form body is refused the same way.
-      const form = await http(`${stack.url}/__test/echo`, { method: 'POST', headers: { ...auth(key), 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' });
+      const form = await http(`${stack.url}/__test/echo`, {
+        method: 'POST',
+        headers: { ...auth(key), 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'a=1',
+      });
       expect(form.status).toBe(415);
-      const charset = await http(`${stack.url}/__test/echo`, { method: 'POST', headers: { ...auth(key), 'content-type': 'application/json; charset=utf-8' }, body: '{"text":"ok"}' });
+      const charset = await http(`${stack.url}/__test/echo`, {
+        method: 'POST',
+        headers: { ...auth(key), 'content-type': 'application/json; charset=utf-8' },
+        body: '{"text":"ok"}',
+      });
       expect(charset.status).toBe(201);
     });
 

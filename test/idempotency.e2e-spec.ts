@@ -84,7 +84,14 @@ describe('Idempotency-Key on execute', () => {
   it('answers 409 request_in_progress while the first request runs, and takes over a claim abandoned before dispatch', async () => {
     const body = { tool: 'codespar_list_tools', input: {} };
     const hash = requestHash({ session_id: session, tool: body.tool, input: body.input });
-    const base = { orgId: 'org_dev', projectId: 'proj_dev', environment: 'live' as const, requestHash: hash, state: 'running', expiresAt: new Date(Date.now() + 3_600_000) };
+    const base = {
+      orgId: 'org_dev',
+      projectId: 'proj_dev',
+      environment: 'live' as const,
+      requestHash: hash,
+      state: 'running',
+      expiresAt: new Date(Date.now() + 3_600_000),
+    };
     await stack.db.prisma.idempotencyKey.create({ data: { ...base, key: 'busy-1', deadline: new Date(Date.now() + 60_000) } });
     const busy = await execute(session, body, key, { 'idempotency-key': 'busy-1' });
     expect(busy.status).toBe(409);

@@ -50,7 +50,11 @@ describe('MCP over Streamable HTTP with the official SDK client', () => {
     await insertProviders(stack.db.prisma, other);
     key = (await stack.key([...ALL])).key;
     otherKey = (await stack.key([...ALL], { projectId: other })).key;
-    const saved = await http(`${stack.url}/v1/connections`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, json: { server_id: 'zzpay', credentials: { api_key: 'sk_mcp_test' } } });
+    const saved = await http(`${stack.url}/v1/connections`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      json: { server_id: 'zzpay', credentials: { api_key: 'sk_mcp_test' } },
+    });
     expect(saved.status).toBe(201);
   });
   afterAll(async () => {
@@ -77,7 +81,9 @@ describe('MCP over Streamable HTTP with the official SDK client', () => {
       expect(body).toMatchObject({ success: true, tool: 'codespar_list_tools', server: null });
       // The project's connected providers are the context's providers.
       expect(body.data.servers).toEqual([{ server_id: 'zzpay', connection_status: 'connected' }]);
-      expect(body.data.tools.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining([...META_TOOL_NAMES, 'codespar_list_tools', 'zzpay/create_payment']));
+      expect(body.data.tools.map((t: { name: string }) => t.name)).toEqual(
+        expect.arrayContaining([...META_TOOL_NAMES, 'codespar_list_tools', 'zzpay/create_payment']),
+      );
       expect(await stack.db.prisma.session.count()).toBe(sessionsBefore);
       const [row] = await rowsWhere({ id: body.tool_call_id });
       expect(row).toMatchObject({ sessionId: null, projectId: 'proj_dev', environment: 'live', tool: 'codespar_list_tools', success: true });
@@ -172,7 +178,11 @@ describe('MCP over Streamable HTTP with the official SDK client', () => {
 
   describe('POST /v1/sessions/{id}/mcp (session transport)', () => {
     it('serves the session at the URL its creation returned; calls are rows of that session', async () => {
-      const created = await http(`${stack.url}/v1/sessions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, json: { servers: ['zzpay', 'zzopen'] } });
+      const created = await http(`${stack.url}/v1/sessions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}` },
+        json: { servers: ['zzpay', 'zzopen'] },
+      });
       const { id, mcp } = created.json;
       expect(mcp.transport).toBe('streamable-http');
       const client = await connect(mcp.url);

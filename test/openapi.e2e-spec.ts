@@ -67,13 +67,20 @@ describe('the document as a client generator reads it', () => {
     expect(new Set(ids).size).toBe(ids.length);
     for (const { path, op } of operations()) {
       const inPath = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
-      const declared = (op.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => p.name).sort();
+      const declared = (op.parameters ?? [])
+        .filter((p: any) => p.in === 'path')
+        .map((p: any) => p.name)
+        .sort();
       expect({ path, params: declared }).toEqual({ path, params: inPath });
     }
   });
 
   it('declares the query filters of the listings', () => {
-    const names = (path: string, method = 'get') => (doc.paths[path][method].parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => p.name).sort();
+    const names = (path: string, method = 'get') =>
+      (doc.paths[path][method].parameters ?? [])
+        .filter((p: any) => p.in === 'query')
+        .map((p: any) => p.name)
+        .sort();
     expect(names('/v1/providers')).toEqual(['category', 'country', 'cursor', 'limit', 'q']);
     expect(names('/v1/servers/{id}/tools')).toEqual(['cursor', 'limit']);
     expect(names('/v1/router/metrics')).toEqual(['provider_id', 'tool']);
@@ -95,13 +102,21 @@ describe('the document as a client generator reads it', () => {
     expect(r.status).toBe(401);
     expect(r.headers.get('www-authenticate')).toBe('Bearer');
     expect(r.text).toBe('{"error":"unauthorized"}');
-    const big = await http(`${stack.url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pad: 'x'.repeat(2 * 1024 * 1024) }) });
+    const big = await http(`${stack.url}/v1/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ pad: 'x'.repeat(2 * 1024 * 1024) }),
+    });
     expect(big.status).toBe(401);
   });
 
   it('refuses a text/plain body with 415 in the envelope', async () => {
     const { key } = await stack.key(['servers:read']);
-    const r = await http(`${stack.url}/v1/tools/search`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'text/plain', 'x-request-id': 'txt-1' }, body: 'charge a customer' });
+    const r = await http(`${stack.url}/v1/tools/search`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'text/plain', 'x-request-id': 'txt-1' },
+      body: 'charge a customer',
+    });
     expect(r.status).toBe(415);
     expect(r.json).toMatchObject({ error: 'unsupported_media_type', request_id: 'txt-1' });
   });

@@ -38,7 +38,8 @@ interface Tenant {
 async function tenant(stack: Stack, environment: 'live' | 'test' = 'live', providers: string[] = []): Promise<Tenant> {
   const project = await new ProjectRepository(stack.db.prisma).create({ orgId: 'org_dev', name: `path-c ${Math.random()}` });
   const connect = async (...ids: string[]) => {
-    for (const serverId of ids) await stack.db.prisma.connection.create({ data: { id: newId('conn'), projectId: project.id, environment, serverId, status: 'connected' } });
+    for (const serverId of ids)
+      await stack.db.prisma.connection.create({ data: { id: newId('conn'), projectId: project.id, environment, serverId, status: 'connected' } });
   };
   await connect(...providers);
   const { key } = await stack.key(['servers:read'], { projectId: project.id, environment });
@@ -85,7 +86,9 @@ describe('path C: POST /v1/meta-tools/discover', () => {
 
   describe('one operation per meta-tool, with a complete args_template', () => {
     it('charge → codespar_charge, amount in major units (BRL 4990 → 49.9)', async () => {
-      const r = await discover(stack, t.key, { intent: { operation: 'charge', currency: 'BRL', country: 'BR', amount_minor: 4990, metadata: { order: 'A-1' } } });
+      const r = await discover(stack, t.key, {
+        intent: { operation: 'charge', currency: 'BRL', country: 'BR', amount_minor: 4990, metadata: { order: 'A-1' } },
+      });
       expect(r.status).toBe(200);
       expectWellFormed(r.json);
       expect(r.json.recommended.tool).toBe('codespar_charge');
@@ -123,7 +126,14 @@ describe('path C: POST /v1/meta-tools/discover', () => {
       expect(r.status).toBe(200);
       expectWellFormed(r.json);
       expect(r.json.recommended).toMatchObject({ tool: 'codespar_pay', rail: 'wire', provider_id: 'wise' });
-      expect(r.json.recommended.args_template).toEqual({ action: 'pay', method: 'wire', amount: 45000, currency: 'CLP', country: 'CL', missing: ['recipient'] });
+      expect(r.json.recommended.args_template).toEqual({
+        action: 'pay',
+        method: 'wire',
+        amount: 45000,
+        currency: 'CLP',
+        country: 'CL',
+        missing: ['recipient'],
+      });
       expect(r.json.alternatives).toEqual([]);
     });
 
@@ -158,7 +168,12 @@ describe('path C: POST /v1/meta-tools/discover', () => {
       expect(r.status).toBe(200);
       expectWellFormed(r.json);
       expect(r.json.recommended.tool).toBe('codespar_ship');
-      expect(r.json.recommended.args_template).toEqual({ action: 'quote', service_level: 'standard', metadata: { order: 9 }, missing: ['origin', 'destination', 'items'] });
+      expect(r.json.recommended.args_template).toEqual({
+        action: 'quote',
+        service_level: 'standard',
+        metadata: { order: 9 },
+        missing: ['origin', 'destination', 'items'],
+      });
       const all = [r.json.recommended, ...r.json.alternatives];
       expect(all.map((x: any) => x.provider_id).sort()).toEqual(['correios', 'melhorenvio']);
       const correios = all.find((x: any) => x.provider_id === 'correios');
@@ -268,7 +283,16 @@ describe('path C: POST /v1/meta-tools/discover', () => {
       expect(new Date(r.json.window_start).getUTCMinutes()).toBe(0);
       const seen = new Set<string>();
       for (const row of r.json.rows) {
-        expect(Object.keys(row)).toEqual(['provider_id', 'tool', 'attempts', 'success_rate', 'latency_p50_ms', 'last_error_code', 'attempts_24h', 'latency_24h']);
+        expect(Object.keys(row)).toEqual([
+          'provider_id',
+          'tool',
+          'attempts',
+          'success_rate',
+          'latency_p50_ms',
+          'last_error_code',
+          'attempts_24h',
+          'latency_24h',
+        ]);
         expect(row.attempts_24h).toHaveLength(24);
         expect(row.latency_24h).toHaveLength(24);
         expect(row.attempts_24h.reduce((a: number, b: number) => a + b, 0)).toBe(row.attempts);

@@ -23,10 +23,17 @@ describe('calling providers: raw tools and proxyExecute', () => {
     bodies.push(r.text);
     return r;
   };
-  const execute = (tool: string, input: Record<string, unknown>, headers: Record<string, string> = {}) => api('POST', `/v1/sessions/${session}/execute`, { tool, input }, headers);
+  const execute = (tool: string, input: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    api('POST', `/v1/sessions/${session}/execute`, { tool, input }, headers);
   const proxy = (body: Record<string, unknown>, headers: Record<string, string> = {}) => api('POST', `/v1/sessions/${session}/proxy`, body, headers);
   const charges = () => sandbox.control.counters().charges_created;
-  const payment = (extra: Record<string, unknown> = {}) => ({ customer: ASAAS_SANDBOX_CUSTOMER, billingType: 'PIX', value: 49.9, dueDate: '2026-12-10', ...extra });
+  const payment = (extra: Record<string, unknown> = {}) => ({
+    customer: ASAAS_SANDBOX_CUSTOMER,
+    billingType: 'PIX',
+    value: 49.9,
+    dueDate: '2026-12-10',
+    ...extra,
+  });
 
   beforeAll(async () => {
     sandbox = await startSandbox({ port: 0 });
@@ -50,7 +57,12 @@ describe('calling providers: raw tools and proxyExecute', () => {
     const before = charges();
     const r = await execute('asaas/create_payment', payment(), { 'idempotency-key': 'charge-1' });
     expect({ status: r.status, error: r.json?.error }).toEqual({ status: 200, error: null });
-    expect(r.json).toMatchObject({ success: true, server: 'asaas', tool: 'asaas/create_payment', data: { status: 200, body: { billingType: 'PIX', status: 'PENDING' } } });
+    expect(r.json).toMatchObject({
+      success: true,
+      server: 'asaas',
+      tool: 'asaas/create_payment',
+      data: { status: 200, body: { billingType: 'PIX', status: 'PENDING' } },
+    });
     expect(charges()).toBe(before + 1);
     expect(sandbox.control.counters().last_credentials.asaas).toBeDefined();
     const row = await stack.db.prisma.sessionToolCall.findUniqueOrThrow({ where: { id: r.json.tool_call_id } });
@@ -106,7 +118,10 @@ describe('calling providers: raw tools and proxyExecute', () => {
   });
 
   it("gets an OAuth2 token from the environment's token endpoint once and reuses it", async () => {
-    const c = await api('POST', '/v1/connections', { server_id: 'mercadopago', credentials: { client_id: 'sandbox-mp-client', client_secret: 'sandbox-mp-secret' } });
+    const c = await api('POST', '/v1/connections', {
+      server_id: 'mercadopago',
+      credentials: { client_id: 'sandbox-mp-client', client_secret: 'sandbox-mp-secret' },
+    });
     expect(c.status).toBe(201);
     const body = { transaction_amount: 25.5, payment_method_id: 'pix', description: 'order 77', payer: { email: 'buyer@example.com' } };
     for (let i = 0; i < 3; i++) {
@@ -157,13 +172,20 @@ describe('calling providers: raw tools and proxyExecute', () => {
       expect(keys.some((k) => k.includes('oauth2'))).toBe(true);
       for (const k of keys) {
         const type = await redis.type(k);
-        const value = type === 'string' ? ((await redis.getBuffer(k)) ?? Buffer.alloc(0)) : type === 'hash' ? Buffer.from(JSON.stringify(await redis.hgetall(k))) : Buffer.alloc(0);
+        const value =
+          type === 'string'
+            ? ((await redis.getBuffer(k)) ?? Buffer.alloc(0))
+            : type === 'hash'
+              ? Buffer.from(JSON.stringify(await redis.hgetall(k)))
+              : Buffer.alloc(0);
         expect({ k, leaked: secrets.some((x) => value.includes(x)) }).toEqual({ k, leaked: false });
       }
     } finally {
       redis.disconnect();
     }
-    const rows = await stack.db.prisma.$queryRawUnsafe<Array<{ t: string }>>(`SELECT row_to_json(c)::text AS t FROM session_tool_calls c UNION ALL SELECT row_to_json(k)::text FROM idempotency_keys k`);
+    const rows = await stack.db.prisma.$queryRawUnsafe<Array<{ t: string }>>(
+      `SELECT row_to_json(c)::text AS t FROM session_tool_calls c UNION ALL SELECT row_to_json(k)::text FROM idempotency_keys k`,
+    );
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.filter((r) => secrets.some((x) => r.t.includes(x)))).toEqual([]);
   });

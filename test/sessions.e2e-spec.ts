@@ -218,7 +218,12 @@ describe('connections, sessions and execute', () => {
     it('400 unknown_servers listing only the ids that name nothing, in the order sent', async () => {
       const r = await api('POST', '/v1/sessions', key, { servers: ['ghost', 'zzpay', 'phantom'] }, { 'x-request-id': 'ses-2' });
       expect(r.status).toBe(400);
-      expect(r.json).toEqual({ error: 'unknown_servers', message: 'No provider has the id "ghost", "phantom".', unknown: ['ghost', 'phantom'], request_id: 'ses-2' });
+      expect(r.json).toEqual({
+        error: 'unknown_servers',
+        message: 'No provider has the id "ghost", "phantom".',
+        unknown: ['ghost', 'phantom'],
+        request_id: 'ses-2',
+      });
     });
 
     it('401 raw and 403 with the scope named', async () => {
@@ -275,7 +280,12 @@ describe('connections, sessions and execute', () => {
       await stack.db.prisma.session.update({ where: { id }, data: { lastActiveAt: new Date(Date.now() - 31 * 60_000) } });
       const r = await execute(id, 'codespar_list_tools', {}, key, { 'x-request-id': 'idle-1' });
       expect(r.status).toBe(409);
-      expect(r.json).toEqual({ error: 'session_not_active', message: 'The session is expired; open a new session to run tools.', status: 'expired', request_id: 'idle-1' });
+      expect(r.json).toEqual({
+        error: 'session_not_active',
+        message: 'The session is expired; open a new session to run tools.',
+        status: 'expired',
+        request_id: 'idle-1',
+      });
       expect((await api('GET', `/v1/sessions/${id}`, key)).json.status).toBe('expired');
       expect(await callRows(id)).toEqual([]);
     });
@@ -330,7 +340,12 @@ describe('connections, sessions and execute', () => {
       expect(bad.json.error).toBe('invalid_body');
       const good = await execute(id, 'codespar_list_tools', {}, key, { 'x-request-id': 'closed-1' });
       expect(good.status).toBe(409);
-      expect(good.json).toEqual({ error: 'session_not_active', message: 'The session is closed; open a new session to run tools.', status: 'closed', request_id: 'closed-1' });
+      expect(good.json).toEqual({
+        error: 'session_not_active',
+        message: 'The session is closed; open a new session to run tools.',
+        status: 'closed',
+        request_id: 'closed-1',
+      });
       // Status comes before tool resolution.
       const unknownTool = await execute(id, 'codespar_cart');
       expect(unknownTool.status).toBe(409);
@@ -391,7 +406,14 @@ describe('connections, sessions and execute', () => {
       const id = await newSession();
       const r = await execute(id, tool, { a: 1 });
       expect(r.status).toBe(200);
-      expect(r.json).toMatchObject({ success: false, error: 'Tool not registered', data: { code: 'tool_not_registered', tool }, tool, tool_call_id: null, server: null });
+      expect(r.json).toMatchObject({
+        success: false,
+        error: 'Tool not registered',
+        data: { code: 'tool_not_registered', tool },
+        tool,
+        tool_call_id: null,
+        server: null,
+      });
       expect(await callRows(id)).toEqual([]);
     });
 
@@ -400,7 +422,12 @@ describe('connections, sessions and execute', () => {
       const r = await execute(id, 'zzpay/create_payment', { amount: ' 1500 ', capture: 'TRUE', installments: '2.5', note: 77, method: 'pix', extra: 'kept' });
       expect(r.status).toBe(200);
       // zzpay's live address is loopback: the call is recorded, then refused before anything is sent.
-      expect(r.json).toMatchObject({ success: false, server: 'zzpay', tool: 'zzpay/create_payment', data: { code: 'upstream_unreachable', reason: 'address_refused' } });
+      expect(r.json).toMatchObject({
+        success: false,
+        server: 'zzpay',
+        tool: 'zzpay/create_payment',
+        data: { code: 'upstream_unreachable', reason: 'address_refused' },
+      });
       expect(r.json.error).toMatch(/could not be reached/);
       const [row] = await callRows(id);
       expect(row).toMatchObject({ id: r.json.tool_call_id, server: 'zzpay', success: false });
@@ -434,7 +461,11 @@ describe('connections, sessions and execute', () => {
       const id = await newSession();
       const r = await execute(id, 'codespar_checkout', { items: [] });
       expect(r.status).toBe(200);
-      expect(r.json).toMatchObject({ success: false, tool_call_id: null, data: { code: 'invalid_args', issues: [expect.objectContaining({ path: ['items'] })] } });
+      expect(r.json).toMatchObject({
+        success: false,
+        tool_call_id: null,
+        data: { code: 'invalid_args', issues: [expect.objectContaining({ path: ['items'] })] },
+      });
       expect(await callRows(id)).toEqual([]);
     });
 
@@ -453,7 +484,12 @@ describe('connections, sessions and execute', () => {
       const id = await newSession();
       const r = await execute(id, 'codespar_discover', { use_case: 'cobrar via pix', environment: 'test' });
       expect(r.status).toBe(200);
-      expect(r.json).toMatchObject({ success: false, tool: 'codespar_discover', tool_call_id: null, data: { code: 'invalid_args', issues: [expect.objectContaining({ path: ['environment'] })] } });
+      expect(r.json).toMatchObject({
+        success: false,
+        tool: 'codespar_discover',
+        tool_call_id: null,
+        data: { code: 'invalid_args', issues: [expect.objectContaining({ path: ['environment'] })] },
+      });
       expect(await callRows(id)).toEqual([]);
     });
 
@@ -540,10 +576,24 @@ describe('connections, sessions and execute', () => {
 
     it('records a large output by its size only, while the caller still gets all of it', async () => {
       await stack.db.prisma.provider.create({
-        data: { id: 'zzbig', name: 'ZZ Big', description: 'many tools', category: 'erp', countries: ['BR'], authType: 'api_key', selfServeAuth: true, baseUrls: {} },
+        data: {
+          id: 'zzbig',
+          name: 'ZZ Big',
+          description: 'many tools',
+          category: 'erp',
+          countries: ['BR'],
+          authType: 'api_key',
+          selfServeAuth: true,
+          baseUrls: {},
+        },
       });
       await stack.db.prisma.mcpTool.createMany({
-        data: Array.from({ length: 80 }, (_, i) => ({ serverId: 'zzbig', toolName: `op_${i}`, description: `Operation ${i} `.padEnd(240, '.'), descriptionHash: `big${i}` })),
+        data: Array.from({ length: 80 }, (_, i) => ({
+          serverId: 'zzbig',
+          toolName: `op_${i}`,
+          description: `Operation ${i} `.padEnd(240, '.'),
+          descriptionHash: `big${i}`,
+        })),
       });
       const id = await newSession(['zzbig']);
       const r = await execute(id, 'codespar_list_tools');
@@ -593,7 +643,14 @@ describe('execute with the quota and the action scope gate enforced', () => {
     expect((await exec(id, key, { tool: 'codespar_get_started' })).json.success).toBe(true);
     const over = await exec(id, key, { tool: 'codespar_list_tools' });
     expect(over.status).toBe(403);
-    expect(over.json).toEqual({ error: 'quota_exceeded', message: 'The org has used its 2 tool calls for this month.', plan: 'free', limit: 2, used: 2, request_id: 'q-1' });
+    expect(over.json).toEqual({
+      error: 'quota_exceeded',
+      message: 'The org has used its 2 tool calls for this month.',
+      plan: 'free',
+      limit: 2,
+      used: 2,
+      request_id: 'q-1',
+    });
     // Before resolution: an unregistered tool gets the same refusal.
     expect((await exec(id, key, { tool: 'codespar_cart' })).json.error).toBe('quota_exceeded');
     // After body and status: a malformed body is 400, a closed session 409.
@@ -666,7 +723,10 @@ describe('credentials never reach the logs', () => {
     start('apps/gateway/dist/main.js', env);
     const base = `http://127.0.0.1:${port}`;
     for (let i = 0; i < 200; i++) {
-      const up = await fetch(`${base}/health/live`).then((r) => r.ok, () => false);
+      const up = await fetch(`${base}/health/live`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (up && output.includes('session service listening')) break;
       await new Promise((r) => setTimeout(r, 100));
     }

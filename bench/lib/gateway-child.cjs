@@ -20,7 +20,10 @@ class BenchController {
 }
 Reflect.defineMetadata('design:paramtypes', [RpcClient], BenchController);
 Controller('bench')(BenchController);
-for (const [method, path] of [['local', 'local'], ['viaTransport', 'transport']]) {
+for (const [method, path] of [
+  ['local', 'local'],
+  ['viaTransport', 'transport'],
+]) {
   const descriptor = Object.getOwnPropertyDescriptor(BenchController.prototype, method);
   Get(path)(BenchController.prototype, method, descriptor);
   // Undocumented probe routes must still say how they authenticate.

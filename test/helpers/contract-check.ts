@@ -13,7 +13,9 @@ import { buildOpenApi } from '../../apps/gateway/src/openapi/document';
 export class ContractCheck {
   readonly violations: string[] = [];
   checked = 0;
-  private readonly doc = buildOpenApi() as unknown as { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>> };
+  private readonly doc = buildOpenApi() as unknown as {
+    paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>>;
+  };
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
   private readonly validators = new Map<string, ReturnType<Ajv2020['compile']>>();
 

@@ -6,10 +6,42 @@ import type { PrismaClient } from '@rota/db';
  * so they can never collide with a real catalog entry.
  */
 export const PROVIDERS = [
-  { id: 'zzpay', name: 'ZZ Pay', description: 'Pix and boleto payments for Brazilian merchants', category: 'payments', country: 'BR', authType: 'api_key', selfServeAuth: true },
-  { id: 'zzcert', name: 'ZZ Cert Bank', description: 'Bank transfers behind a client certificate', category: 'banking', country: 'BR', authType: 'certificate', selfServeAuth: false },
-  { id: 'zzopen', name: 'ZZ Open Post', description: 'Postal code and shipping quotes, no account needed', category: 'logistics', country: 'BR', authType: 'none', selfServeAuth: true },
-  { id: 'zzmsg', name: 'ZZ Messages', description: 'WhatsApp and SMS messages', category: 'communication', country: 'BR', authType: 'api_key', selfServeAuth: true },
+  {
+    id: 'zzpay',
+    name: 'ZZ Pay',
+    description: 'Pix and boleto payments for Brazilian merchants',
+    category: 'payments',
+    country: 'BR',
+    authType: 'api_key',
+    selfServeAuth: true,
+  },
+  {
+    id: 'zzcert',
+    name: 'ZZ Cert Bank',
+    description: 'Bank transfers behind a client certificate',
+    category: 'banking',
+    country: 'BR',
+    authType: 'certificate',
+    selfServeAuth: false,
+  },
+  {
+    id: 'zzopen',
+    name: 'ZZ Open Post',
+    description: 'Postal code and shipping quotes, no account needed',
+    category: 'logistics',
+    country: 'BR',
+    authType: 'none',
+    selfServeAuth: true,
+  },
+  {
+    id: 'zzmsg',
+    name: 'ZZ Messages',
+    description: 'WhatsApp and SMS messages',
+    category: 'communication',
+    country: 'BR',
+    authType: 'api_key',
+    selfServeAuth: true,
+  },
 ] as const;
 
 /** `zzpay/create_payment`: an input schema with every kind of field coercion handles. */
@@ -34,14 +66,28 @@ export async function insertProviders(prisma: PrismaClient, otherProjectId: stri
       // down and refused before anything leaves the process.
       create:
         p.id === 'zzpay'
-          ? { ...p, countries: [p.country], baseUrls: { live: 'http://127.0.0.1:9' }, http: { auth: { type: 'api_key', in: 'header', name: 'x-api-key', prefix: '', credential: 'api_key' } } }
+          ? {
+              ...p,
+              countries: [p.country],
+              baseUrls: { live: 'http://127.0.0.1:9' },
+              http: { auth: { type: 'api_key', in: 'header', name: 'x-api-key', prefix: '', credential: 'api_key' } },
+            }
           : { ...p, countries: [p.country], baseUrls: { live: `https://${p.id}.invalid` } },
       update: {},
     });
   }
   const tool = (serverId: string, toolName: string, description: string, inputSchema: object | null = null, projectId: string | null = null) =>
     prisma.mcpTool.create({
-      data: { serverId, toolName, description, inputSchema: inputSchema ?? undefined, projectId, descriptionHash: `${serverId}/${toolName}/${projectId}`, httpMethod: 'POST', endpointTemplate: `/${toolName}` },
+      data: {
+        serverId,
+        toolName,
+        description,
+        inputSchema: inputSchema ?? undefined,
+        projectId,
+        descriptionHash: `${serverId}/${toolName}/${projectId}`,
+        httpMethod: 'POST',
+        endpointTemplate: `/${toolName}`,
+      },
     });
   await tool('zzpay', 'create_payment', 'Create a Pix or boleto payment', CREATE_PAYMENT_SCHEMA);
   await tool('zzpay', 'get_payment', 'Read a payment by id');

@@ -38,10 +38,21 @@ export interface Stack {
  * random port. Tests drive it over HTTP like any client.
  */
 export async function startStack(
-  opts: { env?: Record<string, string>; extraGatewayModules?: Type<unknown>[]; /** Also load packages/catalog/data/demo-catalog.json (the worker embeds it). */ demoCatalog?: boolean } = {},
+  opts: {
+    env?: Record<string, string>;
+    extraGatewayModules?: Type<unknown>[];
+    /** Also load packages/catalog/data/demo-catalog.json (the worker embeds it). */ demoCatalog?: boolean;
+  } = {},
 ): Promise<Stack> {
   const db = await createTestDatabase();
-  await seed(db.prisma, opts.demoCatalog ? { providerCatalog: (p) => seedDemoCatalog(p, { model: currentEmbeddingModel({ ...process.env, ...opts.env }), sandboxUrl: opts.env?.ROTA_SANDBOX_URL }) } : {});
+  await seed(
+    db.prisma,
+    opts.demoCatalog
+      ? {
+          providerCatalog: (p) => seedDemoCatalog(p, { model: currentEmbeddingModel({ ...process.env, ...opts.env }), sandboxUrl: opts.env?.ROTA_SANDBOX_URL }),
+        }
+      : {},
+  );
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
     DATABASE_URL: db.url,

@@ -109,7 +109,10 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
   // One access line per request; headers are not logged, and credentials in
   // the URL are masked, so keys never are.
   fastify.addHook('onResponse', (req, reply, done) => {
-    log.info({ request_id: req.id, method: req.method, url: redactUrl(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+    log.info(
+      { request_id: req.id, method: req.method, url: redactUrl(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      'request',
+    );
     done();
   });
   // Fastify's own refusals (bad JSON, too large, wrong media type) reach

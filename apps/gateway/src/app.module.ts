@@ -35,7 +35,18 @@ export class GatewayModule {
         }),
         ...extra,
       ],
-      controllers: [HealthController, CatalogController, ToolsSearchController, MetaToolsController, OpenApiController, SessionsController, ConnectionsController, McpController, RouteController, GovernanceController],
+      controllers: [
+        HealthController,
+        CatalogController,
+        ToolsSearchController,
+        MetaToolsController,
+        OpenApiController,
+        SessionsController,
+        ConnectionsController,
+        McpController,
+        RouteController,
+        GovernanceController,
+      ],
       providers: [
         // @rota/db has no Nest decorators, so its repository is built here.
         { provide: ApiKeyRepository, inject: [PRISMA], useFactory: (prisma: PrismaClient) => new ApiKeyRepository(prisma) },

@@ -5,7 +5,10 @@ const weight = (d: number) => z.coerce.number().min(0).max(100).default(d);
 
 export const RouterConfig = BaseConfig.extend({
   /** How descriptions become intents: `anthropic`, `local` (offline) or `off` (501). Default: anthropic with a key, else local. */
-  NL_EXTRACTOR: z.enum(['anthropic', 'local', 'off']).optional().or(z.literal('').transform(() => undefined)),
+  NL_EXTRACTOR: z
+    .enum(['anthropic', 'local', 'off'])
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
   ANTHROPIC_API_KEY: z.string().optional(),
   ANTHROPIC_BASE_URL: z.string().url().optional().or(z.literal('')),
   ROTA_NL_MODEL: z.string().default('claude-haiku-4-5-20251001'),
@@ -25,7 +28,8 @@ export const RouterConfig = BaseConfig.extend({
   if (c.NL_EXTRACTOR === 'anthropic' && !c.ANTHROPIC_API_KEY?.trim()) {
     ctx.addIssue({ code: 'custom', path: ['NL_EXTRACTOR'], message: 'NL_EXTRACTOR=anthropic needs ANTHROPIC_API_KEY' });
   }
-  const sum = c.ROTA_ROUTER_WEIGHT_SUCCESS + c.ROTA_ROUTER_WEIGHT_LATENCY + c.ROTA_ROUTER_WEIGHT_COST + c.ROTA_ROUTER_WEIGHT_URGENCY + c.ROTA_ROUTER_WEIGHT_CONNECTION;
+  const sum =
+    c.ROTA_ROUTER_WEIGHT_SUCCESS + c.ROTA_ROUTER_WEIGHT_LATENCY + c.ROTA_ROUTER_WEIGHT_COST + c.ROTA_ROUTER_WEIGHT_URGENCY + c.ROTA_ROUTER_WEIGHT_CONNECTION;
   if (sum <= 0) ctx.addIssue({ code: 'custom', path: ['ROTA_ROUTER_WEIGHT_SUCCESS'], message: 'at least one scoring weight must be above 0' });
 });
 export type RouterConfig = z.infer<typeof RouterConfig>;

@@ -39,7 +39,14 @@ export class SessionModule {
       imports: [
         // The execute path's per-call statements run prepared on a plain pool.
         // Redis holds the OAuth2 access tokens of provider calls, sealed, shared by replicas.
-        InfraModule.forRoot({ app: 'session', config, prisma: createPrisma, sqlPool: createSqlPool, rpc: true, redis: { maxRetriesPerRequest: 1, quiet: true } }),
+        InfraModule.forRoot({
+          app: 'session',
+          config,
+          prisma: createPrisma,
+          sqlPool: createSqlPool,
+          rpc: true,
+          redis: { maxRetriesPerRequest: 1, quiet: true },
+        }),
       ],
       controllers: [PingController, SessionsController, ExecuteController, ProxyController, ConnectionsController, PolicyController],
       providers: [
@@ -54,7 +61,8 @@ export class SessionModule {
         {
           provide: SessionsService,
           inject: [SessionsRepository, ConnectionsRepository],
-          useFactory: (s: SessionsRepository, c: ConnectionsRepository) => new SessionsService(s, c, config.ROTA_SESSION_IDLE_MINUTES, config.ROTA_SESSION_TOUCH_SECONDS),
+          useFactory: (s: SessionsRepository, c: ConnectionsRepository) =>
+            new SessionsService(s, c, config.ROTA_SESSION_IDLE_MINUTES, config.ROTA_SESSION_TOUCH_SECONDS),
         },
         ProviderCallsRepository,
         {

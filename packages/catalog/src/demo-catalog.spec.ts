@@ -136,13 +136,22 @@ describe('demo catalog', () => {
 
   it('says where the inputs of every tool go, in the file itself', () => {
     const parsed = parseRotaCatalog(raw);
-    for (const tool of tools) expect({ tool: `${tool.server}.${tool.name}`, parameters: typeof tool.parameters }).toEqual({ tool: `${tool.server}.${tool.name}`, parameters: 'object' });
+    for (const tool of tools)
+      expect({ tool: `${tool.server}.${tool.name}`, parameters: typeof tool.parameters }).toEqual({
+        tool: `${tool.server}.${tool.name}`,
+        parameters: 'object',
+      });
     for (const server of parsed.servers) for (const tool of server.tools) expect(tool.parameters).not.toBeNull();
   });
 
   it('says how every provider is called, except the few whose scheme the format cannot express', () => {
     const parsed = new Map(parseRotaCatalog(raw).servers.map((s) => [s.id, s.provider!]));
-    expect(servers.filter((s) => s.http === null).map((s) => s.id).sort()).toEqual(UNDESCRIBED);
+    expect(
+      servers
+        .filter((s) => s.http === null)
+        .map((s) => s.id)
+        .sort(),
+    ).toEqual(UNDESCRIBED);
     for (const server of servers) {
       expect(server).toHaveProperty('http');
       const provider = parsed.get(server.id)!;
@@ -175,7 +184,12 @@ describe('demo catalog', () => {
     }
     expect(error).toBeInstanceOf(CatalogFormatError);
     const issues = (error as CatalogFormatError).issues;
-    expect(issues.map((i) => i.path).sort()).toEqual(['servers[0].base_urls.test', 'servers[1].base_urls.test', 'servers[21].base_urls.test', 'servers[27].base_urls.test']);
+    expect(issues.map((i) => i.path).sort()).toEqual([
+      'servers[0].base_urls.test',
+      'servers[1].base_urls.test',
+      'servers[21].base_urls.test',
+      'servers[27].base_urls.test',
+    ]);
     expect(issues[0]!.message).toContain(SANDBOX_URL_PLACEHOLDER);
     expect(issues[0]!.line).toBeGreaterThan(1);
   });

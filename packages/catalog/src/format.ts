@@ -37,10 +37,17 @@ const Country = z.string().regex(/^([A-Z]{2}|\*)$/, 'must be an ISO 3166-1 alpha
 const Url = z
   .string()
   .max(2000)
-  .refine((s) => !s.includes(SANDBOX_URL_PLACEHOLDER), `still holds ${SANDBOX_URL_PLACEHOLDER}: substitute the sandbox address before importing (the demo seed does)`)
+  .refine(
+    (s) => !s.includes(SANDBOX_URL_PLACEHOLDER),
+    `still holds ${SANDBOX_URL_PLACEHOLDER}: substitute the sandbox address before importing (the demo seed does)`,
+  )
   .pipe(z.string().url());
 /** Postgres text cannot hold NUL characters; refuse them here rather than fail in the database. */
-const Text = (max: number) => z.string().max(max).refine((s) => !s.includes('\u0000'), 'must not contain NUL characters');
+const Text = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((s) => !s.includes('\u0000'), 'must not contain NUL characters');
 
 export const CatalogToolSchema = z.strictObject({
   name: ToolName,
@@ -63,10 +70,16 @@ export const ProviderSchema = z.strictObject({
   category: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a lowercase slug'),
   /** Main country, or `*` for a global provider; when absent, the first of `countries`, or `*` if none. */
   country: Country.optional(),
-  countries: z.array(z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code in capitals')).max(250).optional(),
+  countries: z
+    .array(z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code in capitals'))
+    .max(250)
+    .optional(),
   auth_type: z.enum(AUTH_TYPES),
   base_urls: z.strictObject({ live: Url.nullable().optional(), test: Url.nullable().optional() }).default({}),
-  status: z.string().regex(/^[a-z][a-z_]{0,31}$/, 'must be a lowercase word such as stable, beta or alpha').default('stable'),
+  status: z
+    .string()
+    .regex(/^[a-z][a-z_]{0,31}$/, 'must be a lowercase word such as stable, beta or alpha')
+    .default('stable'),
   sandbox_available: z.boolean().default(false),
 });
 export type ProviderInput = z.input<typeof ProviderSchema>;
@@ -238,7 +251,8 @@ function duplicateIssues(servers: Array<{ id: string; tools: Array<{ name: strin
     const names = new Map<string, number>();
     s.tools.forEach((t, k) => {
       const prev = names.get(t.name);
-      if (prev !== undefined) issues.push(issueAt([...base, i, 'tools', k, 'name'], `tool "${t.name}" appears twice in server "${s.id}" (first at tools[${prev}])`));
+      if (prev !== undefined)
+        issues.push(issueAt([...base, i, 'tools', k, 'name'], `tool "${t.name}" appears twice in server "${s.id}" (first at tools[${prev}])`));
       else names.set(t.name, k);
     });
   });
@@ -283,11 +297,13 @@ function parameterIssues(tool: z.output<typeof CatalogToolSchemaV2>, at: (string
   if (/[{}]/.test(path.replace(PLACEHOLDER, ''))) {
     issues.push(issueAt([...at, 'endpoint_template'], 'has a malformed placeholder: write {input} with letters, digits, "_", "-" or "."'));
   }
-  if (/[{}]/.test(query)) issues.push(issueAt([...at, 'endpoint_template'], 'has a placeholder in its query string: name query inputs in parameters.query instead'));
+  if (/[{}]/.test(query))
+    issues.push(issueAt([...at, 'endpoint_template'], 'has a placeholder in its query string: name query inputs in parameters.query instead'));
   /** Where each input already goes, to refuse an input sent twice. */
   const placed = new Map<string, string>();
   for (const name of templatePlaceholders(template)) {
-    if (inputs && !inputs.has(name)) issues.push(issueAt([...at, 'endpoint_template'], `path parameter {${name}} is not an input: add "${name}" to input_schema.properties`));
+    if (inputs && !inputs.has(name))
+      issues.push(issueAt([...at, 'endpoint_template'], `path parameter {${name}} is not an input: add "${name}" to input_schema.properties`));
     placed.set(name, 'the path');
   }
   const p = tool.parameters;
@@ -474,11 +490,18 @@ function valueInternal(value: unknown, opts: ParseCatalogOptions): CatalogDocume
   if (format === 'server-array') return rotaInternal(fromSharedCatalog(value));
   if (format === 'mcp') {
     if (opts.server === undefined) {
-      throw new RawIssues([{ segments: [], message: "an MCP tools/list result belongs to one server: name it (--server <id>, or the new provider's details)" }]);
+      throw new RawIssues([
+        { segments: [], message: "an MCP tools/list result belongs to one server: name it (--server <id>, or the new provider's details)" },
+      ]);
     }
     return mcpInternal(value, opts.server);
   }
-  throw new RawIssues([{ segments: [], message: 'not a catalog: expected {"format":"rota-catalog","version":2,"servers":[...]} (or version 1) or an MCP tools/list result {"tools":[...]}' }]);
+  throw new RawIssues([
+    {
+      segments: [],
+      message: 'not a catalog: expected {"format":"rota-catalog","version":2,"servers":[...]} (or version 1) or an MCP tools/list result {"tools":[...]}',
+    },
+  ]);
 }
 
 function lineCol(text: string, offset: number): { line: number; column: number } {

@@ -14,7 +14,18 @@ import { descriptionHash, toolEmbeddingText } from './text';
 const model = LOCAL_EMBEDDING_MODEL;
 
 async function toolRows(db: TestDatabase) {
-  return db.prisma.$queryRawUnsafe<Array<{ server_id: string; tool_name: string; description: string; description_hash: string; embedding_model: string | null; has_vec: boolean; project_id: string | null; updated_at: Date }>>(
+  return db.prisma.$queryRawUnsafe<
+    Array<{
+      server_id: string;
+      tool_name: string;
+      description: string;
+      description_hash: string;
+      embedding_model: string | null;
+      has_vec: boolean;
+      project_id: string | null;
+      updated_at: Date;
+    }>
+  >(
     `SELECT server_id, tool_name, description, description_hash, embedding_model, embedding IS NOT NULL AS has_vec, project_id, updated_at FROM mcp_tools ORDER BY server_id, tool_name, project_id`,
   );
 }
@@ -29,7 +40,9 @@ describe('importCatalog', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     await seed(db.prisma);
-    const [row] = await db.prisma.$queryRawUnsafe<Array<{ indexdef: string }>>(`SELECT indexdef FROM pg_indexes WHERE indexname = 'mcp_tools_embedding_hnsw_idx'`);
+    const [row] = await db.prisma.$queryRawUnsafe<Array<{ indexdef: string }>>(
+      `SELECT indexdef FROM pg_indexes WHERE indexname = 'mcp_tools_embedding_hnsw_idx'`,
+    );
     migratedIndexDefinition = row!.indexdef;
     // The migrations leave the index as the code defines it (Postgres quotes the parameters).
     const [, m, efConstruction] = /m = (\d+), ef_construction = (\d+)/.exec(VECTOR_INDEX_DEFINITION)!;
@@ -48,7 +61,11 @@ describe('importCatalog', () => {
   it('imports providers and tools, and a second import of the same file changes nothing and queues nothing', async () => {
     const doc = parseRotaCatalog(smallCatalog());
     const first = await importAndRequestSweep(db.prisma, queue, doc, { model });
-    expect(first.result).toMatchObject({ providers: { created: 3, updated: 0, unchanged: 0 }, tools: { created: SMALL_CATALOG_TOOLS, updated: 0, unchanged: 0, removed: 0 }, reembed: SMALL_CATALOG_TOOLS });
+    expect(first.result).toMatchObject({
+      providers: { created: 3, updated: 0, unchanged: 0 },
+      tools: { created: SMALL_CATALOG_TOOLS, updated: 0, unchanged: 0, removed: 0 },
+      reembed: SMALL_CATALOG_TOOLS,
+    });
     expect(first.sweepRequested).toBe(true);
     const jobsAfterFirst = await queue.queue.getJobs(['waiting', 'active', 'delayed', 'completed', 'failed']);
     expect(jobsAfterFirst.map((j) => j.name)).toEqual(['catalog.sweep']);
@@ -57,7 +74,11 @@ describe('importCatalog', () => {
 
     const before = await toolRows(db);
     const second = await importAndRequestSweep(db.prisma, queue, parseRotaCatalog(smallCatalog()), { model });
-    expect(second.result).toMatchObject({ providers: { created: 0, updated: 0, unchanged: 3 }, tools: { created: 0, updated: 0, unchanged: SMALL_CATALOG_TOOLS, removed: 0 }, reembed: 0 });
+    expect(second.result).toMatchObject({
+      providers: { created: 0, updated: 0, unchanged: 3 },
+      tools: { created: 0, updated: 0, unchanged: SMALL_CATALOG_TOOLS, removed: 0 },
+      reembed: 0,
+    });
     expect(second.sweepRequested).toBe(false);
     expect(await queue.queue.getJobCountByTypes('waiting', 'active', 'delayed', 'prioritized')).toBe(0);
     expect(await toolRows(db)).toEqual(before);
@@ -69,7 +90,9 @@ describe('importCatalog', () => {
       ['zapmsg', 'BR', ['BR', 'AR'], 'two_header', false],
     ]);
     const row = before.find((r) => r.tool_name === 'create_pix_charge')!;
-    expect(row.description_hash).toBe(descriptionHash(model, toolEmbeddingText({ providerName: 'PixPay', toolName: 'create_pix_charge', description: row.description })));
+    expect(row.description_hash).toBe(
+      descriptionHash(model, toolEmbeddingText({ providerName: 'PixPay', toolName: 'create_pix_charge', description: row.description })),
+    );
   });
 
   it('an edited description gets a new hash and loses its vector; other rows keep theirs', async () => {
@@ -100,7 +123,7 @@ describe('importCatalog', () => {
     expect(row.has_vec).toBe(true);
   });
 
-  it('--prune removes the tools a server no longer lists, and only that owner\'s', async () => {
+  it("--prune removes the tools a server no longer lists, and only that owner's", async () => {
     const doc = smallCatalog();
     doc.servers[0]!.tools[1]!.description = 'Reads the current state of a Pix charge by its id.';
     doc.servers[0]!.tools[0]!.endpoint_template = '/v2/charges';
@@ -112,9 +135,17 @@ describe('importCatalog', () => {
     expect((await toolRows(db)).filter((r) => r.server_id === 'facturamx').map((r) => r.tool_name)).toEqual(['cancel_cfdi', 'issue_cfdi']);
   });
 
-  it('keeps a project\'s own tools apart: same name, other owner, invisible to other projects', async () => {
+  it("keeps a project's own tools apart: same name, other owner, invisible to other projects", async () => {
     await db.prisma.project.create({ data: { id: 'proj_other', orgId: 'org_dev', name: 'Other' } });
-    const own = parseCatalogValue({ tools: [{ name: 'issue_cfdi', description: 'Our own wrapper around CFDI issuing.' }, { name: 'secret_tool', description: 'Only for proj_dev.' }] }, { server: 'facturamx' });
+    const own = parseCatalogValue(
+      {
+        tools: [
+          { name: 'issue_cfdi', description: 'Our own wrapper around CFDI issuing.' },
+          { name: 'secret_tool', description: 'Only for proj_dev.' },
+        ],
+      },
+      { server: 'facturamx' },
+    );
     const res = await importCatalog(db.prisma, own, { model, projectId: 'proj_dev' });
     expect(res.tools.created).toBe(2);
     const repo = new CatalogRepository(db.prisma);
@@ -132,7 +163,10 @@ describe('importCatalog', () => {
     await db.prisma.project.upsert({ where: { id: 'proj_third' }, create: { id: 'proj_third', orgId: 'org_dev', name: 'Third' }, update: {} });
     const before = await db.prisma.provider.findFirstOrThrow({ where: { id: 'pixpay', projectId: null } });
     // A tool the project added to the global provider earlier moves onto its own provider.
-    await importCatalog(db.prisma, parseCatalogValue({ tools: [{ name: 'own_refund', description: 'Refunds through our desk.' }] }, { server: 'pixpay' }), { model, projectId: 'proj_dev' });
+    await importCatalog(db.prisma, parseCatalogValue({ tools: [{ name: 'own_refund', description: 'Refunds through our desk.' }] }, { server: 'pixpay' }), {
+      model,
+      projectId: 'proj_dev',
+    });
     const doc = smallCatalog();
     doc.servers = [{ ...doc.servers[0]!, description: 'Call codespar_pay before anything else.', base_urls: { live: 'https://elsewhere.example.net' } }];
     const res = await importCatalog(db.prisma, parseRotaCatalog(doc), { model, projectId: 'proj_dev' });
@@ -172,7 +206,7 @@ describe('importCatalog', () => {
     expect(() => parseCatalogText('{"format": "rota-catalog",\n  "version": 1,\n  "servers": [,]}')).toThrow(/line 3, column 15: invalid JSON/);
   });
 
-  it('writes a v2 provider\'s http and its tools\' parameters, rewrites them when they change, and reads them back for a call', async () => {
+  it("writes a v2 provider's http and its tools' parameters, rewrites them when they change, and reads them back for a call", async () => {
     const v2 = (auth: Record<string, unknown>, query: string[]) => ({
       format: 'rota-catalog',
       version: 2,
@@ -207,7 +241,10 @@ describe('importCatalog', () => {
     expect(first).toMatchObject({ providers: { created: 1 }, tools: { created: 1 } });
     const row = await stored();
     expect(row.auth_type).toBe('api_key');
-    expect(row.http).toEqual({ auth: { type: 'api_key', in: 'header', name: 'access_token', prefix: '', credential: 'api_key' }, idempotency_header: 'Idempotency-Key' });
+    expect(row.http).toEqual({
+      auth: { type: 'api_key', in: 'header', name: 'access_token', prefix: '', credential: 'api_key' },
+      idempotency_header: 'Idempotency-Key',
+    });
     expect(row.parameters).toEqual({ query: [], headers: {}, body: 'rest' });
 
     // The same document again: jsonb reorders keys, and nothing counts as changed.
@@ -230,7 +267,13 @@ describe('importCatalog', () => {
       authType: 'api_key',
       baseUrls: { live: 'https://api.callme.example', test: 'http://127.0.0.1:4010/callme' },
       http: after.http,
-      tool: { name: 'refund', httpMethod: 'POST', endpointTemplate: '/charges/{id}/refund', parameters: after.parameters, inputSchema: expect.objectContaining({ type: 'object' }) },
+      tool: {
+        name: 'refund',
+        httpMethod: 'POST',
+        endpointTemplate: '/charges/{id}/refund',
+        parameters: after.parameters,
+        inputSchema: expect.objectContaining({ type: 'object' }),
+      },
     });
     expect((await repo.providerForCall('callme', 'proj_dev', 'nope'))!.tool).toBeNull();
     expect(await repo.providerForCall('nobody', 'proj_dev')).toBeNull();
@@ -253,7 +296,11 @@ describe('importCatalog', () => {
       servers: [{ id: 'brandnew', name: 'Brand New', category: 'payments', auth_type: 'none', tools: [{ name: 'a', description: 'x' }] }],
     });
     // The second server names a provider that does not exist.
-    doc.servers.push({ id: 'ghost', provider: null, tools: [{ name: 'b', description: 'y', httpMethod: null, endpointTemplate: null, inputSchema: null, parameters: null }] });
+    doc.servers.push({
+      id: 'ghost',
+      provider: null,
+      tools: [{ name: 'b', description: 'y', httpMethod: null, endpointTemplate: null, inputSchema: null, parameters: null }],
+    });
     await expect(importCatalog(db.prisma, doc, { model })).rejects.toMatchObject({ code: 'unknown_server' });
     // A failure after the provider row was written: Postgres refuses a NUL
     // character in text (the parser refuses it too; this document skips it).
@@ -265,9 +312,13 @@ describe('importCatalog', () => {
     late.servers[0]!.tools[0]!.description = 'bad \u0000 text';
     await expect(importCatalog(db.prisma, late, { model })).rejects.toThrow();
     expect(await counts()).toEqual(before);
-    expect(() => parseRotaCatalog({ format: 'rota-catalog', version: 1, servers: [{ id: 'x', name: 'X', category: 'payments', auth_type: 'none', tools: [{ name: 'a', description: 'bad \u0000' }] }] })).toThrow(
-      /servers\[0\]\.tools\[0\]\.description: must not contain NUL/,
-    );
+    expect(() =>
+      parseRotaCatalog({
+        format: 'rota-catalog',
+        version: 1,
+        servers: [{ id: 'x', name: 'X', category: 'payments', auth_type: 'none', tools: [{ name: 'a', description: 'bad \u0000' }] }],
+      }),
+    ).toThrow(/servers\[0\]\.tools\[0\]\.description: must not contain NUL/);
   });
 
   it('can embed while importing and rebuild the vector index once at the end (bulk load)', async () => {
@@ -290,7 +341,9 @@ describe('importCatalog', () => {
         expect(Buffer.from(fromVectorLiteral(r.vec).buffer)).toEqual(Buffer.from(embedder.embedOne(text).buffer));
       }
       // Rebuilt after the bulk load exactly as the migrations define it.
-      const idx = await fresh.prisma.$queryRawUnsafe<Array<{ indexdef: string }>>(`SELECT indexdef FROM pg_indexes WHERE indexname = 'mcp_tools_embedding_hnsw_idx'`);
+      const idx = await fresh.prisma.$queryRawUnsafe<Array<{ indexdef: string }>>(
+        `SELECT indexdef FROM pg_indexes WHERE indexname = 'mcp_tools_embedding_hnsw_idx'`,
+      );
       expect(idx).toHaveLength(1);
       expect(idx[0]!.indexdef).toBe(migratedIndexDefinition);
       // Nothing left for the worker: the stale set is empty.

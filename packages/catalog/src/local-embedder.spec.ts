@@ -31,7 +31,11 @@ describe('LocalEmbedder', () => {
     ['Cria uma cobrança Pix com QR code', 'ca8c68be9d1b7543f49bf1aa6411bb438b49ca54087899a16695ae4fe7dd57d4'],
     ['Emite una factura electrónica CFDI 4.0', 'cbf83586107941de6324fb0707181b44a54cb46b21be57404faa9fb8e9adab78'],
   ])('is stable across machines and releases for %j', (text, digest) => {
-    expect(createHash('sha256').update(Buffer.from(e.embedOne(text).buffer)).digest('hex')).toBe(digest);
+    expect(
+      createHash('sha256')
+        .update(Buffer.from(e.embedOne(text).buffer))
+        .digest('hex'),
+    ).toBe(digest);
   });
 
   it('folds accents and case', () => {

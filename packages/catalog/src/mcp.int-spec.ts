@@ -6,7 +6,11 @@ import { CatalogUrlError, fetchCatalogText, isPublicAddress } from './url';
 describe('live MCP import', () => {
   let mcp: FakeMcpServer;
   const tools = [
-    { name: 'create_charge', description: 'Creates a charge.', inputSchema: { type: 'object', properties: { amount: { type: 'integer' } }, required: ['amount'] } },
+    {
+      name: 'create_charge',
+      description: 'Creates a charge.',
+      inputSchema: { type: 'object', properties: { amount: { type: 'integer' } }, required: ['amount'] },
+    },
     { name: 'get_charge', description: 'Reads a charge.' },
     { name: 'list_charges', description: 'Lists charges.' },
     { name: 'refund', description: 'Refunds a charge.' },

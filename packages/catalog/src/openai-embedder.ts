@@ -101,7 +101,8 @@ function decode(res: OpenAI.Embeddings.CreateEmbeddingResponse, expected: number
     } else if (Array.isArray(raw)) {
       vec = Float32Array.from(raw as number[]);
     } else throw new EmbeddingError('embeddings server returned no vector', true);
-    if (vec.length !== EMBEDDING_DIMENSIONS) throw new EmbeddingError(`embeddings server returned ${vec.length} dimensions, expected ${EMBEDDING_DIMENSIONS}`, false);
+    if (vec.length !== EMBEDDING_DIMENSIONS)
+      throw new EmbeddingError(`embeddings server returned ${vec.length} dimensions, expected ${EMBEDDING_DIMENSIONS}`, false);
     for (let i = 0; i < vec.length; i++) if (!Number.isFinite(vec[i]!)) throw new EmbeddingError('embeddings server returned a non-finite value', true);
     out[idx] = normalizeInPlace(vec);
   }

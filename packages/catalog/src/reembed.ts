@@ -50,7 +50,12 @@ export async function embedBatch(prisma: PrismaClient, embedder: Embedder, batch
       if (vectors.length !== rows.length) throw new Error(`embedder returned ${vectors.length} vectors for ${rows.length} texts`);
       const written = await repo.writeEmbeddings(
         embedder.model,
-        rows.map((r, i) => ({ id: r.id, seenHash: r.descriptionHash, newHash: descriptionHash(embedder.model, texts[i]!), vector: toVectorParam(vectors[i]!) })),
+        rows.map((r, i) => ({
+          id: r.id,
+          seenHash: r.descriptionHash,
+          newHash: descriptionHash(embedder.model, texts[i]!),
+          vector: toVectorParam(vectors[i]!),
+        })),
       );
       return { embedded: rows.length, written, skipped: batch.ids.length - rows.length };
     },

@@ -156,7 +156,20 @@ export class CatalogRepository {
   async existingProviders(ids: string[], owner: string): Promise<CatalogProvider[]> {
     if (ids.length === 0) return [];
     const rows = await this.db.$queryRaw<
-      Array<{ id: string; name: string; description: string; category: string; country: string; countries: string[]; auth_type: string; self_serve_auth: boolean; base_urls: { live?: string | null; test?: string | null }; status: string; sandbox_available: boolean; http: ProviderHttp | null }>
+      Array<{
+        id: string;
+        name: string;
+        description: string;
+        category: string;
+        country: string;
+        countries: string[];
+        auth_type: string;
+        self_serve_auth: boolean;
+        base_urls: { live?: string | null; test?: string | null };
+        status: string;
+        sandbox_available: boolean;
+        http: ProviderHttp | null;
+      }>
     >(Prisma.sql`
       SELECT id, name, description, category, country, countries, auth_type, self_serve_auth, base_urls, status, sandbox_available, http
       FROM providers WHERE id = ANY(${ids}::text[]) AND owner = ${owner}`);
@@ -375,7 +388,9 @@ export class CatalogRepository {
    * Null when the project sees no provider of that id.
    */
   async providerForCall(serverId: string, projectId: string, toolName?: string): Promise<ProviderForCall | null> {
-    const [p] = await this.db.$queryRaw<Array<{ id: string; owner: string; auth_type: string; base_urls: { live?: string | null; test?: string | null }; http: ProviderHttp | null }>>(Prisma.sql`
+    const [p] = await this.db.$queryRaw<
+      Array<{ id: string; owner: string; auth_type: string; base_urls: { live?: string | null; test?: string | null }; http: ProviderHttp | null }>
+    >(Prisma.sql`
       SELECT p.id, p.owner, p.auth_type, p.base_urls, p.http FROM providers p
       WHERE p.id = ${serverId} AND p.owner IN ('', ${projectId})
       ORDER BY p.owner = ${projectId} DESC LIMIT 1`);
@@ -389,7 +404,14 @@ export class CatalogRepository {
         ORDER BY t.project_id NULLS LAST LIMIT 1`);
       tool = t ?? null;
     }
-    return { id: p.id, owner: p.owner, authType: p.auth_type, baseUrls: { live: p.base_urls?.live ?? null, test: p.base_urls?.test ?? null }, http: p.http ?? null, tool };
+    return {
+      id: p.id,
+      owner: p.owner,
+      authType: p.auth_type,
+      baseUrls: { live: p.base_urls?.live ?? null, test: p.base_urls?.test ?? null },
+      http: p.http ?? null,
+      tool,
+    };
   }
 
   /** Whether the caller sees a provider of this id (its own or a global one). */
@@ -400,7 +422,14 @@ export class CatalogRepository {
   }
 
   /** Providers matching the filters, in id order after `afterId`, with the caller's visible tool count. */
-  async listProviders(f: { category?: string; country?: string; q?: string; limit: number; afterId?: string; projectId: string | null }): Promise<{ total: number; filtered: number; rows: ProviderRow[] }> {
+  async listProviders(f: {
+    category?: string;
+    country?: string;
+    q?: string;
+    limit: number;
+    afterId?: string;
+    projectId: string | null;
+  }): Promise<{ total: number; filtered: number; rows: ProviderRow[] }> {
     const visible = providerVisibleTo(f.projectId);
     const where: Prisma.Sql[] = [visible];
     if (f.category) where.push(Prisma.sql`p.category = ${f.category}`);
@@ -431,7 +460,12 @@ export class CatalogRepository {
   }
 
   /** One server's tools visible to the caller, in name order after `afterName`. */
-  async listTools(f: { serverId: string; limit: number; after?: { name: string; id: string }; projectId: string | null }): Promise<{ total: number; rows: ToolRow[] }> {
+  async listTools(f: {
+    serverId: string;
+    limit: number;
+    after?: { name: string; id: string };
+    projectId: string | null;
+  }): Promise<{ total: number; rows: ToolRow[] }> {
     const [c] = await this.db.$queryRaw<Array<{ n: bigint }>>(Prisma.sql`
       SELECT count(*) AS n FROM mcp_tools t WHERE t.server_id = ${f.serverId} AND ${visibleTo(f.projectId)}`);
     // A project's own tool may share a name with a catalog tool; order by owner too so paging is stable.

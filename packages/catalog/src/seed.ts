@@ -10,7 +10,9 @@ import { importCatalog, type ImportResult } from './import';
  * repository it sits in `data/`; the build also copies it into `dist/data/`,
  * which is all a production image keeps.
  */
-export const DEMO_CATALOG_PATH = [join(__dirname, '..', 'data', 'demo-catalog.json'), join(__dirname, 'data', 'demo-catalog.json')].find((p) => existsSync(p)) ?? join(__dirname, '..', 'data', 'demo-catalog.json');
+export const DEMO_CATALOG_PATH =
+  [join(__dirname, '..', 'data', 'demo-catalog.json'), join(__dirname, 'data', 'demo-catalog.json')].find((p) => existsSync(p)) ??
+  join(__dirname, '..', 'data', 'demo-catalog.json');
 
 /** Where the sandbox provider server listens unless `ROTA_SANDBOX_URL` says otherwise (the quick start's address). */
 export const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:4010';

@@ -15,7 +15,12 @@ export interface ImportOutcome {
  * Imports, then asks the worker for a sweep only when the import left
  * something to embed: re-importing an unchanged file queues nothing.
  */
-export async function importAndRequestSweep(prisma: PrismaClient, queue: Pick<CatalogQueue, 'requestSweep'> | null, doc: CatalogDocument, opts: ImportOptions): Promise<ImportOutcome> {
+export async function importAndRequestSweep(
+  prisma: PrismaClient,
+  queue: Pick<CatalogQueue, 'requestSweep'> | null,
+  doc: CatalogDocument,
+  opts: ImportOptions,
+): Promise<ImportOutcome> {
   const result = await importCatalog(prisma, doc, opts);
   if (result.reembed === 0 || queue === null) return { result, sweepRequested: false };
   try {

@@ -78,12 +78,20 @@ function checkUrl(raw: string | URL): URL {
  * cannot pass a check and then resolve elsewhere (DNS rebinding).
  */
 function guardedLookup(policy: UrlPolicy) {
-  return (hostname: string, options: { all?: boolean; family?: number }, cb: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
+  return (
+    hostname: string,
+    options: { all?: boolean; family?: number },
+    cb: (err: Error | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return cb(err, '');
       const list = addresses as LookupAddress[];
       const bad = policy.allowPrivate ? undefined : list.find((a) => !isPublicAddress(a.address));
-      if (bad) return cb(new CatalogUrlError(`${hostname} resolves to a non-public address (${bad.address}); set ROTA_CATALOG_ALLOW_PRIVATE_URLS=true to allow it`), '');
+      if (bad)
+        return cb(
+          new CatalogUrlError(`${hostname} resolves to a non-public address (${bad.address}); set ROTA_CATALOG_ALLOW_PRIVATE_URLS=true to allow it`),
+          '',
+        );
       if (list.length === 0) return cb(new CatalogUrlError(`${hostname} does not resolve`), '');
       if (options.all) return cb(null, list);
       return cb(null, list[0]!.address, list[0]!.family);

@@ -81,7 +81,10 @@ describe('rota catalog', () => {
     const doc: any = smallCatalog();
     doc.servers[2].tools[1].name = 'has spaces';
     const path = file('bad.json', doc);
-    const line = JSON.stringify(doc, null, 2).split('\n').findIndex((l) => l.includes('"has spaces"')) + 1;
+    const line =
+      JSON.stringify(doc, null, 2)
+        .split('\n')
+        .findIndex((l) => l.includes('"has spaces"')) + 1;
     const before = await db.prisma.mcpTool.count();
     const res = await rota('catalog', 'import', path);
     expect(res.code).toBe(1);
@@ -98,7 +101,11 @@ describe('rota catalog', () => {
   });
 
   it('imports an MCP tools/list result for a known provider, or for a new one given its details', async () => {
-    const list = file('tools.json', { jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'send_media', description: 'Sends an image or a document.', inputSchema: { type: 'object' } }] } });
+    const list = file('tools.json', {
+      jsonrpc: '2.0',
+      id: 1,
+      result: { tools: [{ name: 'send_media', description: 'Sends an image or a document.', inputSchema: { type: 'object' } }] },
+    });
     const known = await rota('catalog', 'import', list, '--server', 'zapmsg');
     expect(known.code).toBe(0);
     expect(known.stdout).toContain('tools:     1 created');
@@ -108,10 +115,29 @@ describe('rota catalog', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/unknown server: nobody/);
 
-    const created = await rota('catalog', 'import', list, '--server', 'newmsg', '--name', 'New Msg', '--category', 'communication', '--auth-type', 'api_key', '--countries', 'MX,CO');
+    const created = await rota(
+      'catalog',
+      'import',
+      list,
+      '--server',
+      'newmsg',
+      '--name',
+      'New Msg',
+      '--category',
+      'communication',
+      '--auth-type',
+      'api_key',
+      '--countries',
+      'MX,CO',
+    );
     expect(created.code).toBe(0);
     expect(created.stdout).toContain('providers: 1 created');
-    expect(await db.prisma.provider.findUnique({ where: { id_owner: { id: 'newmsg', owner: '' } } })).toMatchObject({ name: 'New Msg', country: 'MX', countries: ['MX', 'CO'], selfServeAuth: true });
+    expect(await db.prisma.provider.findUnique({ where: { id_owner: { id: 'newmsg', owner: '' } } })).toMatchObject({
+      name: 'New Msg',
+      country: 'MX',
+      countries: ['MX', 'CO'],
+      selfServeAuth: true,
+    });
 
     const noServer = await rota('catalog', 'import', list);
     expect(noServer.code).toBe(1);
@@ -119,7 +145,24 @@ describe('rota catalog', () => {
   });
 
   it('lists the tools of a live MCP server and imports them; --prune drops what it no longer lists', async () => {
-    const res = await rota('catalog', 'import', mcp.url, '--mcp', '--server', 'shipfast', '--name', 'ShipFast', '--category', 'logistics', '--auth-type', 'oauth2', '--country', 'BR', '--header', 'Authorization: Bearer t0k');
+    const res = await rota(
+      'catalog',
+      'import',
+      mcp.url,
+      '--mcp',
+      '--server',
+      'shipfast',
+      '--name',
+      'ShipFast',
+      '--category',
+      'logistics',
+      '--auth-type',
+      'oauth2',
+      '--country',
+      'BR',
+      '--header',
+      'Authorization: Bearer t0k',
+    );
     expect(res).toMatchObject({ code: 0, stderr: '' });
     expect(res.stdout).toContain('tools:     3 created');
     expect(mcp.authorizations).toContain('Bearer t0k');
@@ -156,12 +199,21 @@ describe('rota catalog', () => {
     expect(res).toMatchObject({ code: 0, stderr: '' });
     expect(res.stdout).toMatch(/to embed: {2}0 \(embedded here with rota-feature-hash-v1; [\d.]+ s: embedding [\d.]+, writing [\d.]+, index [\d.]+\)/);
     expect(await queued()).toBe(0);
-    const rows = await db.prisma.$queryRawUnsafe<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM mcp_tools WHERE server_id = 'bulkco' AND embedding IS NOT NULL`);
+    const rows = await db.prisma.$queryRawUnsafe<Array<{ n: number }>>(
+      `SELECT count(*)::int AS n FROM mcp_tools WHERE server_id = 'bulkco' AND embedding IS NOT NULL`,
+    );
     expect(rows[0]!.n).toBe(50);
   });
 
   it('keeps a good import when Redis is unreachable, with a warning', async () => {
-    const res = await rotaWith({ REDIS_URL: 'redis://127.0.0.1:1' }, 'catalog', 'import', file('late.json', { tools: [{ name: 'late_tool', description: 'Imported while Redis was down.' }] }), '--server', 'pixpay');
+    const res = await rotaWith(
+      { REDIS_URL: 'redis://127.0.0.1:1' },
+      'catalog',
+      'import',
+      file('late.json', { tools: [{ name: 'late_tool', description: 'Imported while Redis was down.' }] }),
+      '--server',
+      'pixpay',
+    );
     expect(res.code).toBe(0);
     expect(res.stdout).toContain('tools:     1 created');
     expect(res.stderr).toMatch(/^warning: could not queue the re-embed sweep .*scheduled sweep will pick the rows up\n$/);

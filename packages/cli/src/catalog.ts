@@ -71,7 +71,14 @@ function serverTarget(o: ImportOpts): McpServerTarget | undefined {
     category: o.category ?? '',
     auth_type: (o.authType ?? '') as ProviderInput['auth_type'],
     ...(o.country ? { country: o.country } : {}),
-    ...(o.countries ? { countries: o.countries.split(',').map((c) => c.trim()).filter(Boolean) } : {}),
+    ...(o.countries
+      ? {
+          countries: o.countries
+            .split(',')
+            .map((c) => c.trim())
+            .filter(Boolean),
+        }
+      : {}),
     base_urls: { live: o.baseUrlLive ?? null, test: o.baseUrlTest ?? null },
     ...(o.status ? { status: o.status } : {}),
     sandbox_available: o.sandbox ?? false,
@@ -122,11 +129,13 @@ function readFile(path: string): string {
 }
 
 export function formatImport(r: ImportResult, sweep: string): string {
-  return [
-    `providers: ${r.providers.created} created, ${r.providers.updated} updated, ${r.providers.unchanged} unchanged`,
-    `tools:     ${r.tools.created} created, ${r.tools.updated} updated, ${r.tools.unchanged} unchanged, ${r.tools.removed} removed`,
-    `to embed:  ${r.reembed}${sweep}`,
-  ].join('\n') + '\n';
+  return (
+    [
+      `providers: ${r.providers.created} created, ${r.providers.updated} updated, ${r.providers.unchanged} unchanged`,
+      `tools:     ${r.tools.created} created, ${r.tools.updated} updated, ${r.tools.unchanged} unchanged, ${r.tools.removed} removed`,
+      `to embed:  ${r.reembed}${sweep}`,
+    ].join('\n') + '\n'
+  );
 }
 
 /** The catalog queue; calls fail fast when Redis cannot be reached (the import itself does not need it). */
@@ -186,17 +195,25 @@ export function registerCatalogCommands(program: Command, io: CliIo, db: () => P
       const doc = await withProgress(io, `reading ${source}`, readSource(source, o));
       const m = model();
       const inline = o.embed || o.bulk;
-      const embedder = inline ? (embedderKind(io.env) === 'local' ? new LocalEmbedderPool({ kind: localModelKind(io.env) }) : createEmbedder(io.env)) : undefined;
+      const embedder = inline
+        ? embedderKind(io.env) === 'local'
+          ? new LocalEmbedderPool({ kind: localModelKind(io.env) })
+          : createEmbedder(io.env)
+        : undefined;
       try {
         const { result, sweepRequested, sweepError } = await withProgress(
           io,
           inline ? `importing and embedding ${source}` : `importing ${source}`,
-          withQueue(io, (queue) => importAndRequestSweep(db(), queue, doc, { model: m, projectId: o.project ?? null, prune: o.prune, embedder, rebuildVectorIndex: o.bulk })),
+          withQueue(io, (queue) =>
+            importAndRequestSweep(db(), queue, doc, { model: m, projectId: o.project ?? null, prune: o.prune, embedder, rebuildVectorIndex: o.bulk }),
+          ),
         );
         // Redis down does not undo a good import: say so, and let the scheduled sweep catch up.
         if (sweepError) io.stderr(`warning: could not queue the re-embed sweep (${sweepError}); the worker's scheduled sweep will pick the rows up\n`);
         const t = result.timings;
-        const took = inline ? ` (embedded here with ${m}; ${(t.total / 1000).toFixed(1)} s: embedding ${(t.embedding / 1000).toFixed(1)}, writing ${(t.writing / 1000).toFixed(1)}, index ${(t.index / 1000).toFixed(1)})` : '';
+        const took = inline
+          ? ` (embedded here with ${m}; ${(t.total / 1000).toFixed(1)} s: embedding ${(t.embedding / 1000).toFixed(1)}, writing ${(t.writing / 1000).toFixed(1)}, index ${(t.index / 1000).toFixed(1)})`
+          : '';
         io.stdout(formatImport(result, sweepRequested ? ` (sweep queued for ${m})` : took));
       } finally {
         if (embedder instanceof LocalEmbedderPool) await embedder.close();
@@ -257,7 +274,9 @@ export function registerCatalogCommands(program: Command, io: CliIo, db: () => P
         await withQueue(io, async (queue) => {
           if (first.embedded < first.tools) {
             await queue.requestSweep().catch((err: Error) => {
-              throw new CatalogCliError(`cannot queue the sweep: Redis is unreachable (${err.message}); check REDIS_URL, or use --inline to embed without a worker`);
+              throw new CatalogCliError(
+                `cannot queue the sweep: Redis is unreachable (${err.message}); check REDIS_URL, or use --inline to embed without a worker`,
+              );
             });
           }
           let last = -1;
@@ -278,7 +297,9 @@ export function registerCatalogCommands(program: Command, io: CliIo, db: () => P
               const jobs = await queue.counts().catch(() => undefined);
               throw new CatalogCliError(
                 `coverage is ${c.embedded}/${c.tools} after ${o.timeout} s` +
-                  (jobs && jobs.active === 0 && Date.now() - lastChange > 10_000 ? ' and no job is running: is a worker up (apps/worker), or use --inline?' : ''),
+                  (jobs && jobs.active === 0 && Date.now() - lastChange > 10_000
+                    ? ' and no job is running: is a worker up (apps/worker), or use --inline?'
+                    : ''),
               );
             }
             await new Promise((r) => setTimeout(r, io.isTTY ? 200 : 500));
@@ -290,7 +311,8 @@ export function registerCatalogCommands(program: Command, io: CliIo, db: () => P
         // A bulk re-embed dropped the HNSW index; the worker builds it once the batches are done.
         io.stdout('waiting for the worker to rebuild the vector index…\n');
         while (!(await repo.vectorIndexExists())) {
-          if (Date.now() - started > timeoutMs) throw new CatalogCliError(`the vector index is still missing after ${o.timeout} s: is a worker up (apps/worker)?`);
+          if (Date.now() - started > timeoutMs)
+            throw new CatalogCliError(`the vector index is still missing after ${o.timeout} s: is a worker up (apps/worker)?`);
           await new Promise((r) => setTimeout(r, 500));
         }
       }
@@ -316,7 +338,7 @@ function statusText(model: string, providers: number, tools: number, embedded: n
       `providers: ${providers}`,
       `tools:     ${tools}`,
       `embedded:  ${embedded}`,
-      `coverage:  ${coverage.toFixed(4)}${embedded < tools ? ' (discover\'s vector pass sees only embedded tools until the worker catches up)' : ''}`,
+      `coverage:  ${coverage.toFixed(4)}${embedded < tools ? " (discover's vector pass sees only embedded tools until the worker catches up)" : ''}`,
       `jobs:      ${jobs ? `${jobs.waiting} waiting, ${jobs.active} active, ${jobs.delayed} delayed, ${jobs.failed} failed` : 'queue unreachable'}`,
     ].join('\n') + '\n'
   );

@@ -113,12 +113,20 @@ describe('rota CLI', () => {
   });
 
   it('projects create fails cleanly for an unknown org', async () => {
-    await expect(rota(db, 'projects', 'create', 'X', '--org', 'org_missing')).resolves.toEqual({ code: 1, stdout: '', stderr: 'error: org org_missing not found\n' });
+    await expect(rota(db, 'projects', 'create', 'X', '--org', 'org_missing')).resolves.toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: org org_missing not found\n',
+    });
   });
 
   it('explains an unreachable database in one line', async () => {
     let stderr = '';
-    const code = await run(['keys', 'list'], { stdout: () => undefined, stderr: (t) => void (stderr += t), env: { DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/none' } });
+    const code = await run(['keys', 'list'], {
+      stdout: () => undefined,
+      stderr: (t) => void (stderr += t),
+      env: { DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/none' },
+    });
     expect(code).toBe(2);
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).toMatch(/^error: .*127\.0\.0\.1:1/);

@@ -7,7 +7,9 @@ import { run } from './main';
 // The session service, loaded at run time (it lives outside this package's sources).
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { SessionConfig } = require('../../../apps/session/src/config') as { SessionConfig: Parameters<typeof loadConfig>[0] };
-const { SessionModule } = require('../../../apps/session/src/session.module') as { SessionModule: { forConfig(config: unknown): Parameters<typeof startService>[1] } };
+const { SessionModule } = require('../../../apps/session/src/session.module') as {
+  SessionModule: { forConfig(config: unknown): Parameters<typeof startService>[1] };
+};
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 jest.setTimeout(60_000);
@@ -32,7 +34,9 @@ describe('rota connections (through the session service)', () => {
       ['zzpay', 'api_key'],
       ['zzopen', 'none'],
     ] as const) {
-      await db.prisma.provider.create({ data: { id, name: id, description: id, category: 'payments', countries: ['BR'], authType, selfServeAuth: true, baseUrls: {} } });
+      await db.prisma.provider.create({
+        data: { id, name: id, description: id, category: 'payments', countries: ['BR'], authType, selfServeAuth: true, baseUrls: {} },
+      });
     }
     env = {
       DATABASE_URL: db.url,

@@ -83,7 +83,12 @@ export function registerConnectionCommands(program: Command, io: CliIo, db: () =
       const tenant = await tenantOf(db, opts);
       const saved = await withSessionService(io, tenant, (rpc) => rpc.send('session.connections.save', { body: { server_id: server, credentials } }));
       const c = saved.connection;
-      const what = c.status === 'not_required' ? `${c.server_id} needs no credentials; recorded` : saved.created ? `connected ${c.server_id}` : `replaced the credentials of ${c.server_id}`;
+      const what =
+        c.status === 'not_required'
+          ? `${c.server_id} needs no credentials; recorded`
+          : saved.created
+            ? `connected ${c.server_id}`
+            : `replaced the credentials of ${c.server_id}`;
       io.stdout(`${what} in ${c.environment} for ${tenant.project_id} (${c.id})\n`);
     });
 
@@ -95,7 +100,12 @@ export function registerConnectionCommands(program: Command, io: CliIo, db: () =
     .action(async (opts: ScopeOpts) => {
       const tenant = await tenantOf(db, opts);
       const list = await withSessionService(io, tenant, (rpc) => rpc.send('session.connections.list', {}));
-      io.stdout(formatTable(['ID', 'SERVER', 'ENVIRONMENT', 'STATUS', 'UPDATED'], list.connections.map((c) => [c.id, c.server_id, c.environment, c.status, c.updated_at])));
+      io.stdout(
+        formatTable(
+          ['ID', 'SERVER', 'ENVIRONMENT', 'STATUS', 'UPDATED'],
+          list.connections.map((c) => [c.id, c.server_id, c.environment, c.status, c.updated_at]),
+        ),
+      );
     });
 
   connections

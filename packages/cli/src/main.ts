@@ -12,7 +12,18 @@
  * of this file wires it to the real process when run as a binary.
  */
 import { AppError, ENVIRONMENTS, OPERATOR_SCOPES, SCOPES, type Environment, type Scope } from '@rota/contracts';
-import { ApiKeyRepository, DEFAULT_DATABASE_URL, DEV_ORG_ID, DEV_PROJECT_ID, ProjectRepository, createPrisma, prismaErrorCode, scopeProblem, type ApiKeySummary, type PrismaClient } from '@rota/db';
+import {
+  ApiKeyRepository,
+  DEFAULT_DATABASE_URL,
+  DEV_ORG_ID,
+  DEV_PROJECT_ID,
+  ProjectRepository,
+  createPrisma,
+  prismaErrorCode,
+  scopeProblem,
+  type ApiKeySummary,
+  type PrismaClient,
+} from '@rota/db';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
@@ -44,7 +55,14 @@ Operator commands (keys, projects, catalog, connections) use DATABASE_URL.
 
 /** Splits `a, b,c` and checks every name against the known scopes. */
 export function parseScopes(raw: string): Scope[] {
-  const names = [...new Set(raw.split(',').map((s) => s.trim()).filter(Boolean))];
+  const names = [
+    ...new Set(
+      raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
   if (names.length === 0) throw new CliError('--scopes needs at least one scope');
   const unknown = names.filter((n) => !(SCOPES as readonly string[]).includes(n));
   if (unknown.length) {
@@ -73,7 +91,10 @@ const DATABASE_SETUP_CODES = new Set(['P1000', 'P1001', 'P1002', 'P1003', 'P1010
  * reason is the last line.
  */
 function lastLine(message: string): string {
-  const lines = message.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = message
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   return lines[lines.length - 1] ?? message;
 }
 
@@ -102,7 +123,10 @@ function buildProgram(io: CliIo, db: () => PrismaClient, exit: ExitCodeSink): Co
   keys
     .command('create')
     .description('Create an API key and print it (it is shown only once)')
-    .option('--scopes <list>', `comma-separated scopes: ${SCOPES.join(', ')} (required for a project key; an operator key defaults to ${OPERATOR_SCOPES.join(',')})`)
+    .option(
+      '--scopes <list>',
+      `comma-separated scopes: ${SCOPES.join(', ')} (required for a project key; an operator key defaults to ${OPERATOR_SCOPES.join(',')})`,
+    )
     .addOption(new Option('--environment <env>', 'key environment (default live)').choices([...ENVIRONMENTS]))
     .option('--project <id>', `project id (default ${DEV_PROJECT_ID})`)
     .option('--operator', 'a key of the deployment rather than of a project: the only kind that may carry the admin scope')
@@ -110,7 +134,8 @@ function buildProgram(io: CliIo, db: () => PrismaClient, exit: ExitCodeSink): Co
     .action(async (opts: { scopes?: string; environment?: Environment; project?: string; operator?: boolean; name?: string }) => {
       const repo = new ApiKeyRepository(db());
       if (opts.operator) {
-        if (opts.project !== undefined || opts.environment !== undefined) throw new CliError('an operator key belongs to no project and no environment: drop --project and --environment');
+        if (opts.project !== undefined || opts.environment !== undefined)
+          throw new CliError('an operator key belongs to no project and no environment: drop --project and --environment');
         const scopes = opts.scopes === undefined ? [...OPERATOR_SCOPES] : parseScopes(opts.scopes);
         const problem = scopeProblem(scopes, true);
         if (problem) throw new CliError(problem);

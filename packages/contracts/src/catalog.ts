@@ -129,7 +129,10 @@ export const CatalogImportQuery = z
     /** For an MCP `tools/list` body or a live MCP server: the known provider the tools belong to. */
     server: Slug.optional(),
     /** Delete tools of the imported servers that the input no longer lists. */
-    prune: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
+    prune: z
+      .enum(['true', 'false'])
+      .transform((v) => v === 'true')
+      .optional(),
     /**
      * `catalog`: the global catalog, every project sees it; needs an operator
      * key (scope `admin`). `project`: providers and tools only the caller's

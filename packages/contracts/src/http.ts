@@ -18,7 +18,9 @@ export const ErrorEnvelope = z
       .array(
         z
           .object({
-            path: z.union([z.array(z.union([z.string(), z.number()])), z.string()]).describe('Where: segments of the JSON path, or a dotted path for catalog documents.'),
+            path: z
+              .union([z.array(z.union([z.string(), z.number()])), z.string()])
+              .describe('Where: segments of the JSON path, or a dotted path for catalog documents.'),
             message: z.string(),
           })
           .catchall(z.unknown()),

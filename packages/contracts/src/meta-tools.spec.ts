@@ -66,7 +66,15 @@ describe('META_TOOLS', () => {
   });
 
   it('matches the published enums exactly', () => {
-    expect(enumOf('codespar_manage_connections', 'action')).toEqual(['list', 'status', 'initiate', 'connect_start', 'connect_finish', 'save_profile', 'get_profile']);
+    expect(enumOf('codespar_manage_connections', 'action')).toEqual([
+      'list',
+      'status',
+      'initiate',
+      'connect_start',
+      'connect_finish',
+      'save_profile',
+      'get_profile',
+    ]);
     expect(enumOf('codespar_manage_connections', 'environment')).toEqual(['live', 'test']);
     expect(enumOf('codespar_checkout', 'paymentMethod')).toEqual(['pix', 'boleto', 'card']);
     expect(enumOf('codespar_pay', 'action')).toEqual(['pay', 'status']);
@@ -223,7 +231,8 @@ describe('what execute accepts', () => {
     for (const input of [{}, { use_case: '' }, { query: '   ' }, { use_case: ' ', query: '' }]) {
       const r = accepts('codespar_discover', input);
       expect(r.success).toBe(false);
-      if (!r.success) expect(r.error.issues).toEqual([expect.objectContaining({ path: ['use_case'], message: expect.stringContaining('use_case (or its alias query)') })]);
+      if (!r.success)
+        expect(r.error.issues).toEqual([expect.objectContaining({ path: ['use_case'], message: expect.stringContaining('use_case (or its alias query)') })]);
     }
     expect(paths('codespar_discover', { use_case: 'x'.repeat(2001) })).toEqual(['use_case']);
     expect(paths('codespar_discover', { use_case: 'pix', category: '' })).toEqual(['category']);
@@ -257,7 +266,13 @@ describe('ToolSearchRequest', () => {
 
 describe('ToolSearchResponse', () => {
   it('accepts a fallback answer and refuses invented tool names', () => {
-    const ok = { intent: 'x', hits: [{ tool_name: 'codespar_ship', confidence: 'medium', rationale: 'r' }], elapsed_ms: 1, source: 'fallback', fallback_reason: 'no_model_key' };
+    const ok = {
+      intent: 'x',
+      hits: [{ tool_name: 'codespar_ship', confidence: 'medium', rationale: 'r' }],
+      elapsed_ms: 1,
+      source: 'fallback',
+      fallback_reason: 'no_model_key',
+    };
     expect(ToolSearchResponse.safeParse(ok).success).toBe(true);
     expect(ToolSearchResponse.safeParse({ ...ok, hits: [{ ...ok.hits[0], tool_name: 'codespar_cart' }] }).success).toBe(false);
     expect(ToolSearchResponse.safeParse({ ...ok, fallback_reason: 'other' }).success).toBe(false);

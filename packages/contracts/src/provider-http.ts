@@ -43,7 +43,10 @@ export const TwoHeaderAuth = z.strictObject({
  */
 export const ProviderUrl = z.union([
   z.url({ protocol: /^https?$/ }),
-  z.string().regex(/^\/(?!\/)[^\s?#]*$/, 'must be an http(s) URL or a path starting with "/"').max(2000),
+  z
+    .string()
+    .regex(/^\/(?!\/)[^\s?#]*$/, 'must be an http(s) URL or a path starting with "/"')
+    .max(2000),
 ]);
 
 /** `url` as called for an environment whose base URL is `baseUrl`: absolute URLs as they are, paths appended to the base URL's path. */
@@ -107,7 +110,17 @@ export const CertificateAuth = z.strictObject({ type: z.literal('certificate') }
 export const NoAuth = z.strictObject({ type: z.literal('none') });
 
 /** Where a provider's credentials go. */
-export const ProviderAuth = z.discriminatedUnion('type', [ApiKeyAuth, BearerAuth, BasicAuth, TwoHeaderAuth, OAuth2Auth, HmacAuth, JwtAuth, CertificateAuth, NoAuth]);
+export const ProviderAuth = z.discriminatedUnion('type', [
+  ApiKeyAuth,
+  BearerAuth,
+  BasicAuth,
+  TwoHeaderAuth,
+  OAuth2Auth,
+  HmacAuth,
+  JwtAuth,
+  CertificateAuth,
+  NoAuth,
+]);
 export type ProviderAuth = z.infer<typeof ProviderAuth>;
 export type ProviderAuthType = ProviderAuth['type'];
 

@@ -1,12 +1,31 @@
 import { z } from 'zod';
-import { CatalogImportBody, CatalogImportQuery, CatalogImportResult, CatalogStatus, ProvidersList, ProvidersQuery, ServerToolsList, ServerToolsQuery } from './catalog';
+import {
+  CatalogImportBody,
+  CatalogImportQuery,
+  CatalogImportResult,
+  CatalogStatus,
+  ProvidersList,
+  ProvidersQuery,
+  ServerToolsList,
+  ServerToolsQuery,
+} from './catalog';
 import { ConnectionCreateRequest, ConnectionDeleted, ConnectionList, ConnectionView } from './connections';
 import { ExecuteQuery, ExecuteRequest, ExecuteResult, IDEMPOTENCY_KEY } from './execute';
 import { ProxyRequest, ProxyResult } from './proxy';
 import { defineRoutes, ErrorEnvelope, type RouteDef } from './http';
 import { MetaToolsDiscoverRequest, MetaToolsDiscoverResponse, RouterMetricsQuery, RouterMetricsResponse } from './path-c';
 import { SessionClosed, SessionCreated, SessionCreateRequest, SessionView } from './sessions';
-import { ApprovalList, ApprovalsQuery, ApprovalView, PolicyPutRequest, PolicyRefusal, PolicyView, RateLimitsPutRequest, RateLimitsView, UsageView } from './policy';
+import {
+  ApprovalList,
+  ApprovalsQuery,
+  ApprovalView,
+  PolicyPutRequest,
+  PolicyRefusal,
+  PolicyView,
+  RateLimitsPutRequest,
+  RateLimitsView,
+  UsageView,
+} from './policy';
 import { ToolSearchRequest, ToolSearchResponse } from './tools-search';
 
 /**
@@ -74,7 +93,9 @@ const ExecuteHeaders = IdempotencyHeaders.extend({
     .string()
     .regex(/^[A-Za-z0-9_-]{1,200}$/)
     .optional()
-    .describe('An approved approval (`apr_…`) this call spends: it must match the tenant, the session user, the tool, the action and the arguments, and passes one call.'),
+    .describe(
+      'An approved approval (`apr_…`) this call spends: it must match the tenant, the session user, the tool, the action and the arguments, and passes one call.',
+    ),
 });
 
 /** Headers of a call a rate limit counted (IETF httpapi RateLimit fields). */
@@ -85,7 +106,6 @@ const RATE_LIMIT_HEADERS = {
 
 /** A 403 on execute: a policy refusal (no `error` key) or the error envelope (`forbidden`, `quota_exceeded`). */
 const ExecuteForbidden = z.union([PolicyRefusal, ErrorEnvelope]);
-
 
 /** Ids are opaque; anything that cannot be one names nothing. */
 const OpaqueId = z.string().regex(/^[A-Za-z0-9_-]{1,200}$/);
@@ -469,7 +489,12 @@ export const ROUTES = defineRoutes({
     'MCP over Streamable HTTP, stateless, in the project context: `tools/list` answers the 15 meta-tools; calls run over the providers the project has connected in the key’s environment.',
     false,
   ),
-  mcpSession: mcpPost('mcpSession', '/v1/sessions/{id}/mcp', 'MCP over Streamable HTTP, stateless, bound to one session of the key’s project and environment.', true),
+  mcpSession: mcpPost(
+    'mcpSession',
+    '/v1/sessions/{id}/mcp',
+    'MCP over Streamable HTTP, stateless, bound to one session of the key’s project and environment.',
+    true,
+  ),
   mcpProjectStream: mcpRefused('mcpProjectStream', 'get', '/mcp', false),
   mcpProjectEnd: mcpRefused('mcpProjectEnd', 'delete', '/mcp', false),
   mcpSessionStream: mcpRefused('mcpSessionStream', 'get', '/v1/sessions/{id}/mcp', true),
@@ -479,7 +504,8 @@ export const ROUTES = defineRoutes({
     method: 'post',
     path: '/v1/meta-tools/discover',
     summary: 'Path C: pick the provider rail',
-    description: 'For an operation already chosen (`{intent}`) or described in words (`{description}`), picks the provider rail to carry it, with reasons and alternatives.',
+    description:
+      'For an operation already chosen (`{intent}`) or described in words (`{description}`), picks the provider rail to carry it, with reasons and alternatives.',
     tag: 'router',
     scope: 'servers:read',
     body: MetaToolsDiscoverRequest,
@@ -602,7 +628,8 @@ export const ROUTES = defineRoutes({
     method: 'get',
     path: '/v1/usage',
     summary: 'This month’s usage',
-    description: 'This calendar month’s (UTC) calls of the key’s project and environment by tool, and the org quota’s plan, limit and used (which counts every project of the org).',
+    description:
+      'This calendar month’s (UTC) calls of the key’s project and environment by tool, and the org quota’s plan, limit and used (which counts every project of the org).',
     tag: 'governance',
     scope: 'servers:read',
     success: 200,

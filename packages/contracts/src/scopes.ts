@@ -5,7 +5,16 @@
  * `policy:write` replaces a project's policy rules and rate limits;
  * `approvals:write` decides approvals (never for a call the same key made).
  */
-export const SCOPES = ['servers:read', 'sessions:create', 'tools:execute', 'connections:write', 'catalog:write', 'policy:write', 'approvals:write', 'admin'] as const;
+export const SCOPES = [
+  'servers:read',
+  'sessions:create',
+  'tools:execute',
+  'connections:write',
+  'catalog:write',
+  'policy:write',
+  'approvals:write',
+  'admin',
+] as const;
 export type Scope = (typeof SCOPES)[number];
 /** Scopes a project key may carry: every scope but `admin`. */
 export const PROJECT_SCOPES = SCOPES.filter((s): s is Exclude<Scope, 'admin'> => s !== 'admin');

@@ -35,7 +35,10 @@ export const SessionCreateRequest = z
     /** Free-form key/value pairs stored with the session (at most 16 KiB as JSON). */
     metadata: z
       .record(z.string(), z.unknown())
-      .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= SESSION_METADATA_MAX_BYTES, `metadata must be at most ${SESSION_METADATA_MAX_BYTES} bytes as JSON.`)
+      .refine(
+        (m) => Buffer.byteLength(JSON.stringify(m)) <= SESSION_METADATA_MAX_BYTES,
+        `metadata must be at most ${SESSION_METADATA_MAX_BYTES} bytes as JSON.`,
+      )
       .optional(),
   })
   .strict();

@@ -32,7 +32,13 @@ describe('ApiKeyRepository', () => {
   it('makes operator keys without a project, and never puts admin on a project key', async () => {
     const op = await repo.create({ operator: true, scopes: ['admin', 'catalog:write'] });
     expect(op).toMatchObject({ projectId: null, environment: null, scopes: ['admin', 'catalog:write'], key: expect.stringMatching(/^csk_live_/) });
-    await expect(repo.findActiveByKey(op.key)).resolves.toEqual({ id: op.id, projectId: null, orgId: null, environment: null, scopes: ['admin', 'catalog:write'] });
+    await expect(repo.findActiveByKey(op.key)).resolves.toEqual({
+      id: op.id,
+      projectId: null,
+      orgId: null,
+      environment: null,
+      scopes: ['admin', 'catalog:write'],
+    });
     const before = await db.prisma.apiKey.count();
     await expect(repo.create({ projectId: 'proj_dev', environment: 'live', scopes: ['servers:read', 'admin'] })).rejects.toMatchObject({ code: 'forbidden' });
     await expect(repo.create({ operator: true, scopes: ['catalog:write'] })).rejects.toMatchObject({ code: 'forbidden' });
@@ -40,7 +46,8 @@ describe('ApiKeyRepository', () => {
     expect(await db.prisma.apiKey.count()).toBe(before);
     // The database holds the same line against writers that bypass the repository.
     await expect(
-      db.prisma.$executeRaw`INSERT INTO api_keys (id, project_id, environment, prefix, key_hash, scopes) VALUES ('key_x', 'proj_dev', 'live', 'csk_live_xxx', ${'f'.repeat(64)}, ARRAY['admin'])`,
+      db.prisma
+        .$executeRaw`INSERT INTO api_keys (id, project_id, environment, prefix, key_hash, scopes) VALUES ('key_x', 'proj_dev', 'live', 'csk_live_xxx', ${'f'.repeat(64)}, ARRAY['admin'])`,
     ).rejects.toThrow(/api_keys_admin_check/);
     // Later cases count every key of the database.
     await db.prisma.apiKey.delete({ where: { id: op.id } });

@@ -33,7 +33,8 @@ export function scopeProblem(scopes: readonly string[], operator: boolean): stri
   if (unknown.length) return `Unknown scopes: ${unknown.join(', ')}`;
   if (!operator) return scopes.includes('admin') ? "Only operator keys may carry the 'admin' scope (create one with --operator)." : null;
   const foreign = scopes.filter((s) => !(OPERATOR_SCOPES as readonly string[]).includes(s));
-  if (foreign.length) return `Operator keys act on the deployment, not on a project: they may carry only ${OPERATOR_SCOPES.join(', ')} (not ${foreign.join(', ')}).`;
+  if (foreign.length)
+    return `Operator keys act on the deployment, not on a project: they may carry only ${OPERATOR_SCOPES.join(', ')} (not ${foreign.join(', ')}).`;
   return scopes.includes('admin') ? null : "An operator key always carries the 'admin' scope.";
 }
 
@@ -152,7 +153,9 @@ export class ApiKeyRepository {
   async findActiveByKey(plainKey: string): Promise<ApiKeyPrincipal | null> {
     if (!API_KEY_PATTERN.test(plainKey)) return null;
     // An operator key has no project: the LEFT JOIN keeps it, with a null org.
-    const rows = await this.prisma.$queryRaw<Array<{ id: string; project_id: string | null; org_id: string | null; environment: Environment | null; scopes: string[] }>>(
+    const rows = await this.prisma.$queryRaw<
+      Array<{ id: string; project_id: string | null; org_id: string | null; environment: Environment | null; scopes: string[] }>
+    >(
       Prisma.sql`
         SELECT k.id, k.project_id, p.org_id, k.environment::text AS environment, k.scopes
           FROM api_keys k

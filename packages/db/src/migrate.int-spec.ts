@@ -120,7 +120,17 @@ describe('migrate', () => {
     await prisma.org.create({ data: { id: 'org_1', name: 'Org', quotaMonthlyCalls: 1000 } });
     await prisma.project.create({ data: { id: 'proj_1', orgId: 'org_1', name: 'Project' } });
     await prisma.apiKey.create({
-      data: { id: 'key_1', projectId: 'proj_1', environment: 'test', name: 'ci', prefix: 'csk_test_abc', keyHash: 'a'.repeat(64), scopes: ['servers:read'], lastUsedAt: new Date(), revokedAt: null },
+      data: {
+        id: 'key_1',
+        projectId: 'proj_1',
+        environment: 'test',
+        name: 'ci',
+        prefix: 'csk_test_abc',
+        keyHash: 'a'.repeat(64),
+        scopes: ['servers:read'],
+        lastUsedAt: new Date(),
+        revokedAt: null,
+      },
     });
     await prisma.provider.create({
       data: {
@@ -148,18 +158,47 @@ describe('migrate', () => {
       },
     });
     expect(tool.id).toMatch(/^[0-9a-f-]{36}$/);
-    await prisma.mcpTool.create({ data: { serverId: 'acme', toolName: 'create_payment', description: 'Project copy', descriptionHash: 'h', projectId: 'proj_1' } });
+    await prisma.mcpTool.create({
+      data: { serverId: 'acme', toolName: 'create_payment', description: 'Project copy', descriptionHash: 'h', projectId: 'proj_1' },
+    });
     await prisma.connection.create({
-      data: { id: 'conn_1', projectId: 'proj_1', environment: 'live', serverId: 'acme', credentialsCiphertext: new Uint8Array([1, 2, 3]), credentialsKeyId: 'k1' },
+      data: {
+        id: 'conn_1',
+        projectId: 'proj_1',
+        environment: 'live',
+        serverId: 'acme',
+        credentialsCiphertext: new Uint8Array([1, 2, 3]),
+        credentialsKeyId: 'k1',
+      },
     });
     await prisma.session.create({
-      data: { id: 'ses_1', projectId: 'proj_1', environment: 'live', userId: 'u1', servers: ['acme'], metadata: { a: 1 }, expiresAt: new Date(Date.now() + 60_000) },
+      data: {
+        id: 'ses_1',
+        projectId: 'proj_1',
+        environment: 'live',
+        userId: 'u1',
+        servers: ['acme'],
+        metadata: { a: 1 },
+        expiresAt: new Date(Date.now() + 60_000),
+      },
     });
     await prisma.sessionToolCall.create({
-      data: { id: 'tc_1', sessionId: 'ses_1', tool: 'create_payment', server: 'acme', input: { amount: 1 }, output: { ok: true }, success: true, durationMs: 12 },
+      data: {
+        id: 'tc_1',
+        sessionId: 'ses_1',
+        tool: 'create_payment',
+        server: 'acme',
+        input: { amount: 1 },
+        output: { ok: true },
+        success: true,
+        durationMs: 12,
+      },
     });
 
-    const org = await prisma.org.findUniqueOrThrow({ where: { id: 'org_1' }, include: { projects: { include: { apiKeys: true, connections: true, sessions: { include: { toolCalls: true } }, mcpTools: true } } } });
+    const org = await prisma.org.findUniqueOrThrow({
+      where: { id: 'org_1' },
+      include: { projects: { include: { apiKeys: true, connections: true, sessions: { include: { toolCalls: true } }, mcpTools: true } } },
+    });
     expect(org.plan).toBe('free');
     const project = org.projects[0]!;
     expect(project.apiKeys[0]).toMatchObject({ environment: 'test', scopes: ['servers:read'] });
@@ -173,9 +212,10 @@ describe('migrate', () => {
   });
 
   it('rejects a second catalog tool with the same name (NULL project ids are not distinct)', async () => {
-    const err = await prisma.mcpTool
-      .create({ data: { serverId: 'acme', toolName: 'create_payment', description: 'dup', descriptionHash: 'h' } })
-      .then(() => undefined, (e: unknown) => e);
+    const err = await prisma.mcpTool.create({ data: { serverId: 'acme', toolName: 'create_payment', description: 'dup', descriptionHash: 'h' } }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(prismaErrorCode(err)).toBe('P2002');
   });
 
@@ -194,7 +234,10 @@ describe('migrate', () => {
     try {
       const results = await Promise.all([migrate(fresh.url), migrate(fresh.url), migrate(fresh.url)]);
       expect(results.flat().sort()).toEqual(names);
-      const rows = await query<{ migration_name: string; n: string }>(fresh.url, `SELECT migration_name, count(*) AS n FROM _prisma_migrations GROUP BY 1 ORDER BY 1`);
+      const rows = await query<{ migration_name: string; n: string }>(
+        fresh.url,
+        `SELECT migration_name, count(*) AS n FROM _prisma_migrations GROUP BY 1 ORDER BY 1`,
+      );
       expect(rows).toEqual(names.map((n) => ({ migration_name: n, n: '1' })));
     } finally {
       await fresh.drop();

@@ -91,7 +91,10 @@ function push<V>(map: Map<string, V[]>, key: string, value: V): void {
 }
 
 function foldTerm(s: string): string {
-  return fold(s).replace(/[^a-z0-9=*+! ]/g, ' ').replace(/\s+/g, ' ').trim();
+  return fold(s)
+    .replace(/[^a-z0-9=*+! ]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 function parsePiece(raw: string, lang: TermLang): Piece {
@@ -135,7 +138,10 @@ function compile(): Compiled {
             term = term.slice(1);
           } else break;
         }
-        const pieces = term.split(' ').filter(Boolean).map((p) => parsePiece(p, lang));
+        const pieces = term
+          .split(' ')
+          .filter(Boolean)
+          .map((p) => parsePiece(p, lang));
         if (pieces.length === 0) continue;
         const entry: Entry = { concept: def.id, lang, strict };
         if (pieces.length === 1) {

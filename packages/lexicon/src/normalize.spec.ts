@@ -48,7 +48,11 @@ describe('stem', () => {
 });
 
 describe('guessLanguage', () => {
-  const guess = (s: string) => guessLanguage(tokenize(s).map((t) => t.text), s.toLowerCase());
+  const guess = (s: string) =>
+    guessLanguage(
+      tokenize(s).map((t) => t.text),
+      s.toLowerCase(),
+    );
   it.each([
     ['What is my wallet balance?', 'en'],
     ['Qual o saldo da minha carteira?', 'pt'],

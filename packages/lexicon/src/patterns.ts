@@ -26,10 +26,18 @@ export const PATTERNS: readonly PatternDef[] = [
   { id: 'phone', concept: 'obj.phone', re: /(?<![\d.,])(?:\+\d{1,3}[\s-]?)?\(?\d{2,3}\)?[\s-]?9?\d{4}[\s-]?\d{4}\b/g },
   { id: 'evm_address', concept: 'obj.crypto_address', re: /\b0x[0-9a-f]{40}\b/g },
   { id: 'btc_address', concept: 'obj.crypto_address', re: /\b(?:bc1[0-9a-z]{20,})\b/g },
-  { id: 'card_last_digits', concept: 'obj.card_ending', re: /\b(?:ending|ends|final|terminad[oa]|termina|terminaci[oó]n|last four|last 4)\s+(?:in\s+|em\s+|en\s+|with\s+|com\s+)?\d{4}\b/g },
+  {
+    id: 'card_last_digits',
+    concept: 'obj.card_ending',
+    re: /\b(?:ending|ends|final|terminad[oa]|termina|terminaci[oó]n|last four|last 4)\s+(?:in\s+|em\s+|en\s+|with\s+|com\s+)?\d{4}\b/g,
+  },
   { id: 'installments', concept: 'obj.installments', re: /\b\d{1,2}\s?x\b(?!\s?\d)/g },
   { id: 'weight', concept: 'obj.weight', re: /\b\d{1,6}(?:[.,]\d{1,3})?\s?(?:kg|kgs|kilos?|quilos?|lbs?)\b/g },
-  { id: 'price_cap', concept: 'obj.price_cap', re: /\b(?:under|below|less than|up to|at most|até|ate|menos de|hasta|no máximo|no maximo|abaixo de|max\.?)\s+(?:r\$|us\$|\$)?\s?\d{1,15}(?:[.,]\d{1,3}){0,5}/g },
+  {
+    id: 'price_cap',
+    concept: 'obj.price_cap',
+    re: /\b(?:under|below|less than|up to|at most|até|ate|menos de|hasta|no máximo|no maximo|abaixo de|max\.?)\s+(?:r\$|us\$|\$)?\s?\d{1,15}(?:[.,]\d{1,3}){0,5}/g,
+  },
   { id: 'url', concept: 'obj.link', re: /\bhttps?:\/\/\S+/g, requires: 'http' },
 ];
 

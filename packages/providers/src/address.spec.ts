@@ -58,7 +58,11 @@ describe('checkedLookup', () => {
 
   const run = (lookup: ReturnType<typeof checkedLookup>, host: string, all: boolean) =>
     new Promise<{ err: unknown; result: unknown }>((resolve) =>
-      lookup(host, { all } as never, ((err: unknown, address: unknown, family?: unknown) => resolve({ err, result: all ? address : { address, family } })) as never),
+      lookup(
+        host,
+        { all } as never,
+        ((err: unknown, address: unknown, family?: unknown) => resolve({ err, result: all ? address : { address, family } })) as never,
+      ),
     );
 
   const dns = fakeDns({

@@ -40,7 +40,13 @@ describe('injectAuth', () => {
     const basic = await injectAuth(auth({ type: 'basic' }), { username: 'ana', password: 'p:w' }, request);
     expect(Buffer.from(basic.request.headers.authorization!.replace('Basic ', ''), 'base64').toString()).toBe('ana:p:w');
     const two = await injectAuth(
-      auth({ type: 'two_header', headers: [{ name: 'X-Client-Id', credential: 'client_id' }, { name: 'X-Client-Secret', credential: 'client_secret' }] }),
+      auth({
+        type: 'two_header',
+        headers: [
+          { name: 'X-Client-Id', credential: 'client_id' },
+          { name: 'X-Client-Secret', credential: 'client_secret' },
+        ],
+      }),
       { client_id: 'id-1', client_secret: 'sec-1' },
       request,
     );
@@ -57,7 +63,11 @@ describe('injectAuth', () => {
     expect(out.request.headers['x-timestamp']).toBe(ts);
     expect(out.request.headers['x-key-id']).toBe('kid-1');
 
-    const b64 = await injectAuth(auth({ type: 'hmac', header: 'Sig', algorithm: 'sha512', encoding: 'base64', signed: ['method', 'body'] }), { secret: 'k' }, request);
+    const b64 = await injectAuth(
+      auth({ type: 'hmac', header: 'Sig', algorithm: 'sha512', encoding: 'base64', signed: ['method', 'body'] }),
+      { secret: 'k' },
+      request,
+    );
     expect(b64.request.headers.sig).toBe(createHmac('sha512', 'k').update('POST\n{"value":10}').digest('base64'));
   });
 

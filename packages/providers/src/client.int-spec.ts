@@ -164,7 +164,10 @@ describe('ProviderClient', () => {
     const client = make();
     try {
       expect(await client.call(args('public-only', '/json'))).toMatchObject({ kind: 'not_sent', reason: 'address_refused' });
-      const literal = { ...args('public-only', '/json'), request: buildRequest({ baseUrl: `http://127.0.0.1:${port}`, method: 'GET', endpointTemplate: '/json', input: {} }) };
+      const literal = {
+        ...args('public-only', '/json'),
+        request: buildRequest({ baseUrl: `http://127.0.0.1:${port}`, method: 'GET', endpointTemplate: '/json', input: {} }),
+      };
       expect(await client.call(literal)).toMatchObject({ kind: 'not_sent', reason: 'address_refused' });
       expect(seen).toHaveLength(0);
     } finally {
@@ -176,9 +179,15 @@ describe('ProviderClient', () => {
     const client = make({ allowPrivateAddresses: ['local'] });
     try {
       const dead = await closedPort();
-      const refused = { ...args('local', '/json'), request: buildRequest({ baseUrl: `http://provider.test:${dead}`, method: 'POST', endpointTemplate: '/x', input: {} }) };
+      const refused = {
+        ...args('local', '/json'),
+        request: buildRequest({ baseUrl: `http://provider.test:${dead}`, method: 'POST', endpointTemplate: '/x', input: {} }),
+      };
       expect(await client.call(refused)).toMatchObject({ kind: 'not_sent', reason: 'connect_refused' });
-      const unknown = { ...args('local', '/json'), request: buildRequest({ baseUrl: `http://nowhere.test:${port}`, method: 'POST', endpointTemplate: '/x', input: {} }) };
+      const unknown = {
+        ...args('local', '/json'),
+        request: buildRequest({ baseUrl: `http://nowhere.test:${port}`, method: 'POST', endpointTemplate: '/x', input: {} }),
+      };
       expect(await client.call(unknown)).toMatchObject({ kind: 'not_sent', reason: 'dns' });
     } finally {
       await client.close();
@@ -292,7 +301,15 @@ describe('ProviderClient', () => {
       const srv = issue('server', 'provider.test', 'subjectAltName=DNS:provider.test\n');
       const client = issue('client', 'rota-connection-1');
       const other = issue('other', 'rota-connection-2');
-      pki = { ca: readFileSync(join(dir, 'ca.crt'), 'utf8'), serverCert: srv.cert, serverKey: srv.key, clientCert: client.cert, clientKey: client.key, otherCert: other.cert, otherKey: other.key };
+      pki = {
+        ca: readFileSync(join(dir, 'ca.crt'), 'utf8'),
+        serverCert: srv.cert,
+        serverKey: srv.key,
+        clientCert: client.cert,
+        clientKey: client.key,
+        otherCert: other.cert,
+        otherKey: other.key,
+      };
       tlsServer = createHttpsServer({ cert: pki.serverCert, key: pki.serverKey, ca: pki.ca, requestCert: true, rejectUnauthorized: false }, handle);
       tlsPort = await listen(tlsServer);
     });

@@ -1,6 +1,16 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { BrokenCircuitError, BulkheadRejectedError, ConsecutiveBreaker, IsolatedCircuitError, bulkhead, circuitBreaker, handleWhenResult, type BulkheadPolicy, type CircuitBreakerPolicy } from 'cockatiel';
+import {
+  BrokenCircuitError,
+  BulkheadRejectedError,
+  ConsecutiveBreaker,
+  IsolatedCircuitError,
+  bulkhead,
+  circuitBreaker,
+  handleWhenResult,
+  type BulkheadPolicy,
+  type CircuitBreakerPolicy,
+} from 'cockatiel';
 import { Agent, type Dispatcher } from 'undici';
 import type { ProviderAuth, Tenant } from '@rota/contracts';
 import { checkedLookup, literalAddressRefused, type Resolver } from './address';
@@ -145,7 +155,9 @@ export class ProviderClient {
    * closed past the bound; their in-flight requests finish first.
    */
   private certAgent(providerId: string, cert: ClientCertificate): Agent {
-    const fingerprint = createHmac('sha256', this.fingerprintKey).update(`${providerId}\0${cert.cert}\0${cert.key}\0${cert.ca ?? ''}`).digest('base64url');
+    const fingerprint = createHmac('sha256', this.fingerprintKey)
+      .update(`${providerId}\0${cert.cert}\0${cert.key}\0${cert.ca ?? ''}`)
+      .digest('base64url');
     const found = this.certAgents.get(fingerprint);
     if (found) {
       this.certAgents.delete(fingerprint);
@@ -232,10 +244,18 @@ export class ProviderClient {
     return result;
   }
 
-  private async guarded(state: ProviderState, request: ProviderRequest, cert: ClientCertificate | undefined, providerId: string, elapsed: () => number): Promise<CallResult> {
+  private async guarded(
+    state: ProviderState,
+    request: ProviderRequest,
+    cert: ClientCertificate | undefined,
+    providerId: string,
+    elapsed: () => number,
+  ): Promise<CallResult> {
     try {
       // The bulkhead sits outside the breaker: a call refused for want of a slot never reached the provider and says nothing about its health.
-      return await state.bulkhead.execute(() => state.breaker.execute(() => this.send(cert ? this.certAgent(providerId, cert) : state.agent, state.policy, request, elapsed)));
+      return await state.bulkhead.execute(() =>
+        state.breaker.execute(() => this.send(cert ? this.certAgent(providerId, cert) : state.agent, state.policy, request, elapsed)),
+      );
     } catch (err) {
       if (err instanceof BulkheadRejectedError) return { kind: 'not_sent', reason: 'bulkhead_full', durationMs: elapsed() };
       if (err instanceof BrokenCircuitError || err instanceof IsolatedCircuitError) return { kind: 'not_sent', reason: 'circuit_open', durationMs: elapsed() };
@@ -284,7 +304,15 @@ export class ProviderClient {
           chunks.push(chunk);
         },
         onResponseEnd() {
-          finish({ kind: 'response', status, headers, body: parseBody(headers['content-type'], Buffer.concat(chunks)), bytesIn, bytesOut, durationMs: elapsed() });
+          finish({
+            kind: 'response',
+            status,
+            headers,
+            body: parseBody(headers['content-type'], Buffer.concat(chunks)),
+            bytesIn,
+            bytesOut,
+            durationMs: elapsed(),
+          });
         },
         onResponseError(_controller, err) {
           finish(
@@ -308,7 +336,11 @@ export class ProviderClient {
           handler,
         );
       } catch (err) {
-        finish(written ? { kind: 'outcome_unknown', reason: afterSendReason(err), durationMs: elapsed() } : { kind: 'not_sent', reason: notSentReason(err), durationMs: elapsed() });
+        finish(
+          written
+            ? { kind: 'outcome_unknown', reason: afterSendReason(err), durationMs: elapsed() }
+            : { kind: 'not_sent', reason: notSentReason(err), durationMs: elapsed() },
+        );
       }
     });
   }

@@ -6,9 +6,25 @@
  */
 export { buildRequest, HTTP_METHODS, type BuildRequestArgs, type HttpMethod, type ProviderRequest } from './request';
 export { injectAuth, type AuthContext, type AuthenticatedRequest, type ClientCertificate, type Credentials } from './auth';
-export { OAuth2TokenCache, type AccessToken, type ConnectionRef, type OAuth2Auth, type OAuth2TokenCacheOptions, type Sealer, type TokenRequest } from './oauth2';
+export {
+  OAuth2TokenCache,
+  type AccessToken,
+  type ConnectionRef,
+  type OAuth2Auth,
+  type OAuth2TokenCacheOptions,
+  type Sealer,
+  type TokenRequest,
+} from './oauth2';
 export { ProviderClient, DEFAULT_POLICY, type CallArgs, type ProviderClientOptions, type ProviderPolicy } from './client';
-export { NOT_SENT_REASONS, OUTCOME_UNKNOWN_REASONS, isProviderFailure, type CallResult, type NotSent, type OutcomeUnknown, type ProviderResponse } from './outcome';
+export {
+  NOT_SENT_REASONS,
+  OUTCOME_UNKNOWN_REASONS,
+  isProviderFailure,
+  type CallResult,
+  type NotSent,
+  type OutcomeUnknown,
+  type ProviderResponse,
+} from './outcome';
 export { AddressRefusedError, isPublicAddress, type Resolver } from './address';
 export { CredentialError, ProviderError, RequestBuildError, type ProviderErrorCode } from './errors';
 export { CREDENTIAL_FIELDS, CREDENTIAL_REDACT_PATHS, redactingLogger, type ProviderLogger } from './log';

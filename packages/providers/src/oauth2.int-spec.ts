@@ -64,7 +64,10 @@ describe('OAuth2 tokens', () => {
           tokenAuthHeaders.push(req.headers.authorization);
           if (tokenDelayMs) await new Promise((r) => setTimeout(r, tokenDelayMs));
           const n = tokenCalls.length;
-          const reply = tokenReply?.(n) ?? { status: 200, body: { access_token: `at-${n}-${randomBytes(6).toString('hex')}`, token_type: 'Bearer', expires_in: 3600 } };
+          const reply = tokenReply?.(n) ?? {
+            status: 200,
+            body: { access_token: `at-${n}-${randomBytes(6).toString('hex')}`, token_type: 'Bearer', expires_in: 3600 },
+          };
           if (typeof reply.body.access_token === 'string') issued.push(reply.body.access_token);
           res.writeHead(reply.status, { 'Content-Type': 'application/json' });
           res.end(JSON.stringify(reply.body));
@@ -131,9 +134,7 @@ describe('OAuth2 tokens', () => {
     const a = replica();
     const b = replica();
     try {
-      const results = await Promise.all(
-        Array.from({ length: 1000 }, (_, i) => (i % 2 ? a : b).client.call(callArgs('conn_shared'))),
-      );
+      const results = await Promise.all(Array.from({ length: 1000 }, (_, i) => (i % 2 ? a : b).client.call(callArgs('conn_shared'))));
       expect(results.filter((r) => r.kind !== 'response' || r.status !== 200)).toEqual([]);
       expect(tokenCalls).toHaveLength(1);
       expect(tokenCalls[0]!.get('grant_type')).toBe('client_credentials');
@@ -222,7 +223,10 @@ describe('OAuth2 tokens', () => {
     tokenReply = (n) => ({ status: 200, body: { access_token: `code-at-${n}`, token_type: 'bearer', expires_in: 600, refresh_token: `rt-${n}` } });
     try {
       const r = await a.client.call(
-        callArgs('conn_code', { auth: auth({ grant: 'authorization_code', client_auth: 'client_secret_post' }), credentials: { ...CLIENT, refresh_token: 'rt-0' } }),
+        callArgs('conn_code', {
+          auth: auth({ grant: 'authorization_code', client_auth: 'client_secret_post' }),
+          credentials: { ...CLIENT, refresh_token: 'rt-0' },
+        }),
       );
       expect(r).toMatchObject({ kind: 'response', status: 200 });
       expect(Object.fromEntries(tokenCalls[0]!)).toMatchObject({ grant_type: 'refresh_token', refresh_token: 'rt-0', ...CLIENT });

@@ -270,8 +270,17 @@ export class OAuth2TokenCache {
     }
     const accessToken = body.access_token;
     const tokenType = body.token_type;
-    if (status < 200 || status >= 300 || typeof accessToken !== 'string' || !accessToken || (typeof tokenType === 'string' && tokenType.toLowerCase() !== 'bearer')) {
-      throw new CredentialError('token_unavailable', `the OAuth2 token endpoint answered ${status} without a usable bearer token`, { provider: req.providerId, status });
+    if (
+      status < 200 ||
+      status >= 300 ||
+      typeof accessToken !== 'string' ||
+      !accessToken ||
+      (typeof tokenType === 'string' && tokenType.toLowerCase() !== 'bearer')
+    ) {
+      throw new CredentialError('token_unavailable', `the OAuth2 token endpoint answered ${status} without a usable bearer token`, {
+        provider: req.providerId,
+        status,
+      });
     }
     this.remember(accessToken);
     const expiresIn = Number(body.expires_in);

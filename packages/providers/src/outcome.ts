@@ -66,7 +66,14 @@ const TLS_CODES = new Set([
   'HOSTNAME_MISMATCH',
   'EPROTO',
 ]);
-const INVALID_CODES = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_INVALID_URL', 'ERR_INVALID_CHAR']);
+const INVALID_CODES = new Set([
+  'UND_ERR_INVALID_ARG',
+  'UND_ERR_NOT_SUPPORTED',
+  'ERR_INVALID_ARG_TYPE',
+  'ERR_INVALID_ARG_VALUE',
+  'ERR_INVALID_URL',
+  'ERR_INVALID_CHAR',
+]);
 
 /** Raised by the client itself when the whole response took longer than the provider's response timeout. */
 export class ResponseTimeoutError extends Error {

@@ -126,7 +126,13 @@ describe('credentials never leak', () => {
       { type: 'api_key', in: 'query', name: 'key' },
       { type: 'bearer' },
       { type: 'basic' },
-      { type: 'two_header', headers: [{ name: 'X-Id', credential: 'client_id' }, { name: 'X-Secret', credential: 'client_secret' }] },
+      {
+        type: 'two_header',
+        headers: [
+          { name: 'X-Id', credential: 'client_id' },
+          { name: 'X-Secret', credential: 'client_secret' },
+        ],
+      },
       { type: 'hmac', header: 'X-Sig', timestamp_header: 'X-Ts', key_header: 'X-Key' },
       { type: 'jwt', algorithm: 'HS256' },
       { type: 'jwt', algorithm: 'RS256' },

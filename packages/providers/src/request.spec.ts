@@ -21,9 +21,7 @@ function refused(args: BuildRequestArgs): RequestBuildError {
 
 describe('buildRequest', () => {
   it('fills path placeholders, encoded, under the base path, and sends the rest as the JSON body', () => {
-    const r = buildRequest(
-      base({ endpointTemplate: '/customers/{customer_id}/payments', input: { customer_id: 'cus 42é', value: 10, billing_type: 'PIX' } }),
-    );
+    const r = buildRequest(base({ endpointTemplate: '/customers/{customer_id}/payments', input: { customer_id: 'cus 42é', value: 10, billing_type: 'PIX' } }));
     expect(r.url).toBe('https://api.example.com/v3/customers/cus%2042%C3%A9/payments');
     expect(r.method).toBe('POST');
     expect(JSON.parse(r.body!)).toEqual({ value: 10, billing_type: 'PIX' });

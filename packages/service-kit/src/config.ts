@@ -6,7 +6,10 @@ export const BaseConfig = z.object({
   DATABASE_URL: z.string().default('postgresql://postgres@127.0.0.1:5432/rota'),
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
   /** Namespace for every Redis key Rota writes (streams, caches, queues). */
-  ROTA_REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default('rota'),
+  ROTA_REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default('rota'),
   /** Default deadline of one service call, in ms. */
   ROTA_RPC_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
   /** How long SIGTERM waits for in-flight work before exiting. */

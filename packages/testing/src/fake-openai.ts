@@ -148,7 +148,10 @@ export async function startFakeOpenAI(behaviour: FakeOpenAIBehaviour = { kind: '
               };
             }),
             model: call.model,
-            usage: { prompt_tokens: inputs.reduce((n, t) => n + Math.ceil(t.length / 4), 0), total_tokens: inputs.reduce((n, t) => n + Math.ceil(t.length / 4), 0) },
+            usage: {
+              prompt_tokens: inputs.reduce((n, t) => n + Math.ceil(t.length / 4), 0),
+              total_tokens: inputs.reduce((n, t) => n + Math.ceil(t.length / 4), 0),
+            },
           });
           return;
         }

@@ -1,5 +1,14 @@
 import { Controller, Res } from '@nestjs/common';
-import { AppError, ROUTES, type CatalogImportCommand, type CatalogOwner, type CatalogImportResult, type CatalogStatus, type ProvidersList, type ServerToolsList } from '@rota/contracts';
+import {
+  AppError,
+  ROUTES,
+  type CatalogImportCommand,
+  type CatalogOwner,
+  type CatalogImportResult,
+  type CatalogStatus,
+  type ProvidersList,
+  type ServerToolsList,
+} from '@rota/contracts';
 import { RpcClient } from '@rota/service-kit';
 import type { FastifyReply } from 'fastify';
 import { Auth } from '../auth/decorators';
@@ -41,7 +50,10 @@ function urlSource(body: OffThreadJson): CatalogImportCommand['source'] | undefi
 function importOwner(p: Principal, asked: CatalogOwner | undefined): CatalogOwner {
   const owner = asked ?? (p.kind === 'operator' ? 'catalog' : 'project');
   if (owner === 'catalog' && !p.scopes.includes('admin')) {
-    throw new AppError('forbidden', "Only operator keys (scope 'admin') write the global catalog; a project key imports for its own project (owner=project, its default).");
+    throw new AppError(
+      'forbidden',
+      "Only operator keys (scope 'admin') write the global catalog; a project key imports for its own project (owner=project, its default).",
+    );
   }
   if (owner === 'project' && p.kind === 'operator') {
     throw new AppError('forbidden', 'Operator keys act on the deployment, not on a project: import with owner=catalog, or use a project key.');

@@ -56,7 +56,12 @@ export function toHttpError(err: unknown, requestId: string): HttpErrorOut {
     message = MESSAGES[code] ?? 'The request was refused.';
   } else if (err && typeof err === 'object' && isErrorCode((err as { code?: unknown }).code) && typeof (err as { message?: unknown }).message === 'string') {
     ({ code, message, details } = AppError.fromWire(err as never));
-  } else if (err && typeof err === 'object' && typeof (err as { statusCode?: unknown }).statusCode === 'number' && (err as { statusCode: number }).statusCode < 500) {
+  } else if (
+    err &&
+    typeof err === 'object' &&
+    typeof (err as { statusCode?: unknown }).statusCode === 'number' &&
+    (err as { statusCode: number }).statusCode < 500
+  ) {
     code = statusToCode((err as { statusCode: number }).statusCode);
     message = MESSAGES[code] ?? 'The request was refused.';
   } else {

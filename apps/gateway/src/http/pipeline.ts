@@ -49,7 +49,8 @@ export function installPipeline(fastify: FastifyInstance, keys: ApiKeyService, f
       }
       if (!principal.scopes.includes(scope)) return done(new AppError('forbidden', `API key does not have the '${scope}' scope.`));
       req.principal = principal;
-      const tenant = principal.kind === 'project' ? { org_id: principal.orgId, project_id: principal.projectId, environment: principal.environment } : undefined;
+      const tenant =
+        principal.kind === 'project' ? { org_id: principal.orgId, project_id: principal.projectId, environment: principal.environment } : undefined;
       const store = requestContext.getStore();
       if (store) store.tenant = tenant;
       else requestContext.enterWith({ requestId: String(req.id), tenant });
@@ -92,7 +93,8 @@ export function installPipeline(fastify: FastifyInstance, keys: ApiKeyService, f
   fastify.addHook('preValidation', (req: RotaRequest, _reply, done) => {
     const problem = bodyProblem(req.body);
     if (problem === 'nul') return done(new AppError('invalid_body', 'Text in the request body must not contain the NUL character (U+0000).'));
-    if (problem === 'lone_surrogate') return done(new AppError('invalid_body', 'Text in the request body must be valid Unicode: it contains a lone UTF-16 surrogate (U+D800 to U+DFFF).'));
+    if (problem === 'lone_surrogate')
+      return done(new AppError('invalid_body', 'Text in the request body must be valid Unicode: it contains a lone UTF-16 surrogate (U+D800 to U+DFFF).'));
     if (problem === 'too_deep') return done(new AppError('invalid_body', `The request body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep.`));
     const def = configOf(req)?.rota;
     if (!def) return done();
@@ -132,7 +134,13 @@ function parseInput(def: RouteDef, req: FastifyRequest) {
     const parsed = def.headers.safeParse(picked);
     if (!parsed.success) {
       const code = def.headersInvalid ?? 'invalid_body';
-      throw new AppError(code, `A request header is invalid: ${zodIssues(parsed.error).map((i) => i.path.join('.')).join(', ')}.`, { issues: zodIssues(parsed.error) });
+      throw new AppError(
+        code,
+        `A request header is invalid: ${zodIssues(parsed.error)
+          .map((i) => i.path.join('.'))
+          .join(', ')}.`,
+        { issues: zodIssues(parsed.error) },
+      );
     }
     headers = parsed.data;
   }

@@ -5,7 +5,10 @@ describe('redactUrl', () => {
     ['/v1/servers?api_key=csk_live_abc123', '/v1/servers?api_key=[REDACTED]'],
     ['/v1/servers?key=hunter2&limit=5', '/v1/servers?key=[REDACTED]&limit=5'],
     ['/v1/servers?limit=5&TOKEN=t0k', '/v1/servers?limit=5&TOKEN=[REDACTED]'],
-    ['/x?access_token=a&password=b&secret=c&authorization=Bearer%20d', '/x?access_token=[REDACTED]&password=[REDACTED]&secret=[REDACTED]&authorization=[REDACTED]'],
+    [
+      '/x?access_token=a&password=b&secret=c&authorization=Bearer%20d',
+      '/x?access_token=[REDACTED]&password=[REDACTED]&secret=[REDACTED]&authorization=[REDACTED]',
+    ],
     ['/x?Api-Key=abc', '/x?Api-Key=[REDACTED]'],
     ['/x?api%5Fkey=abc', '/x?api%5Fkey=[REDACTED]'],
   ])('hides the value of a credential parameter: %s', (url, expected) => {
@@ -19,8 +22,7 @@ describe('redactUrl', () => {
   });
 
   it('leaves ordinary URLs alone', () => {
-    for (const url of ['/v1/servers', '/v1/servers?limit=5&cursor=abc', '/health/live?', '/x?flag&monkey=1', '/x?keys=1'])
-      expect(redactUrl(url)).toBe(url);
+    for (const url of ['/v1/servers', '/v1/servers?limit=5&cursor=abc', '/health/live?', '/x?flag&monkey=1', '/x?keys=1']) expect(redactUrl(url)).toBe(url);
   });
 
   it('copes with malformed percent-encoding in a parameter name', () => {

@@ -1,6 +1,15 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { AppError, discoverOutputSchema, IDEMPOTENCY_KEY, LIST_TOOLS_TOOL, MCP_INSTRUCTIONS, META_TOOL_ANNOTATIONS, metaToolsDocument, type ExecuteResult } from '@rota/contracts';
+import {
+  AppError,
+  discoverOutputSchema,
+  IDEMPOTENCY_KEY,
+  LIST_TOOLS_TOOL,
+  MCP_INSTRUCTIONS,
+  META_TOOL_ANNOTATIONS,
+  metaToolsDocument,
+  type ExecuteResult,
+} from '@rota/contracts';
 
 /**
  * What `tools/list` answers: exactly the 15 published meta-tools, the same
@@ -16,7 +25,12 @@ export const PUBLISHED_TOOLS: Tool[] = metaToolsDocument().tools.map((t) => ({
 /** Names the MCP transports accept: the published meta-tools plus the built-in `codespar_list_tools`. */
 export const CALLABLE_OVER_MCP: ReadonlySet<string> = new Set([...PUBLISHED_TOOLS.map((t) => t.name), LIST_TOOLS_TOOL]);
 
-export type ExecuteFn = (tool: string, input: Record<string, unknown>, idempotencyKey: string | undefined, approvalId: string | undefined) => Promise<ExecuteResult>;
+export type ExecuteFn = (
+  tool: string,
+  input: Record<string, unknown>,
+  idempotencyKey: string | undefined,
+  approvalId: string | undefined,
+) => Promise<ExecuteResult>;
 
 const APPROVAL_ID = /^[A-Za-z0-9_-]{1,200}$/;
 
@@ -71,7 +85,11 @@ export function createMcpServer(execute: ExecuteFn): Server {
     } catch (err) {
       // A policy refusal carries the same fields as over HTTP, and no code.
       if (err instanceof AppError && err.code === 'policy_denied') return toolResult({ ...(err.details ?? {}) }, true);
-      if (err instanceof AppError) return toolResult({ ...(err.details ?? {}), code: err.code, message: err.status >= 500 ? 'The call could not be completed; try again.' : err.message }, true);
+      if (err instanceof AppError)
+        return toolResult(
+          { ...(err.details ?? {}), code: err.code, message: err.status >= 500 ? 'The call could not be completed; try again.' : err.message },
+          true,
+        );
       throw err;
     }
   });

@@ -20,7 +20,13 @@ function refuseBatch(reply: FastifyReply) {
   return reply
     .status(400)
     .header('content-type', 'application/json; charset=utf-8')
-    .send(JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are not supported; send one message per request.' }, id: null }));
+    .send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are not supported; send one message per request.' },
+        id: null,
+      }),
+    );
 }
 
 /**

@@ -31,7 +31,9 @@ const ERROR_DESCRIPTIONS: Partial<Record<number, string>> = {
  * stay unregistered.
  */
 const CONTRACT_NAMES = new Map<unknown, string>(
-  Object.entries(contracts).filter(([name, value]) => value instanceof z.ZodType && /^[A-Z]/.test(name)).map(([name, value]) => [value, name] as const),
+  Object.entries(contracts)
+    .filter(([name, value]) => value instanceof z.ZodType && /^[A-Z]/.test(name))
+    .map(([name, value]) => [value, name] as const),
 );
 const named = new Map<z.ZodType, z.ZodType>();
 function component<T extends z.ZodType>(schema: T): T {

@@ -51,7 +51,10 @@ export class SessionsController {
 
   /** `proxyExecute`: Rota's refusals come back as errors; the provider's answer, whatever its status, as a 200. */
   @Route(ROUTES.proxyExecute)
-  async proxyExecute(@Input() { params, body, headers }: In<typeof ROUTES.proxyExecute>, @Res({ passthrough: true }) reply: FastifyReply): Promise<ProxyResult> {
+  async proxyExecute(
+    @Input() { params, body, headers }: In<typeof ROUTES.proxyExecute>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ProxyResult> {
     const key = headers['idempotency-key'];
     const answer = await this.rpc.send('session.proxy', { session_id: params.id, request: body, ...(key ? { idempotency_key: key } : {}) });
     if (answer.replayed) void reply.header('idempotent-replayed', 'true');
@@ -60,7 +63,11 @@ export class SessionsController {
 
   /** Validation ran in the documented order (body, query, then the id); the session service does the rest. */
   @Route(ROUTES.executeTool)
-  async executeTool(@Auth() p: Principal, @Input() { params, body, headers }: In<typeof ROUTES.executeTool>, @Res({ passthrough: true }) reply: FastifyReply): Promise<ExecuteResult> {
+  async executeTool(
+    @Auth() p: Principal,
+    @Input() { params, body, headers }: In<typeof ROUTES.executeTool>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ExecuteResult> {
     const key = headers['idempotency-key'];
     const approval = headers['rota-approval-id'];
     if (p.kind === 'project') {

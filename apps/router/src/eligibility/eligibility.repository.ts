@@ -33,6 +33,9 @@ export class EligibilityRepository {
         select: { serverId: true },
       }),
     ]);
-    return { catalog: providers.map(({ id, authType, sandboxAvailable }) => ({ id, authType, sandboxAvailable })), connected: connections.map((c) => c.serverId) };
+    return {
+      catalog: providers.map(({ id, authType, sandboxAvailable }) => ({ id, authType, sandboxAvailable })),
+      connected: connections.map((c) => c.serverId),
+    };
   }
 }

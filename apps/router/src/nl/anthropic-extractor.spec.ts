@@ -14,12 +14,15 @@ describe('readModelAnswer', () => {
     expect(readModelAnswer('{"operation":"book_flight","currency":"EUR","country":"PT"}').kind).toBe('unmappable');
   });
 
-  it.each([['no json at all'], ['[1,2]'], ['{"currency":"BRL"}'], ['{"operation":"charge","currency":"XYZ","country":"BR"}'], ['{"operation":"charge","currency":"BRL","country":"BR","amount_minor":-5}']])(
-    'fails on unusable output: %s',
-    (text) => {
-      expect(readModelAnswer(text).kind).toBe('failed');
-    },
-  );
+  it.each([
+    ['no json at all'],
+    ['[1,2]'],
+    ['{"currency":"BRL"}'],
+    ['{"operation":"charge","currency":"XYZ","country":"BR"}'],
+    ['{"operation":"charge","currency":"BRL","country":"BR","amount_minor":-5}'],
+  ])('fails on unusable output: %s', (text) => {
+    expect(readModelAnswer(text).kind).toBe('failed');
+  });
 });
 
 describe('AnthropicExtractor against a fake Messages API', () => {

@@ -46,15 +46,21 @@ function extractJson(text: string): unknown {
 /** Model text to an extraction. Exported for unit tests. */
 export function readModelAnswer(text: string): Extraction {
   const parsed = extractJson(text);
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { kind: 'failed', reason: 'The extractor did not answer with a JSON object.' };
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    return { kind: 'failed', reason: 'The extractor did not answer with a JSON object.' };
   const fields = Object.fromEntries(Object.entries(parsed as Record<string, unknown>).filter(([, v]) => v !== null && v !== undefined && v !== ''));
   const operation = fields['operation'];
   if (typeof operation !== 'string') return { kind: 'failed', reason: 'The extractor gave no operation.' };
   if (!(PATH_C_OPERATIONS as readonly string[]).includes(operation)) {
-    return { kind: 'unmappable', reason: 'The description asks for something none of the six operations (charge, refund, payout, issue_invoice, send_notification, ship) covers.' };
+    return {
+      kind: 'unmappable',
+      reason: 'The description asks for something none of the six operations (charge, refund, payout, issue_invoice, send_notification, ship) covers.',
+    };
   }
   const intent = PathCIntent.safeParse(fields);
-  return intent.success ? { kind: 'intent', intent: intent.data } : { kind: 'failed', reason: 'The extractor answered with values that do not form a valid intent.' };
+  return intent.success
+    ? { kind: 'intent', intent: intent.data }
+    : { kind: 'failed', reason: 'The extractor answered with values that do not form a valid intent.' };
 }
 
 export class AnthropicExtractor {

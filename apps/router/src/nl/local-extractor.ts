@@ -42,11 +42,17 @@ const OPERATION_CUES: Record<PathCOperation, readonly Cue[]> = {
   ],
   payout: [
     [/\b(pay ?outs?|transfer\w*|transfir\w*|ted|wire|remit\w*|repass\w*|dispers\w*|saque|sacar|withdraw\w*)\b/, 4],
-    [/\b(fornecedor\w*|proveedor\w*|suppliers?|vendors?|freelancers?|funcionari\w*|emplead\w*|employees?|contractors?|prestador\w*|colaborador\w*|salari\w*|salary|nomina|folha|comissao|comision\w*|commissions?)\b/, 2],
+    [
+      /\b(fornecedor\w*|proveedor\w*|suppliers?|vendors?|freelancers?|funcionari\w*|emplead\w*|employees?|contractors?|prestador\w*|colaborador\w*|salari\w*|salary|nomina|folha|comissao|comision\w*|commissions?)\b/,
+      2,
+    ],
     [/\b(pagar|paga|pague|pago|pay|paying|send money|enviar dinheiro|mandar dinheiro|enviar dinero|mandar dinero|mandar plata)\b/, 2],
   ],
   charge: [
-    [/\b(cobrar|cobranc\w*|cobro|cobros|cobra|cobre|cobrame|charge|charging|collect\w*|receber|recebe\w*|recibir|recib\w*|bill (?:the |a |my )?(?:customer|client)s?)\b/, 4],
+    [
+      /\b(cobrar|cobranc\w*|cobro|cobros|cobra|cobre|cobrame|charge|charging|collect\w*|receber|recebe\w*|recibir|recib\w*|bill (?:the |a |my )?(?:customer|client)s?)\b/,
+      4,
+    ],
     [/\b(link de pago|link de pagamento|payment link|pay me|me pague|me paga|me pagar)\b/, 3],
   ],
 };
@@ -123,7 +129,10 @@ const METHODS_FOR: Record<PathCOperation, ReadonlySet<RailMethod>> = {
 
 const URGENCY_WORDS: ReadonlyArray<[RegExp, Urgency]> = [
   [/\b(sem pressa|no rush|sin prisa|whenever|quando (?:der|puder)|cuando (?:puedas|pueda)|nao e urgente|no es urgente|not urgent|no hurry)\b/, 'no_rush'],
-  [/\b(agora|imediat\w*|na hora|instant\w*|right now|right away|immediately|asap|ya mismo|al instante|inmediat\w*|ahora mismo|em tempo real|real time|urgente|urgent\w*)\b/, 'instant'],
+  [
+    /\b(agora|imediat\w*|na hora|instant\w*|right now|right away|immediately|asap|ya mismo|al instante|inmediat\w*|ahora mismo|em tempo real|real time|urgente|urgent\w*)\b/,
+    'instant',
+  ],
   [/\b(hoje|today|hoy|same day|mesmo dia|mismo dia|ainda hoje|end of (?:the )?day)\b/, 'same_day'],
   [/\b(amanha|tomorrow|manana|next day|dia seguinte|dia siguiente|d ?\+ ?1)\b/, 'next_day'],
 ];
@@ -165,7 +174,10 @@ export function extractLocal(description: string): Extraction {
       .map((t) => t.text)
       .filter((w) => /^[a-z]+$/.test(w));
     return words.length >= 2 && words.some(isStopword)
-      ? { kind: 'unmappable', reason: 'The description asks for something none of the six operations (charge, refund, payout, issue_invoice, send_notification, ship) covers.' }
+      ? {
+          kind: 'unmappable',
+          reason: 'The description asks for something none of the six operations (charge, refund, payout, issue_invoice, send_notification, ship) covers.',
+        }
       : { kind: 'failed', reason: 'No operation could be read from the description.' };
   }
 
@@ -184,7 +196,15 @@ export function extractLocal(description: string): Extraction {
   if (!currency) for (const c of upperCodes) if (isIsoCurrency(c) && COMMON_CODES.has(c)) currency = c;
   let country = said ?? methodCountry ?? (currency ? COUNTRY_OF_CURRENCY[currency] : undefined);
   // Portuguese with no other clue: Brazil is the Portuguese-speaking market Rota serves.
-  if (!country && !money && guessLanguage(tokenize(description).map((t) => t.text), description.toLowerCase()) === 'pt') country = 'BR';
+  if (
+    !country &&
+    !money &&
+    guessLanguage(
+      tokenize(description).map((t) => t.text),
+      description.toLowerCase(),
+    ) === 'pt'
+  )
+    country = 'BR';
 
   if (!currency && country) {
     if (money?.ambiguous === 'pesos' && !PESO_COUNTRIES.has(country)) return { kind: 'failed', reason: `"pesos" is not the currency of ${country}.` };
@@ -209,5 +229,7 @@ export function extractLocal(description: string): Extraction {
     ...(recipient_kind ? { recipient_kind } : {}),
     ...(method ? { method } : {}),
   });
-  return parsed.success ? { kind: 'intent', intent: parsed.data } : { kind: 'failed', reason: 'The values read from the description do not form a valid intent.' };
+  return parsed.success
+    ? { kind: 'intent', intent: parsed.data }
+    : { kind: 'failed', reason: 'The values read from the description do not form a valid intent.' };
 }

@@ -77,7 +77,11 @@ export function servesCurrency(rail: Rail, currency: string): boolean {
  * units: the fixed part plus the basis points of the amount, rounded up.
  * `fixed_known` is false when the rail has no price in this currency.
  */
-export function railCost(rail: Rail, currency: string, amountMinor: number | undefined): { cost_minor: number; fixed_minor: number; variable_minor: number; fixed_known: boolean } {
+export function railCost(
+  rail: Rail,
+  currency: string,
+  amountMinor: number | undefined,
+): { cost_minor: number; fixed_minor: number; variable_minor: number; fixed_known: boolean } {
   const fixed = rail.cost.fixed_minor[currency];
   const variable = amountMinor === undefined ? 0 : Math.ceil((amountMinor * rail.cost.bps) / 10_000);
   return { cost_minor: (fixed ?? 0) + variable, fixed_minor: fixed ?? 0, variable_minor: variable, fixed_known: fixed !== undefined };

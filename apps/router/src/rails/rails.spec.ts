@@ -5,7 +5,8 @@ import { carries, railCost, TOOL_FOR_OPERATION } from './rail';
 import { RAILS, RAIL_PROVIDER_IDS } from './rails';
 
 /** The provider ids the demo catalog promises to contain. */
-const DEMO_CATALOG_IDS = `asaas mercadopago pagarme efi pagseguro iugu stripe adyen ebanx conekta openpay stp wompi epayco payu kushki transbank flow khipu culqi niubiz
+const DEMO_CATALOG_IDS =
+  `asaas mercadopago pagarme efi pagseguro iugu stripe adyen ebanx conekta openpay stp wompi epayco payu kushki transbank flow khipu culqi niubiz
 focusnfe nuvemfiscal enotas facturama facturapi alegra melhorenvio correios loggi skydropx envia chilexpress zapi twilio sendgrid zenvia gupshup
 belvo pluggy inter wise idwall unico truora metamap bitso circle mercadobitcoin bling omie tiny vtex nuvemshop shopify mercadolivre blnk`.split(/\s+/);
 

@@ -39,8 +39,19 @@ describe('amountFor', () => {
 
 describe('buildArgsTemplate', () => {
   it('codespar_charge for a charge: action, method, amount in major units, currency, country, metadata', () => {
-    const t = buildArgsTemplate(intent({ operation: 'charge', currency: 'BRL', country: 'BR', amount_minor: 4990, metadata: { order: 'A1' } }), rail('asaas.pix.in'));
-    expect(t).toEqual({ action: 'charge', method: 'pix', amount: 49.9, currency: 'BRL', country: 'BR', metadata: { order: 'A1' }, missing: ['description', 'buyer'] });
+    const t = buildArgsTemplate(
+      intent({ operation: 'charge', currency: 'BRL', country: 'BR', amount_minor: 4990, metadata: { order: 'A1' } }),
+      rail('asaas.pix.in'),
+    );
+    expect(t).toEqual({
+      action: 'charge',
+      method: 'pix',
+      amount: 49.9,
+      currency: 'BRL',
+      country: 'BR',
+      metadata: { order: 'A1' },
+      missing: ['description', 'buyer'],
+    });
     expectAcceptedBy('codespar_charge', t);
   });
 
@@ -64,7 +75,10 @@ describe('buildArgsTemplate', () => {
   });
 
   it('codespar_pay: action pay, amount in minor units, no metadata (the tool has no such field)', () => {
-    const t = buildArgsTemplate(intent({ operation: 'payout', currency: 'MXN', country: 'MX', amount_minor: 300000, metadata: { ref: 'x' } }), rail('stp.spei.out'));
+    const t = buildArgsTemplate(
+      intent({ operation: 'payout', currency: 'MXN', country: 'MX', amount_minor: 300000, metadata: { ref: 'x' } }),
+      rail('stp.spei.out'),
+    );
     expect(t).toEqual({ action: 'pay', method: 'spei', amount: 300000, currency: 'MXN', country: 'MX', missing: ['recipient'] });
     expectAcceptedBy('codespar_pay', t);
   });
@@ -76,7 +90,11 @@ describe('buildArgsTemplate', () => {
   });
 
   it('codespar_invoice: action issue with the document type of the rail', () => {
-    expect(buildArgsTemplate(intent({ operation: 'issue_invoice', currency: 'BRL', country: 'BR' }), rail('focusnfe.nfse.none'))).toEqual({ action: 'issue', type: 'nfse', missing: ['recipient', 'items'] });
+    expect(buildArgsTemplate(intent({ operation: 'issue_invoice', currency: 'BRL', country: 'BR' }), rail('focusnfe.nfse.none'))).toEqual({
+      action: 'issue',
+      type: 'nfse',
+      missing: ['recipient', 'items'],
+    });
     const cfdi = buildArgsTemplate(intent({ operation: 'issue_invoice', currency: 'MXN', country: 'MX', amount_minor: 100 }), rail('facturapi.cfdi.none'));
     expect(cfdi).toEqual({ action: 'issue', type: 'invoice', missing: ['recipient', 'items'] });
     expectAcceptedBy('codespar_invoice', cfdi);
@@ -89,16 +107,31 @@ describe('buildArgsTemplate', () => {
   });
 
   it('codespar_ship: action quote, service level from the urgency, metadata', () => {
-    const t = buildArgsTemplate(intent({ operation: 'ship', currency: 'BRL', country: 'BR', urgency: 'no_rush', metadata: { order: 7 } }), rail('correios.label.none'));
+    const t = buildArgsTemplate(
+      intent({ operation: 'ship', currency: 'BRL', country: 'BR', urgency: 'no_rush', metadata: { order: 7 } }),
+      rail('correios.label.none'),
+    );
     expect(t).toEqual({ action: 'quote', service_level: 'cheapest', metadata: { order: 7 }, missing: ['origin', 'destination', 'items'] });
     expectAcceptedBy('codespar_ship', t);
   });
 
   it('every seed rail yields a template its tool accepts', () => {
     for (const r of RAILS) {
-      const op = r.tool === 'codespar_charge' ? 'charge' : r.tool === 'codespar_pay' ? 'payout' : r.tool === 'codespar_invoice' ? 'issue_invoice' : r.tool === 'codespar_notify' ? 'send_notification' : 'ship';
+      const op =
+        r.tool === 'codespar_charge'
+          ? 'charge'
+          : r.tool === 'codespar_pay'
+            ? 'payout'
+            : r.tool === 'codespar_invoice'
+              ? 'issue_invoice'
+              : r.tool === 'codespar_notify'
+                ? 'send_notification'
+                : 'ship';
       const currency = r.currencies === '*' ? 'USD' : r.currencies[0]!;
-      expectAcceptedBy(r.tool, buildArgsTemplate(intent({ operation: op, currency, country: 'BR', amount_minor: 1234, urgency: 'instant', metadata: { a: 1 } }), r));
+      expectAcceptedBy(
+        r.tool,
+        buildArgsTemplate(intent({ operation: op, currency, country: 'BR', amount_minor: 1234, urgency: 'instant', metadata: { a: 1 } }), r),
+      );
     }
   });
 });

@@ -21,7 +21,10 @@ describe('planRoutes', () => {
   });
 
   it('applies the method and recipient filters', () => {
-    const plan = planRoutes(intent({ operation: 'charge', currency: 'BRL', country: 'BR', recipient_kind: 'cpf', method: 'boleto' }), set({ asaas: 'connected' }));
+    const plan = planRoutes(
+      intent({ operation: 'charge', currency: 'BRL', country: 'BR', recipient_kind: 'cpf', method: 'boleto' }),
+      set({ asaas: 'connected' }),
+    );
     if (plan.kind !== 'routes') throw new Error(plan.kind);
     expect(plan.routes.map((r) => r.rail.id)).toEqual(['asaas.boleto.in']);
   });

@@ -9,8 +9,7 @@ import { RAILS } from '../rails/rails';
  */
 
 export type Plan =
-  | { kind: 'routes'; routes: Array<{ rail: Rail; connection: ConnectionState }> }
-  | { kind: 'eligibility_empty' | 'direction_blocked'; detail: string };
+  { kind: 'routes'; routes: Array<{ rail: Rail; connection: ConnectionState }> } | { kind: 'eligibility_empty' | 'direction_blocked'; detail: string };
 
 const OPERATION_WORDS: Record<PathCIntent['operation'], string> = {
   charge: 'collect a charge',
@@ -86,6 +85,7 @@ export function planRoutes(intent: PathCIntent, set: EligibilitySet, rails: read
  */
 export function candidatePairs(intent: PathCIntent, rails: readonly Rail[] = RAILS): Array<{ provider_id: string; tool: string }> {
   const seen = new Map<string, { provider_id: string; tool: string }>();
-  for (const r of rails) if (carries(r, intent.operation) && fitsIntent(r, intent)) seen.set(`${r.provider_id}|${r.tool}`, { provider_id: r.provider_id, tool: r.tool });
+  for (const r of rails)
+    if (carries(r, intent.operation) && fitsIntent(r, intent)) seen.set(`${r.provider_id}|${r.tool}`, { provider_id: r.provider_id, tool: r.tool });
   return [...seen.values()];
 }

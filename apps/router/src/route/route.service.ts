@@ -96,13 +96,23 @@ export class RouteService {
     const key = repairCooldownKey(this.options.prefix, tenant);
     const stamped = await this.redis.set(key, new Date().toISOString(), 'PX', this.options.repairCooldownMs, 'NX');
     if (stamped !== 'OK') {
-      this.log.info({ org_id: tenant.org_id, project_id: tenant.project_id, environment: tenant.environment, refusal: first.kind }, 'eligibility repair suppressed: cooldown active');
+      this.log.info(
+        { org_id: tenant.org_id, project_id: tenant.project_id, environment: tenant.environment, refusal: first.kind },
+        'eligibility repair suppressed: cooldown active',
+      );
       return first;
     }
     const set: EligibilitySet = await this.eligibility.refresh(tenant);
     const retried = planRoutes(intent, set);
     this.log.info(
-      { org_id: tenant.org_id, project_id: tenant.project_id, environment: tenant.environment, refusal: first.kind, outcome: retried.kind, providers: Object.keys(set.providers).length },
+      {
+        org_id: tenant.org_id,
+        project_id: tenant.project_id,
+        environment: tenant.environment,
+        refusal: first.kind,
+        outcome: retried.kind,
+        providers: Object.keys(set.providers).length,
+      },
       'eligibility repaired and lookup retried',
     );
     return retried;

@@ -15,7 +15,11 @@ function stats(attempts: number, successes: number, latencyMs: number): WindowSt
   return s;
 }
 
-const cand = (id: string, st: WindowStats = emptyStats(), connection: Candidate['connection'] = 'connected'): Candidate => ({ rail: rail(id), connection, stats: st });
+const cand = (id: string, st: WindowStats = emptyStats(), connection: Candidate['connection'] = 'connected'): Candidate => ({
+  rail: rail(id),
+  connection,
+  stats: st,
+});
 
 describe('rankRoutes', () => {
   it('prefers the cheaper rail when nothing else differs much, and says why with numbers', () => {

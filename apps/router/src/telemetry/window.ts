@@ -7,7 +7,9 @@ export const HOUR_MS = 3_600_000;
 export const WINDOW_HOURS = 24;
 
 /** Upper bounds (ms) of the latency buckets; one more bucket catches everything slower. */
-export const LATENCY_BOUNDS_MS: readonly number[] = [5, 10, 20, 30, 50, 75, 100, 150, 200, 300, 400, 500, 750, 1000, 1500, 2000, 3000, 5000, 10_000, 30_000, 60_000];
+export const LATENCY_BOUNDS_MS: readonly number[] = [
+  5, 10, 20, 30, 50, 75, 100, 150, 200, 300, 400, 500, 750, 1000, 1500, 2000, 3000, 5000, 10_000, 30_000, 60_000,
+];
 export const BUCKETS = LATENCY_BOUNDS_MS.length + 1;
 
 export function hourOf(ms: number): number {

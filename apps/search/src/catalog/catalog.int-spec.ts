@@ -68,7 +68,15 @@ describe('CatalogService imports from URLs when private addresses are allowed', 
 
   it('reports partial coverage while rows wait for vectors', async () => {
     const status = await service.status();
-    expect(status).toMatchObject({ model: LOCAL_EMBEDDING_MODEL, tools: 10, embedded: 0, stale: 10, coverage: 0, vector_search: 'partial', vector_index: 'ready' });
+    expect(status).toMatchObject({
+      model: LOCAL_EMBEDDING_MODEL,
+      tools: 10,
+      embedded: 0,
+      stale: 10,
+      coverage: 0,
+      vector_search: 'partial',
+      vector_index: 'ready',
+    });
     expect(status.note).toMatch(/10 of 10 tools/);
   });
 });

@@ -101,7 +101,9 @@ export class CatalogService {
       queued_jobs: jobs ? jobs.waiting + jobs.active + jobs.delayed : 0,
       failed_jobs: jobs?.failed ?? 0,
       ...(stale > 0
-        ? { note: `${stale} of ${counts.tools} tools have no ${this.deps.model} vector yet: the vector pass of discover sees only the other ${counts.embedded} until the worker catches up; the trigram pass sees all.` }
+        ? {
+            note: `${stale} of ${counts.tools} tools have no ${this.deps.model} vector yet: the vector pass of discover sees only the other ${counts.embedded} until the worker catches up; the trigram pass sees all.`,
+          }
         : {}),
     };
   }
@@ -137,7 +139,8 @@ export class CatalogService {
     // no tenant: a request acting for a project never writes the global catalog.
     const tenant = maybeTenant();
     if (cmd.owner === 'catalog' && tenant) throw new AppError('forbidden', "Only operator keys (scope 'admin') write the global catalog.");
-    if (cmd.owner === 'project' && !tenant) throw new AppError('forbidden', 'Operator keys act on the deployment, not on a project: import with owner=catalog.');
+    if (cmd.owner === 'project' && !tenant)
+      throw new AppError('forbidden', 'Operator keys act on the deployment, not on a project: import with owner=catalog.');
     const projectId = tenant ? tenant.project_id : null;
     const { result, sweepRequested } = await this.deps.importer(doc, { model: this.deps.model, projectId, prune: cmd.prune });
     return { providers: result.providers, tools: result.tools, reembed: result.reembed, sweep_requested: sweepRequested };

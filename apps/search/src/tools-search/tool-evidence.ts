@@ -16,21 +16,7 @@ import type { MetaToolName } from '@rota/contracts/meta-tools';
  */
 
 type Short =
-  | 'discover'
-  | 'start'
-  | 'conn'
-  | 'checkout'
-  | 'pay'
-  | 'wallet'
-  | 'shop'
-  | 'charge'
-  | 'invoice'
-  | 'ship'
-  | 'notify'
-  | 'crypto'
-  | 'kyc'
-  | 'ledger'
-  | 'issue';
+  'discover' | 'start' | 'conn' | 'checkout' | 'pay' | 'wallet' | 'shop' | 'charge' | 'invoice' | 'ship' | 'notify' | 'crypto' | 'kyc' | 'ledger' | 'issue';
 
 export const SHORT_TO_TOOL: Readonly<Record<Short, MetaToolName>> = {
   discover: 'codespar_discover',

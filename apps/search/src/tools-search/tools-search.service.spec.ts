@@ -19,13 +19,21 @@ describe('searchTools', () => {
     const llm = stub({ ok: true, hits: [{ tool_name: 'codespar_ship', confidence: 'high', rationale: 'tracks a parcel' }] });
     const res = await searchTools({ intent: 'where is my parcel', limit: 4 }, { llm });
     expect(llm.classify).toHaveBeenCalledWith('where is my parcel', 4);
-    expect(res).toEqual({ intent: 'where is my parcel', hits: [{ tool_name: 'codespar_ship', confidence: 'high', rationale: 'tracks a parcel' }], elapsed_ms: expect.any(Number), source: 'llm' });
+    expect(res).toEqual({
+      intent: 'where is my parcel',
+      hits: [{ tool_name: 'codespar_ship', confidence: 'high', rationale: 'tracks a parcel' }],
+      elapsed_ms: expect.any(Number),
+      source: 'llm',
+    });
     expect('fallback_reason' in res).toBe(false);
   });
 
   it.each(['model_error', 'model_timeout', 'unparseable_output'] as const)('falls back to the lexical ranking on %s and logs it', async (reason) => {
     const warn = jest.fn();
-    const res = await searchTools({ intent: 'Manda um WhatsApp pro cliente avisando que o pedido saiu' }, { llm: stub({ ok: false, reason }), logger: { warn } });
+    const res = await searchTools(
+      { intent: 'Manda um WhatsApp pro cliente avisando que o pedido saiu' },
+      { llm: stub({ ok: false, reason }), logger: { warn } },
+    );
     expect(res).toMatchObject({ source: 'fallback', fallback_reason: reason });
     expect(res.hits[0]!.tool_name).toBe('codespar_notify');
     expect(warn).toHaveBeenCalledWith(expect.any(String), { reason });

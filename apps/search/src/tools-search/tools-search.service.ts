@@ -57,7 +57,10 @@ export class ToolsSearchService {
  * `ANTHROPIC_API_KEY` (so no network call is ever attempted), pointed at
  * `ANTHROPIC_BASE_URL` when set.
  */
-export function llmFromEnv(env: Readonly<Record<string, string | undefined>> = process.env, overrides: { model?: string; timeoutMs?: number } = {}): IntentClassifier | null {
+export function llmFromEnv(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  overrides: { model?: string; timeoutMs?: number } = {},
+): IntentClassifier | null {
   const apiKey = env['ANTHROPIC_API_KEY']?.trim();
   if (!apiKey) return null;
   const baseURL = env['ANTHROPIC_BASE_URL']?.trim();

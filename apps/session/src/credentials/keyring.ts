@@ -108,7 +108,10 @@ export function keyringFromEnv(env: KeyringEnv): Keyring {
   if (single && ring) throw new KeyringError('set either ROTA_CREDENTIALS_KEY or ROTA_CREDENTIALS_KEYS, not both');
   if (ring) {
     const keys = new Map<string, Buffer>();
-    for (const entry of ring.split(',').map((e) => e.trim()).filter(Boolean)) {
+    for (const entry of ring
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean)) {
       const at = entry.indexOf(':');
       if (at <= 0) throw new KeyringError('ROTA_CREDENTIALS_KEYS entries look like id:base64');
       const id = entry.slice(0, at);

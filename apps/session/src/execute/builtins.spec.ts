@@ -12,7 +12,11 @@ const provider = (id: string, category: string, status: ProviderState['status'])
 
 describe('getStarted', () => {
   it('marks the connection step from what is connected and suggests tools by category', () => {
-    const d = getStarted({ environment: 'live', inSession: true, providers: [provider('nfe', 'fiscal', 'connected'), provider('post', 'logistics', 'not_required'), provider('bank', 'banking', 'disconnected')] });
+    const d = getStarted({
+      environment: 'live',
+      inSession: true,
+      providers: [provider('nfe', 'fiscal', 'connected'), provider('post', 'logistics', 'not_required'), provider('bank', 'banking', 'disconnected')],
+    });
     expect(d.connected).toEqual(['nfe']);
     expect(d.steps.map((s) => [s.step, s.id, s.done])).toEqual([
       [1, 'api_key', true],

@@ -65,7 +65,8 @@ export function getStarted(input: { environment: Environment; providers: Provide
   const suggested: GetStartedData['suggested_tools'] = [];
   for (const p of usable) {
     for (const tool of CATEGORY_TOOLS[p.category] ?? []) {
-      if (!suggested.some((s) => s.tool === tool)) suggested.push({ tool, because: `${p.name} (${p.category}) is ${p.status === 'connected' ? 'connected' : 'usable without credentials'}` });
+      if (!suggested.some((s) => s.tool === tool))
+        suggested.push({ tool, because: `${p.name} (${p.category}) is ${p.status === 'connected' ? 'connected' : 'usable without credentials'}` });
     }
   }
   const steps: Array<Omit<GetStartedStep, 'step'>> = [
@@ -86,7 +87,13 @@ export function getStarted(input: { environment: Environment; providers: Provide
       tool: null,
       detail: input.inSession ? 'This call runs inside a session.' : 'POST /v1/sessions with the provider ids; the answer carries the session MCP URL.',
     },
-    { id: 'discover', title: 'Find the tool for the job', done: false, tool: 'codespar_discover', detail: 'Describe the job in plain words; prefer a native meta-tool when one comes back in meta_tools.' },
+    {
+      id: 'discover',
+      title: 'Find the tool for the job',
+      done: false,
+      tool: 'codespar_discover',
+      detail: 'Describe the job in plain words; prefer a native meta-tool when one comes back in meta_tools.',
+    },
     {
       id: 'first_call',
       title: 'Make a first call',
@@ -98,7 +105,12 @@ export function getStarted(input: { environment: Environment; providers: Provide
   if (input.environment === 'test') {
     steps.push({ id: 'go_live', title: 'Go live', done: false, tool: null, detail: 'Create a live key and connect the same providers with live credentials.' });
   }
-  return { environment: input.environment, connected: connected.map((p) => p.id), steps: steps.map((s, i) => ({ step: i + 1, ...s })), suggested_tools: suggested };
+  return {
+    environment: input.environment,
+    connected: connected.map((p) => p.id),
+    steps: steps.map((s, i) => ({ step: i + 1, ...s })),
+    suggested_tools: suggested,
+  };
 }
 
 /** One provider's row in `codespar_manage_connections`. */

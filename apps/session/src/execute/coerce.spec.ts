@@ -32,7 +32,10 @@ describe('coerceArgs', () => {
   it('walks nested objects and arrays', () => {
     const r = coerceArgs({ nested: { qty: '3' }, list: [{ price: '9.90' }, { price: 1 }] }, schema);
     expect(r).toEqual({ ok: true, value: { nested: { qty: 3 }, list: [{ price: 9.9 }, { price: 1 }] } });
-    expect(coerceArgs({ list: [{ price: 'cheap' }] }, schema)).toEqual({ ok: false, issues: [{ path: ['list', 0, 'price'], message: 'expected number, received string "cheap"' }] });
+    expect(coerceArgs({ list: [{ price: 'cheap' }] }, schema)).toEqual({
+      ok: false,
+      issues: [{ path: ['list', 0, 'price'], message: 'expected number, received string "cheap"' }],
+    });
   });
 
   it('drops null for an optional field that does not allow it, keeps it where the schema allows null', () => {

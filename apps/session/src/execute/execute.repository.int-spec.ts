@@ -15,7 +15,16 @@ describe('ExecuteRepository (Postgres)', () => {
       data: { id: 'pp', name: 'PP', description: 'payments', category: 'payments', countries: ['BR'], authType: 'api_key', selfServeAuth: true, baseUrls: {} },
     });
     const tool = (toolName: string, description: string, projectId: string | null) =>
-      db.prisma.mcpTool.create({ data: { serverId: 'pp', toolName, description, descriptionHash: description, projectId, inputSchema: { type: 'object', properties: { n: { type: 'integer' } } } } });
+      db.prisma.mcpTool.create({
+        data: {
+          serverId: 'pp',
+          toolName,
+          description,
+          descriptionHash: description,
+          projectId,
+          inputSchema: { type: 'object', properties: { n: { type: 'integer' } } },
+        },
+      });
     await tool('charge', 'global charge', null);
     await tool('charge', 'dev override', 'proj_dev');
     await tool('secret', 'b only', 'proj_b');
@@ -34,7 +43,17 @@ describe('ExecuteRepository (Postgres)', () => {
 
   it('records calls with or without a session, and counts this month’s calls per org across its projects', async () => {
     const session = await db.prisma.session.create({ data: { id: 'ses_1', projectId: 'proj_dev', environment: 'live', servers: ['pp'] } });
-    const base = { environment: 'live' as const, tool: 'codespar_list_tools', server: null, input: {}, output: { ok: 1 }, success: true, error: null, durationMs: 1, durable: false };
+    const base = {
+      environment: 'live' as const,
+      tool: 'codespar_list_tools',
+      server: null,
+      input: {},
+      output: { ok: 1 },
+      success: true,
+      error: null,
+      durationMs: 1,
+      durable: false,
+    };
     const id = await repo.recordCall({ ...base, sessionId: session.id, projectId: 'proj_dev', calledAt: new Date() });
     expect(id).toMatch(/^tc_[A-Za-z0-9]{24}$/);
     await repo.recordCall({ ...base, sessionId: null, projectId: 'proj_dev2', calledAt: new Date(), durable: true });
@@ -52,8 +71,6 @@ describe('ExecuteRepository (Postgres)', () => {
   });
 
   it('refuses a call row that belongs to neither a session nor a project', async () => {
-    await expect(
-      db.prisma.sessionToolCall.create({ data: { id: 'tc_orphan', tool: 't', input: {}, success: true, durationMs: 0 } }),
-    ).rejects.toThrow();
+    await expect(db.prisma.sessionToolCall.create({ data: { id: 'tc_orphan', tool: 't', input: {}, success: true, durationMs: 0 } })).rejects.toThrow();
   });
 });

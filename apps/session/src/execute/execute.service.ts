@@ -156,8 +156,10 @@ export class ExecuteService {
       const hash = requestHash(cmd);
       const claim = await this.idempotency.claim(key, hash, callDeadline());
       if (!claim.claimed) {
-        if (claim.requestHash !== hash) throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used for a different request in the last 24 hours.');
-        if (claim.state === 'running') throw new AppError('request_in_progress', 'A request with this Idempotency-Key is still running; retry later with the same key.');
+        if (claim.requestHash !== hash)
+          throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used for a different request in the last 24 hours.');
+        if (claim.state === 'running')
+          throw new AppError('request_in_progress', 'A request with this Idempotency-Key is still running; retry later with the same key.');
         return { result: claim.response as ExecuteResult, replayed: true };
       }
     }
@@ -166,7 +168,10 @@ export class ExecuteService {
       return { result, replayed: false };
     } catch (err) {
       // Everything that throws here ran nothing (the call row is the last write).
-      if (key) await this.idempotency.release(key).catch((e: unknown) => this.log.warn({ err: e }, 'could not release an idempotency key; it frees itself past its deadline'));
+      if (key)
+        await this.idempotency
+          .release(key)
+          .catch((e: unknown) => this.log.warn({ err: e }, 'could not release an idempotency key; it frees itself past its deadline'));
       throw err;
     }
   }
@@ -182,10 +187,15 @@ export class ExecuteService {
       return this.unrecorded(key, cmd.tool, calledAt, 'tool_not_registered', 'Tool not registered', { tool: cmd.tool });
     }
     if (resolved.kind === 'ambiguous') {
-      return this.unrecorded(key, cmd.tool, calledAt, 'tool_not_registered', 'Tool name is ambiguous; call it as server/tool.', { tool: cmd.tool, candidates: resolved.candidates });
+      return this.unrecorded(key, cmd.tool, calledAt, 'tool_not_registered', 'Tool name is ambiguous; call it as server/tool.', {
+        tool: cmd.tool,
+        candidates: resolved.candidates,
+      });
     }
     if (cmd.via === 'mcp' && resolved.kind === 'catalog') {
-      return this.unrecorded(key, cmd.tool, calledAt, 'tool_not_published', 'Catalog tools run only through POST /v1/sessions/{id}/execute.', { tool: cmd.tool });
+      return this.unrecorded(key, cmd.tool, calledAt, 'tool_not_published', 'Catalog tools run only through POST /v1/sessions/{id}/execute.', {
+        tool: cmd.tool,
+      });
     }
 
     const coerced = this.checkArgs(resolved, cmd.input);
@@ -225,7 +235,8 @@ export class ExecuteService {
     const outcome = await this.dispatch(resolved, coerced.value, ctx, early?.result ?? null, key, calledAt);
     // A tool without an executor sent nothing: its amount does not count against the user's day.
     // Nor does a provider call that was refused or provably never sent.
-    const sentNothing = !outcome.record || ['not_implemented', 'upstream_unreachable', 'connection_required'].includes(String((outcome.data as { code?: unknown } | null)?.code));
+    const sentNothing =
+      !outcome.record || ['not_implemented', 'upstream_unreachable', 'connection_required'].includes(String((outcome.data as { code?: unknown } | null)?.code));
     if (governed.reservations.length > 0 && sentNothing) await this.policy.release(governed.reservations);
     const duration = Math.round((performance.now() - started) * 100) / 100;
 
@@ -270,7 +281,15 @@ export class ExecuteService {
     }
     // One line per dispatched call; arguments and outputs stay in the call row, never in logs.
     this.log.info(
-      { session_id: ctx.sessionId, project_id: ctx.tenant.project_id, tool: resolved.name, server: outcome.server, success: outcome.success, duration_ms: duration, tool_call_id: toolCallId },
+      {
+        session_id: ctx.sessionId,
+        project_id: ctx.tenant.project_id,
+        tool: resolved.name,
+        server: outcome.server,
+        success: outcome.success,
+        duration_ms: duration,
+        tool_call_id: toolCallId,
+      },
       'tool call',
     );
     return result;
@@ -322,7 +341,8 @@ export class ExecuteService {
       case 'catalog': {
         const checked = this.catalogSchemas.check(input, resolved.schema);
         // A catalog defect, not the caller's: the call goes on with coerced arguments.
-        if (checked.ok && checked.unchecked) this.log.warn({ tool: resolved.name, reason: checked.unchecked }, 'catalog input schema does not compile; arguments not validated');
+        if (checked.ok && checked.unchecked)
+          this.log.warn({ tool: resolved.name, reason: checked.unchecked }, 'catalog input schema does not compile; arguments not validated');
         return checked;
       }
     }
@@ -347,7 +367,11 @@ export class ExecuteService {
             return this.discover(early ?? this.searchDiscover(input));
           case 'codespar_get_started':
             return this.ok(
-              getStarted({ environment: ctx.tenant.environment, providers: await this.usableProviders(ctx, ctx.tenant.environment), inSession: ctx.sessionId !== null }),
+              getStarted({
+                environment: ctx.tenant.environment,
+                providers: await this.usableProviders(ctx, ctx.tenant.environment),
+                inSession: ctx.sessionId !== null,
+              }),
             );
           case 'codespar_manage_connections':
             return this.manageConnections(input, ctx);
@@ -358,9 +382,24 @@ export class ExecuteService {
   }
 
   /** A raw catalog tool: one provider call, written down before it is sent (see ProviderCallsService). */
-  private async callProvider(resolved: Extract<Resolved, { kind: 'catalog' }>, input: Record<string, unknown>, ctx: CallContext, key: KeyRef | null, calledAt: Date): Promise<Outcome> {
+  private async callProvider(
+    resolved: Extract<Resolved, { kind: 'catalog' }>,
+    input: Record<string, unknown>,
+    ctx: CallContext,
+    key: KeyRef | null,
+    calledAt: Date,
+  ): Promise<Outcome> {
     const toolName = resolved.name.slice(resolved.server.length + 1);
-    const done = await this.providerCalls.callTool({ tenant: ctx.tenant, sessionId: ctx.sessionId, server: resolved.server, toolName, callable: resolved.name, input, callerKey: key?.key ?? null, calledAt });
+    const done = await this.providerCalls.callTool({
+      tenant: ctx.tenant,
+      sessionId: ctx.sessionId,
+      server: resolved.server,
+      toolName,
+      callable: resolved.name,
+      input,
+      callerKey: key?.key ?? null,
+      calledAt,
+    });
     if (done.kind === 'refused') {
       // Nothing was written or sent: the same shape as the other refusals that write no row.
       return { success: false, data: failureData(done.code, done.message, done.details ?? {}), error: done.message, server: resolved.server, record: false };
@@ -379,8 +418,24 @@ export class ExecuteService {
   }
 
   /** A refusal that writes no call row; a repeat with the same idempotency key gets it again. */
-  private async unrecorded(key: KeyRef | null, tool: string, calledAt: Date, code: ExecuteFailureCode, message: string, extra: Record<string, unknown> = {}): Promise<ExecuteResult> {
-    const result: ExecuteResult = { success: false, data: failureData(code, message, extra), error: message, duration: 0, server: null, tool, tool_call_id: null, called_at: calledAt.toISOString() };
+  private async unrecorded(
+    key: KeyRef | null,
+    tool: string,
+    calledAt: Date,
+    code: ExecuteFailureCode,
+    message: string,
+    extra: Record<string, unknown> = {},
+  ): Promise<ExecuteResult> {
+    const result: ExecuteResult = {
+      success: false,
+      data: failureData(code, message, extra),
+      error: message,
+      duration: 0,
+      server: null,
+      tool,
+      tool_call_id: null,
+      called_at: calledAt.toISOString(),
+    };
     if (key) await this.idempotency.finish(key, 'done', result);
     return result;
   }
@@ -425,7 +480,10 @@ export class ExecuteService {
   }
 
   private async listTools(ctx: CallContext) {
-    const [catalog, servers] = await Promise.all([this.repo.listTools(ctx.servers, ctx.tenant.project_id), this.providerStates(ctx.tenant, ctx.tenant.environment, ctx.servers)]);
+    const [catalog, servers] = await Promise.all([
+      this.repo.listTools(ctx.servers, ctx.tenant.project_id),
+      this.providerStates(ctx.tenant, ctx.tenant.environment, ctx.servers),
+    ]);
     return listTools(catalog, servers);
   }
 
@@ -453,7 +511,10 @@ export class ExecuteService {
 
   /** The project's connected providers plus the context's own providers, each with its status. */
   private async usableProviders(ctx: CallContext, environment: Environment): Promise<ProviderState[]> {
-    const [connected, named] = await Promise.all([this.providerStates(ctx.tenant, environment, null), this.providerStates(ctx.tenant, environment, ctx.servers)]);
+    const [connected, named] = await Promise.all([
+      this.providerStates(ctx.tenant, environment, null),
+      this.providerStates(ctx.tenant, environment, ctx.servers),
+    ]);
     const byId = new Map([...connected, ...named].map((p) => [p.id, p]));
     return [...byId.values()].sort((a, b) => a.id.localeCompare(b.id));
   }

@@ -12,7 +12,13 @@ import type { ProviderClients } from './provider-calls.service';
  */
 export function providerClients(config: SessionConfig, keyring: Sealer, redis: Redis): ProviderClients {
   const logger = createLogger('providers', config.LOG_LEVEL);
-  const tokens = new OAuth2TokenCache({ redis, sealer: keyring, keyPrefix: `${config.ROTA_REDIS_PREFIX}:oauth2`, tokenTimeoutMs: config.ROTA_PROVIDER_TIMEOUT_MS, logger });
+  const tokens = new OAuth2TokenCache({
+    redis,
+    sealer: keyring,
+    keyPrefix: `${config.ROTA_REDIS_PREFIX}:oauth2`,
+    tokenTimeoutMs: config.ROTA_PROVIDER_TIMEOUT_MS,
+    logger,
+  });
   const defaults = { connectTimeoutMs: config.ROTA_PROVIDER_CONNECT_TIMEOUT_MS, responseTimeoutMs: config.ROTA_PROVIDER_TIMEOUT_MS };
   const privateProviders = config.ROTA_PRIVATE_PROVIDERS.split(',')
     .map((id) => id.trim())

@@ -93,7 +93,18 @@ export class ProviderCallsRepository {
   async complete(id: string, c: CompletedCall): Promise<void> {
     await this.sql.query({
       ...COMPLETE,
-      values: [id, c.state, c.success, c.output === undefined ? null : JSON.stringify(c.output), c.error, c.durationMs, c.upstreamStatus, c.attempts, c.bytesIn, c.bytesOut],
+      values: [
+        id,
+        c.state,
+        c.success,
+        c.output === undefined ? null : JSON.stringify(c.output),
+        c.error,
+        c.durationMs,
+        c.upstreamStatus,
+        c.attempts,
+        c.bytesIn,
+        c.bytesOut,
+      ],
     });
   }
 }

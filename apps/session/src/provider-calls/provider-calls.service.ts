@@ -30,7 +30,20 @@ export interface CallDone {
 }
 
 /** Headers a proxy caller may never set: credentials travel only as Rota injects them. */
-const ALWAYS_FORBIDDEN = new Set(['authorization', 'proxy-authorization', 'cookie', 'host', 'content-length', 'transfer-encoding', 'connection', 'upgrade', 'te', 'trailer', 'keep-alive', 'expect']);
+const ALWAYS_FORBIDDEN = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'upgrade',
+  'te',
+  'trailer',
+  'keep-alive',
+  'expect',
+]);
 
 /** The header names a provider's own auth writes (the caller may not set them either). */
 export function authHeaderNames(auth: ProviderAuth | null | undefined): string[] {
@@ -86,7 +99,10 @@ function failureOf(result: CallResult): { code: ExecuteFailureCode; message: str
     case 'not_sent':
       return { code: 'upstream_unreachable', message: `The provider could not be reached (${result.reason}); nothing was sent.` };
     case 'outcome_unknown':
-      return { code: 'outcome_unknown', message: `The request may have reached the provider and no answer came back (${result.reason}). Retry with the same Idempotency-Key.` };
+      return {
+        code: 'outcome_unknown',
+        message: `The request may have reached the provider and no answer came back (${result.reason}). Retry with the same Idempotency-Key.`,
+      };
   }
 }
 
@@ -110,7 +126,11 @@ export class ProviderCallsService {
   }
 
   /** The provider and its credentials, or why it cannot be called. */
-  private async prepare(tenant: Tenant, serverId: string, toolName?: string): Promise<{ provider: ProviderForCall; baseUrl: string; credentials: Record<string, string> } | CallRefusal> {
+  private async prepare(
+    tenant: Tenant,
+    serverId: string,
+    toolName?: string,
+  ): Promise<{ provider: ProviderForCall; baseUrl: string; credentials: Record<string, string> } | CallRefusal> {
     const provider = await this.repo.providerForCall(serverId, tenant.project_id, toolName);
     if (!provider) return { kind: 'refused', code: 'tool_not_registered', message: `No provider has the id "${serverId}".` };
     const baseUrl = provider.baseUrls[tenant.environment];
@@ -138,7 +158,16 @@ export class ProviderCallsService {
   }
 
   /** A raw catalog tool (`server/tool`) with its coerced input. */
-  async callTool(a: { tenant: Tenant; sessionId: string | null; server: string; toolName: string; callable: string; input: Record<string, unknown>; callerKey: string | null; calledAt: Date }): Promise<CallRefusal | CallDone> {
+  async callTool(a: {
+    tenant: Tenant;
+    sessionId: string | null;
+    server: string;
+    toolName: string;
+    callable: string;
+    input: Record<string, unknown>;
+    callerKey: string | null;
+    calledAt: Date;
+  }): Promise<CallRefusal | CallDone> {
     const prepared = await this.prepare(a.tenant, a.server, a.toolName);
     if ('kind' in prepared) return prepared;
     const tool = prepared.provider.tool;
@@ -147,16 +176,37 @@ export class ProviderCallsService {
     }
     let request: ProviderRequest;
     try {
-      request = buildRequest({ baseUrl: prepared.baseUrl, method: tool.httpMethod, endpointTemplate: tool.endpointTemplate, parameters: tool.parameters ?? undefined, input: a.input });
+      request = buildRequest({
+        baseUrl: prepared.baseUrl,
+        method: tool.httpMethod,
+        endpointTemplate: tool.endpointTemplate,
+        parameters: tool.parameters ?? undefined,
+        input: a.input,
+      });
     } catch (err) {
-      if (err instanceof RequestBuildError) return { kind: 'refused', code: 'invalid_args', message: err.message, details: { issues: [{ path: [], message: err.message, code: err.code }] } };
+      if (err instanceof RequestBuildError)
+        return { kind: 'refused', code: 'invalid_args', message: err.message, details: { issues: [{ path: [], message: err.message, code: err.code }] } };
       throw err;
     }
-    return this.send({ ...a, provider: prepared.provider, request, credentials: prepared.credentials, tool: a.callable, recordedInput: redactSecrets(a.input, tool.inputSchema) });
+    return this.send({
+      ...a,
+      provider: prepared.provider,
+      request,
+      credentials: prepared.credentials,
+      tool: a.callable,
+      recordedInput: redactSecrets(a.input, tool.inputSchema),
+    });
   }
 
   /** `proxyExecute`: Rota's own refusals throw with their codes; the provider's answer comes back whatever its status. */
-  async proxy(a: { tenant: Tenant; sessionId: string; servers: readonly string[]; request: ProxyRequest; callerKey: string | null; calledAt: Date }): Promise<CallDone> {
+  async proxy(a: {
+    tenant: Tenant;
+    sessionId: string;
+    servers: readonly string[];
+    request: ProxyRequest;
+    callerKey: string | null;
+    calledAt: Date;
+  }): Promise<CallDone> {
     const r = a.request;
     if (!a.servers.includes(r.server)) throw new AppError('server_not_in_session', `${r.server} is not one of this session's providers.`);
     const problem = endpointProblem(r.endpoint);
@@ -172,14 +222,17 @@ export class ProviderCallsService {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(r.headers ?? {})) {
       const lower = name.toLowerCase();
-      if (forbidden.has(lower) || lower.startsWith('x-rota-')) throw new AppError('forbidden_header', `The header ${lower} may not be set through the proxy; Rota injects credentials itself.`);
-      if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name) || /[\r\n\u0000]/.test(value)) throw new AppError('forbidden_header', `The header ${lower.slice(0, 100)} is not a valid HTTP header.`);
+      if (forbidden.has(lower) || lower.startsWith('x-rota-'))
+        throw new AppError('forbidden_header', `The header ${lower} may not be set through the proxy; Rota injects credentials itself.`);
+      if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name) || /[\r\n\u0000]/.test(value))
+        throw new AppError('forbidden_header', `The header ${lower.slice(0, 100)} is not a valid HTTP header.`);
       headers[lower] = value;
     }
     const base = new URL(prepared.baseUrl);
     const url = new URL(base.href.replace(/\/+$/, '') + r.endpoint);
     // The endpoint was checked above; this also holds whatever the URL parser normalised.
-    if (url.origin !== base.origin || !url.pathname.startsWith(base.pathname.replace(/\/+$/, ''))) throw new AppError('invalid_endpoint', 'endpoint must stay under the provider base URL.');
+    if (url.origin !== base.origin || !url.pathname.startsWith(base.pathname.replace(/\/+$/, '')))
+      throw new AppError('invalid_endpoint', 'endpoint must stay under the provider base URL.');
     for (const [k, v] of Object.entries(r.params ?? {})) url.searchParams.append(k, String(v));
     const hasBody = r.method !== 'GET' && r.body !== undefined;
     if (hasBody) headers['content-type'] ??= 'application/json';
@@ -205,7 +258,14 @@ export class ProviderCallsService {
     // An OAuth2 token URL may be a path under the environment's base URL, so
     // test tokens come from the sandbox and live ones from the provider.
     const baseUrl = a.provider.baseUrls[a.tenant.environment]!;
-    const auth: ProviderAuth = http.auth.type === 'oauth2' ? { ...http.auth, token_url: resolveProviderUrl(http.auth.token_url, baseUrl), ...(http.auth.authorize_url ? { authorize_url: resolveProviderUrl(http.auth.authorize_url, baseUrl) } : {}) } : http.auth;
+    const auth: ProviderAuth =
+      http.auth.type === 'oauth2'
+        ? {
+            ...http.auth,
+            token_url: resolveProviderUrl(http.auth.token_url, baseUrl),
+            ...(http.auth.authorize_url ? { authorize_url: resolveProviderUrl(http.auth.authorize_url, baseUrl) } : {}),
+          }
+        : http.auth;
     const id = this.repo.newCallId();
     const providerKey = providerIdempotencyKey(a.tenant, a.callerKey, id);
     // Nobody waits past the deadline: nothing is written or sent after it.
@@ -248,7 +308,17 @@ export class ProviderCallsService {
 
 function completedRow(result: CallDone['result'], state: CallDone['state']): CompletedCall {
   if (result.kind === 'credentials') {
-    return { state, success: false, output: { code: result.code, message: result.message }, error: result.message, durationMs: 0, upstreamStatus: null, attempts: 0, bytesIn: null, bytesOut: null };
+    return {
+      state,
+      success: false,
+      output: { code: result.code, message: result.message },
+      error: result.message,
+      durationMs: 0,
+      upstreamStatus: null,
+      attempts: 0,
+      bytesIn: null,
+      bytesOut: null,
+    };
   }
   const failure = failureOf(result);
   if (result.kind === 'response') {
@@ -285,7 +355,9 @@ export function toolOutcome(done: CallDone): { success: boolean; data: unknown; 
   const failure = failureOf(r);
   if (r.kind === 'response') {
     const data = { status: r.status, headers: r.headers, body: r.body };
-    return failure ? { success: false, data: { ...data, code: failure.code, message: failure.message }, error: failure.message } : { success: true, data, error: null };
+    return failure
+      ? { success: false, data: { ...data, code: failure.code, message: failure.message }, error: failure.message }
+      : { success: true, data, error: null };
   }
   return { success: false, data: { code: failure!.code, message: failure!.message, reason: r.reason }, error: failure!.message };
 }

@@ -24,20 +24,36 @@ export class ProxyService {
       const deadline = new Date(Date.now() + 30_000);
       const claim = await this.idempotency.claim(key, hash, deadline);
       if (!claim.claimed) {
-        if (claim.requestHash !== hash) throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used for a different request in the last 24 hours.');
-        if (claim.state === 'running') throw new AppError('request_in_progress', 'A request with this Idempotency-Key is still running; retry later with the same key.');
-        if (claim.state === 'unknown') throw new AppError('outcome_unknown', 'The first request with this Idempotency-Key may have reached the provider and its outcome is not known yet.');
+        if (claim.requestHash !== hash)
+          throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used for a different request in the last 24 hours.');
+        if (claim.state === 'running')
+          throw new AppError('request_in_progress', 'A request with this Idempotency-Key is still running; retry later with the same key.');
+        if (claim.state === 'unknown')
+          throw new AppError('outcome_unknown', 'The first request with this Idempotency-Key may have reached the provider and its outcome is not known yet.');
         return { result: claim.response as ProxyResult, replayed: true };
       }
     }
     let sent = false;
     try {
       const session = await this.sessions.requireActive(tenant, cmd.session_id);
-      const done = await this.calls.proxy({ tenant, sessionId: session.id, servers: session.servers, request: cmd.request, callerKey: key?.key ?? null, calledAt: new Date() });
+      const done = await this.calls.proxy({
+        tenant,
+        sessionId: session.id,
+        servers: session.servers,
+        request: cmd.request,
+        callerKey: key?.key ?? null,
+        calledAt: new Date(),
+      });
       sent = true;
       const r = done.result;
       if (r.kind === 'response') {
-        const result: ProxyResult = { status: r.status, data: r.body, headers: r.headers, duration: Math.round(r.durationMs * 100) / 100, proxy_call_id: done.toolCallId };
+        const result: ProxyResult = {
+          status: r.status,
+          data: r.body,
+          headers: r.headers,
+          duration: Math.round(r.durationMs * 100) / 100,
+          proxy_call_id: done.toolCallId,
+        };
         if (key) await this.idempotency.finish(key, 'done', result);
         return { result, replayed: false };
       }
@@ -55,4 +71,3 @@ export class ProxyService {
     }
   }
 }
-

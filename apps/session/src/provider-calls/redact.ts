@@ -5,7 +5,8 @@
  * (the rule below: passwords, tokens, keys, card numbers and codes).
  * Personal document numbers are masked by the call-log rules, not here.
  */
-export const SECRET_FIELD = /pass(word|wd|phrase)?$|secret|token|api[-_]?key|access[-_]?key|private[-_]?key|authorization|cookie|^pin$|cvv|cvc|security[-_]?code|card[-_]?number|^pan$/i;
+export const SECRET_FIELD =
+  /pass(word|wd|phrase)?$|secret|token|api[-_]?key|access[-_]?key|private[-_]?key|authorization|cookie|^pin$|cvv|cvc|security[-_]?code|card[-_]?number|^pan$/i;
 
 export const REDACTED = '[redacted]';
 

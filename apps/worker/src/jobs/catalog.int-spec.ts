@@ -63,11 +63,19 @@ interface Row {
 }
 
 async function rows(prisma: PrismaClient): Promise<Row[]> {
-  const raw = await prisma.$queryRawUnsafe<Array<{ id: string; tool_name: string; description: string; pname: string; hash: string; model: string | null; vector: string | null }>>(
+  const raw = await prisma.$queryRawUnsafe<
+    Array<{ id: string; tool_name: string; description: string; pname: string; hash: string; model: string | null; vector: string | null }>
+  >(
     `SELECT t.id::text, t.tool_name, t.description, p.name AS pname, t.description_hash AS hash, t.embedding_model AS model, t.embedding::text AS vector
      FROM mcp_tools t JOIN providers p ON p.id = t.server_id ORDER BY t.id`,
   );
-  return raw.map((r) => ({ id: r.id, text: toolEmbeddingText({ providerName: r.pname, toolName: r.tool_name, description: r.description }), hash: r.hash, model: r.model, vector: r.vector }));
+  return raw.map((r) => ({
+    id: r.id,
+    text: toolEmbeddingText({ providerName: r.pname, toolName: r.tool_name, description: r.description }),
+    hash: r.hash,
+    model: r.model,
+    vector: r.vector,
+  }));
 }
 
 const embeddedWith = async (prisma: PrismaClient, model: string) => (await rows(prisma)).filter((r) => r.model === model && r.vector !== null).length;
@@ -191,7 +199,16 @@ describe('catalog re-embedding worker', () => {
       { kind: 'error', status: 429 },
       { kind: 'hang' },
       // One vector for twelve inputs: must be refused as a whole.
-      { kind: 'raw', status: 200, body: JSON.stringify({ object: 'list', data: [{ object: 'embedding', index: 0, embedding: Array.from(fakeEmbedding('x')) }], model: 'm', usage: { prompt_tokens: 1, total_tokens: 1 } }) },
+      {
+        kind: 'raw',
+        status: 200,
+        body: JSON.stringify({
+          object: 'list',
+          data: [{ object: 'embedding', index: 0, embedding: Array.from(fakeEmbedding('x')) }],
+          model: 'm',
+          usage: { prompt_tokens: 1, total_tokens: 1 },
+        }),
+      },
     ];
     let seenDuringFailures = 0;
     fake.setBehaviour((call) => {
@@ -231,7 +248,8 @@ describe('catalog re-embedding worker', () => {
   });
 
   it('when most rows are stale, drops the HNSW index, embeds, and builds the index once at the end', async () => {
-    const indexed = async () => (await db.prisma.$queryRawUnsafe<unknown[]>(`SELECT 1 FROM pg_indexes WHERE indexname = 'mcp_tools_embedding_hnsw_idx'`)).length === 1;
+    const indexed = async () =>
+      (await db.prisma.$queryRawUnsafe<unknown[]>(`SELECT 1 FROM pg_indexes WHERE indexname = 'mcp_tools_embedding_hnsw_idx'`)).length === 1;
     expect(await indexed()).toBe(true);
     await importDoc(catalog(2, 20));
     fake.setBehaviour({ kind: 'hang' });

@@ -44,7 +44,10 @@ export class CatalogJobs {
     const indexed = await repo.vectorIndexExists();
     const bulk = indexed && this.opts.reindexThreshold > 0 && staleNow >= this.opts.reindexThreshold && staleNow * 2 >= tools;
     if (bulk) {
-      this.log.info({ stale: staleNow, tools, model: this.embedder.model }, 'most of the catalog needs vectors: dropping the HNSW index until the batches are done');
+      this.log.info(
+        { stale: staleNow, tools, model: this.embedder.model },
+        'most of the catalog needs vectors: dropping the HNSW index until the batches are done',
+      );
       await repo.dropVectorIndex();
     }
     let stale = 0;
@@ -57,7 +60,11 @@ export class CatalogJobs {
     }
     // Also heals an index left dropped by a worker that died mid-rebuild.
     const rebuildIndex = bulk || !indexed;
-    if (rebuildIndex) await addUnique(queue, 'catalog.reindex', {}, REINDEX_JOB_ID, { removeOnComplete: true, jobOptions: { ...this.opts.jobOptions, delay: REINDEX_POLL_MS } });
+    if (rebuildIndex)
+      await addUnique(queue, 'catalog.reindex', {}, REINDEX_JOB_ID, {
+        removeOnComplete: true,
+        jobOptions: { ...this.opts.jobOptions, delay: REINDEX_POLL_MS },
+      });
     if (stale > 0) this.log.info({ stale, batches, model: this.embedder.model }, 'catalog sweep enqueued stale rows');
     return { stale, batches, rebuildIndex };
   }

@@ -18,7 +18,14 @@ describe('maintenance jobs', () => {
 
   it('puts the job schedulers back after Redis restarts without persistence', async () => {
     const redis = await OwnRedis.start();
-    const config = loadConfig(WorkerConfig, { ...process.env, DATABASE_URL: db.url, REDIS_URL: redis.url, ROTA_REDIS_PREFIX: testPrefix('sched'), ROTA_LOCAL_EMBEDDER: 'hash', LOG_LEVEL: 'silent' });
+    const config = loadConfig(WorkerConfig, {
+      ...process.env,
+      DATABASE_URL: db.url,
+      REDIS_URL: redis.url,
+      ROTA_REDIS_PREFIX: testPrefix('sched'),
+      ROTA_LOCAL_EMBEDDER: 'hash',
+      LOG_LEVEL: 'silent',
+    });
     let runner: JobRunner | undefined;
     try {
       runner = createJobRunner(config, db.prisma);
@@ -44,12 +51,44 @@ describe('maintenance jobs', () => {
     const old = new Date(Date.now() - 10 * 60_000);
     await db.prisma.sessionToolCall.createMany({
       data: [
-        { id: 'tc_stale', projectId: 'proj_dev', environment: 'test', tool: 'asaas/create_payment', server: 'asaas', input: {}, success: false, durationMs: 0, calledAt: old, state: 'pending' },
-        { id: 'tc_fresh', projectId: 'proj_dev', environment: 'test', tool: 'asaas/create_payment', server: 'asaas', input: {}, success: false, durationMs: 0, calledAt: new Date(), state: 'pending' },
+        {
+          id: 'tc_stale',
+          projectId: 'proj_dev',
+          environment: 'test',
+          tool: 'asaas/create_payment',
+          server: 'asaas',
+          input: {},
+          success: false,
+          durationMs: 0,
+          calledAt: old,
+          state: 'pending',
+        },
+        {
+          id: 'tc_fresh',
+          projectId: 'proj_dev',
+          environment: 'test',
+          tool: 'asaas/create_payment',
+          server: 'asaas',
+          input: {},
+          success: false,
+          durationMs: 0,
+          calledAt: new Date(),
+          state: 'pending',
+        },
       ],
     });
     await db.prisma.idempotencyKey.create({
-      data: { orgId: 'org_dev', projectId: 'proj_dev', environment: 'test', key: 'k-stale', requestHash: 'h', state: 'running', toolCallId: 'tc_stale', deadline: old, expiresAt: new Date(Date.now() + 3_600_000) },
+      data: {
+        orgId: 'org_dev',
+        projectId: 'proj_dev',
+        environment: 'test',
+        key: 'k-stale',
+        requestHash: 'h',
+        state: 'running',
+        toolCallId: 'tc_stale',
+        deadline: old,
+        expiresAt: new Date(Date.now() + 3_600_000),
+      },
     });
     expect(await repo.reconcilePending(120)).toBe(1);
     expect((await db.prisma.sessionToolCall.findUniqueOrThrow({ where: { id: 'tc_stale' } })).state).toBe('outcome_unknown');

@@ -32,7 +32,10 @@ export class JobRunner {
     const { config } = this.deps;
     for (const name of Object.values(QUEUES)) {
       const common = { connection: this.connection, prefix: this.prefix };
-      const defaults = name === QUEUES.catalog ? catalogJobOptions(config) : { removeOnComplete: 1000, removeOnFail: 5000, attempts: 5, backoff: { type: 'exponential', delay: 1000 } };
+      const defaults =
+        name === QUEUES.catalog
+          ? catalogJobOptions(config)
+          : { removeOnComplete: 1000, removeOnFail: 5000, attempts: 5, backoff: { type: 'exponential', delay: 1000 } };
       this.queues.set(name, new Queue(name, { ...common, defaultJobOptions: defaults }));
       const worker = new Worker(name, (job, token) => this.dispatch(job, token), {
         ...common,
@@ -48,7 +51,9 @@ export class JobRunner {
     // Redis keeps nothing on disk here: after a restart the schedulers are
     // gone, so every reconnection puts them back (upserts are idempotent).
     (this.connection as { on?: (event: string, listener: () => void) => unknown }).on?.('ready', () => {
-      this.ensureSchedulers().catch((err: Error) => this.deps.log.warn({ err: err.message }, 'could not restore the job schedulers; retrying on the next reconnection'));
+      this.ensureSchedulers().catch((err: Error) =>
+        this.deps.log.warn({ err: err.message }, 'could not restore the job schedulers; retrying on the next reconnection'),
+      );
     });
     // And one sweep now, so a fresh start or a model switch does not wait a whole period.
     await requestSweep(this.queues.get(QUEUES.catalog)!);
@@ -60,7 +65,9 @@ export class JobRunner {
     const maintenance = this.queues.get(QUEUES.maintenance)!;
     await maintenance.upsertJobScheduler(SCHEDULERS.sessionsExpire, { every: config.ROTA_SWEEP_EVERY_MS }, { name: 'sessions.expire', data: {} });
     await maintenance.upsertJobScheduler(SCHEDULERS.callsReconcile, { every: config.ROTA_SWEEP_EVERY_MS }, { name: 'calls.reconcile', data: {} });
-    await this.queues.get(QUEUES.catalog)!.upsertJobScheduler(SCHEDULERS.catalogSweep, { every: config.ROTA_EMBED_SWEEP_EVERY_MS }, { name: 'catalog.sweep', data: {} });
+    await this.queues
+      .get(QUEUES.catalog)!
+      .upsertJobScheduler(SCHEDULERS.catalogSweep, { every: config.ROTA_EMBED_SWEEP_EVERY_MS }, { name: 'catalog.sweep', data: {} });
   }
 
   /** Scheduler ids missing from Redis right now (readiness and catalog status report them). */

@@ -41,7 +41,10 @@ describe('InfraModule', () => {
     const app = await NestFactory.createApplicationContext(
       {
         module: class AppModule {},
-        imports: [InfraModule.forRoot({ app: 'infra-test', config, prisma: () => prisma, sqlPool: () => pool, redis: { maxRetriesPerRequest: 1 }, rpc: true }), FeatureModule],
+        imports: [
+          InfraModule.forRoot({ app: 'infra-test', config, prisma: () => prisma, sqlPool: () => pool, redis: { maxRetriesPerRequest: 1 }, rpc: true }),
+          FeatureModule,
+        ],
       },
       { logger: false },
     );

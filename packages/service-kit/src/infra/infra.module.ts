@@ -1,14 +1,4 @@
-import {
-  Global,
-  Inject,
-  Injectable,
-  Module,
-  Optional,
-  type DynamicModule,
-  type OnApplicationShutdown,
-  type OnModuleInit,
-  type Provider,
-} from '@nestjs/common';
+import { Global, Inject, Injectable, Module, Optional, type DynamicModule, type OnApplicationShutdown, type OnModuleInit, type Provider } from '@nestjs/common';
 import Redis, { type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import type { BaseConfig } from '../config';
