@@ -71,6 +71,6 @@ const rows = Object.entries(stats)
   }));
 table(rows);
 if (process.argv.includes('--verbose')) for (const m of misses) console.log(`miss [${m.lang}] ${m.intent} → expected ${m.expected}, got ${m.got || '[]'}`);
-// codespar_discover: recall@1 and recall@5 over bench/data/discover-intents.jsonl (bench/eval-discover.mjs).
+// codespar_discover against BM25 on the demo intents and the MetaTool sample, per language, with channel ablations (bench/eval-discover.mjs).
 await (await import('./eval-discover.mjs')).evalDiscover({ verbose: process.argv.includes('--verbose') });
 process.exit(0);

@@ -10,6 +10,8 @@ export interface Embedder {
   /** Stored in `mcp_tools.embedding_model`, e.g. `text-embedding-3-small` or `rota-local-…`. */
   readonly model: string;
   readonly dimensions: number;
+  /** True for a model that understands English only: callers bring other languages into English first. */
+  readonly englishOnly?: boolean;
   /** One unit-length vector per text, in order. Rejects on failure; never returns partial results. */
   embed(texts: string[]): Promise<Float32Array[]>;
 }

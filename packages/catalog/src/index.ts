@@ -9,14 +9,26 @@
 export * from './embedder';
 export { LocalEmbedder, LOCAL_EMBEDDING_MODEL } from './local-embedder';
 export { OpenAIEmbedder, OPENAI_EMBEDDING_MODEL, type OpenAIEmbedderOptions } from './openai-embedder';
-export { EmbedderEnv, createEmbedder, currentEmbeddingModel, embedderKind } from './config';
+export { EmbedderEnv, createEmbedder, currentEmbeddingModel, embedderKind, localModelKind } from './config';
+export { NeuralEmbedder, NEURAL_EMBEDDING_MODEL, NEURAL_DIMENSIONS } from './neural-embedder';
 export { descriptionHash, humanizeToolName, toolEmbeddingText, type ToolText } from './text';
 export * from './format';
 export { importCatalog, type ImportOptions, type ImportResult } from './import';
 export * from './reembed';
 export * from './queue';
-export { seedDemoCatalog, DEMO_CATALOG_PATH } from './seed';
+export { seedDemoCatalog, DEMO_CATALOG_PATH, DEFAULT_SANDBOX_URL, sandboxUrlFromEnv, substituteSandboxUrl } from './seed';
 export { importAndRequestSweep, type ImportOutcome } from './service';
-export { CatalogUrlError, fetchCatalogText, guardedFetch, isPublicAddress, type UrlPolicy, type FetchTextOptions } from './url';
+export {
+  CATALOG_FETCH_MAX_BYTES,
+  CATALOG_FETCH_TIMEOUT_MS,
+  CatalogUrlError,
+  fetchCatalogText,
+  guardedFetch,
+  isPublicAddress,
+  privateAddressAllowed,
+  type UrlPolicy,
+  type FetchTextOptions,
+  type GuardedFetchOptions,
+} from './url';
 export { listMcpTools, type McpListOptions } from './mcp';
-export { LocalEmbedderPool } from './local-embedder-pool';
+export { LocalEmbedderPool, type LocalEmbedderPoolOptions, type LocalModelKind } from './local-embedder-pool';

@@ -1,23 +1,32 @@
 /**
- * Worker-thread side of {@link LocalEmbedderPool}: embeds the texts it is
- * sent and hands back one flat Float32Array (transferred, not copied).
+ * Worker-thread side of {@link LocalEmbedderPool}: runs one local model (the
+ * feature-hashing one or the neural one, as `workerData.kind` says), embeds
+ * the texts it is sent and hands back one flat Float32Array (transferred,
+ * not copied) or the SQL text of each vector.
  */
-import { parentPort } from 'node:worker_threads';
-import { EMBEDDING_DIMENSIONS, toVectorParam } from './embedder';
+import { parentPort, workerData } from 'node:worker_threads';
+import { EMBEDDING_DIMENSIONS, toVectorParam, type Embedder } from './embedder';
 import { LocalEmbedder } from './local-embedder';
+import { NeuralEmbedder } from './neural-embedder';
 
-const embedder = new LocalEmbedder();
+const embedder: Embedder = (workerData as { kind?: string } | undefined)?.kind === 'neural' ? new NeuralEmbedder() : new LocalEmbedder();
+
+// Messages are handled one after another, so a thread never runs two batches at once.
+let queue: Promise<void> = Promise.resolve();
 parentPort?.on('message', (msg: { id: number; texts: string[]; params?: boolean }) => {
-  try {
-    if (msg.params) {
-      // The SQL text of each vector, built here so the calling thread does not have to.
-      parentPort!.postMessage({ id: msg.id, params: msg.texts.map((t) => toVectorParam(embedder.embedOne(t))) });
-      return;
+  queue = queue.then(async () => {
+    try {
+      const vectors = await embedder.embed(msg.texts);
+      if (msg.params) {
+        // The SQL text of each vector, built here so the calling thread does not have to.
+        parentPort!.postMessage({ id: msg.id, params: vectors.map(toVectorParam) });
+        return;
+      }
+      const out = new Float32Array(msg.texts.length * EMBEDDING_DIMENSIONS);
+      vectors.forEach((v, i) => out.set(v, i * EMBEDDING_DIMENSIONS));
+      parentPort!.postMessage({ id: msg.id, buffer: out.buffer }, [out.buffer]);
+    } catch (err) {
+      parentPort!.postMessage({ id: msg.id, error: err instanceof Error ? err.message : String(err) });
     }
-    const out = new Float32Array(msg.texts.length * EMBEDDING_DIMENSIONS);
-    msg.texts.forEach((t, i) => out.set(embedder.embedOne(t), i * EMBEDDING_DIMENSIONS));
-    parentPort!.postMessage({ id: msg.id, buffer: out.buffer }, [out.buffer]);
-  } catch (err) {
-    parentPort!.postMessage({ id: msg.id, error: err instanceof Error ? err.message : String(err) });
-  }
+  });
 });

@@ -2,6 +2,8 @@ import { fakeEmbedding, startFakeOpenAI, type FakeOpenAI } from '@rota/testing';
 import { createEmbedder, currentEmbeddingModel, embedderKind } from './config';
 import { cosine, EmbeddingError } from './embedder';
 import { LOCAL_EMBEDDING_MODEL, LocalEmbedder } from './local-embedder';
+import { LocalEmbedderPool } from './local-embedder-pool';
+import { NEURAL_EMBEDDING_MODEL } from './neural-embedder';
 import { OPENAI_EMBEDDING_MODEL, OpenAIEmbedder } from './openai-embedder';
 
 describe('OpenAIEmbedder against a fake embeddings server', () => {
@@ -19,7 +21,10 @@ describe('OpenAIEmbedder against a fake embeddings server', () => {
     const e = new OpenAIEmbedder({ apiKey: 'sk-x', baseURL: fake.baseURL, maxInputsPerRequest: 3 });
     const texts = ['a', 'b', 'c', 'd', 'e'];
     const out = await e.embed(texts);
-    expect(fake.calls.map((c) => c.inputs)).toEqual([['a', 'b', 'c'], ['d', 'e']]);
+    expect(fake.calls.map((c) => c.inputs)).toEqual([
+      ['a', 'b', 'c'],
+      ['d', 'e'],
+    ]);
     expect(fake.calls[0]).toMatchObject({ model: OPENAI_EMBEDDING_MODEL, encodingFormat: 'float', dimensions: 1536, apiKey: 'sk-x' });
     out.forEach((v, i) => expect(cosine(v, fakeEmbedding(texts[i]!))).toBeCloseTo(1, 6));
     expect(e.requests).toBe(2);
@@ -56,7 +61,11 @@ describe('OpenAIEmbedder against a fake embeddings server', () => {
   });
 
   it('refuses vectors of the wrong size', async () => {
-    fake.setBehaviour({ kind: 'raw', status: 200, body: JSON.stringify({ object: 'list', data: [{ object: 'embedding', index: 0, embedding: [1, 0, 0] }], model: 'm' }) });
+    fake.setBehaviour({
+      kind: 'raw',
+      status: 200,
+      body: JSON.stringify({ object: 'list', data: [{ object: 'embedding', index: 0, embedding: [1, 0, 0] }], model: 'm' }),
+    });
     await expect(new OpenAIEmbedder({ apiKey: 'sk-x', baseURL: fake.baseURL }).embed(['x'])).rejects.toThrow(/3 dimensions/);
   });
 });
@@ -64,11 +73,18 @@ describe('OpenAIEmbedder against a fake embeddings server', () => {
 describe('createEmbedder', () => {
   it('defaults to the local embedder without a key, and to OpenAI with one', () => {
     expect(embedderKind({})).toBe('local');
+    // The local default is the hashing model; the neural one is selectable and runs on worker threads.
     expect(createEmbedder({})).toBeInstanceOf(LocalEmbedder);
     expect(currentEmbeddingModel({ OPENAI_API_KEY: '' })).toBe(LOCAL_EMBEDDING_MODEL);
+    const neural = createEmbedder({ ROTA_LOCAL_EMBEDDER: 'neural' });
+    expect(neural).toBeInstanceOf(LocalEmbedderPool);
+    expect(neural.model).toBe(NEURAL_EMBEDDING_MODEL);
+    expect(createEmbedder({ ROTA_LOCAL_EMBEDDER: 'hash' })).toBeInstanceOf(LocalEmbedder);
+    expect(currentEmbeddingModel({ ROTA_LOCAL_EMBEDDER: 'hash' })).toBe(LOCAL_EMBEDDING_MODEL);
+    expect(() => createEmbedder({ ROTA_LOCAL_EMBEDDER: 'bert' })).toThrow(/ROTA_LOCAL_EMBEDDER/);
     expect(createEmbedder({ OPENAI_API_KEY: 'sk-1' })).toBeInstanceOf(OpenAIEmbedder);
     expect(currentEmbeddingModel({ OPENAI_API_KEY: 'sk-1' })).toBe(OPENAI_EMBEDDING_MODEL);
-    expect(currentEmbeddingModel({ OPENAI_API_KEY: 'sk-1', ROTA_EMBEDDER: 'local' })).toBe(LOCAL_EMBEDDING_MODEL);
+    expect(currentEmbeddingModel({ OPENAI_API_KEY: 'sk-1', ROTA_EMBEDDER: 'local', ROTA_LOCAL_EMBEDDER: 'hash' })).toBe(LOCAL_EMBEDDING_MODEL);
     expect(currentEmbeddingModel({ OPENAI_API_KEY: 'sk-1', ROTA_OPENAI_EMBEDDING_MODEL: 'text-embedding-3-large' })).toBe('text-embedding-3-large');
     expect(() => createEmbedder({ ROTA_EMBEDDER: 'openai' })).toThrow(/needs OPENAI_API_KEY/);
     expect(() => createEmbedder({ ROTA_EMBEDDER: 'magic' })).toThrow(/ROTA_EMBEDDER/);

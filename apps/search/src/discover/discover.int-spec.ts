@@ -133,7 +133,8 @@ describe('codespar_discover against Postgres', () => {
     const useCase = 'send a pix transfer from the company account to a pix key';
     const live = ranked(await ask(withVectors, { use_case: useCase }));
     expect(live[0]).toBe('bancocerto/send_pix');
-    const test = await ask(withVectors, { use_case: useCase }, { environment: 'test' });
+    // Every match is listed, so the buried rails show at the end.
+    const test = await ask(withVectors, { use_case: useCase, limit: 20 }, { environment: 'test' });
     const order = ranked(test);
     expect(order.indexOf('bancocerto/send_pix')).toBeGreaterThan(order.indexOf('easybank/transfer_funds'));
     expect(order[order.length - 1]!.startsWith('bancocerto/')).toBe(true);
@@ -149,6 +150,94 @@ describe('codespar_discover against Postgres', () => {
     expect(ranked(other2)).not.toContain('alfapay/nightly_warehouse_report');
     const owner = await ask(withVectors, { use_case: useCase }, { project_id: 'proj_b' });
     expect(owner.recommended?.tool).toBe('alfapay/nightly_warehouse_report');
+  });
+
+  describe('the lexical channel (BM25 in Postgres)', () => {
+    const lexicalOnly = () => new DiscoverService(repo, embedder, DiscoverConfig.parse({ ROTA_DISCOVER_CHANNELS: 'lexical' }));
+    /** The lexical channel's rows, best BM25 first (the repository returns candidates unordered; ranking is the service's). */
+    const bm25Query = async (text: string, extra: Partial<Parameters<DiscoverRepository['candidates']>[0]> = {}) =>
+      (
+        await repo.candidates({
+          projectId: 'proj_a',
+          environment: 'live',
+          text,
+          vector: null,
+          model: null,
+          category: null,
+          country: null,
+          candidates: 30,
+          lexical: { text, expansion: '', expansionWeight: 0.5, k1: 1.2, b: 0.75, fieldWeights: [1, 1, 1, 1], scanCap: 2000 },
+          ...extra,
+        })
+      )
+        .filter((r) => (r.lexicalScore ?? 0) > 0)
+        .sort((a, b) => b.lexicalScore! - a.lexicalScore!);
+
+    it('scores a term with Okapi BM25 over the document its trigger keeps', async () => {
+      // "ofx" is in one tool's name and description: idf and tf come straight from the table.
+      const [{ n, avgdl, len, tf }] = await db.prisma.$queryRaw<Array<{ n: number; avgdl: number; len: number; tf: number }>>`
+        SELECT (SELECT count(*)::float8 FROM mcp_tools) AS n, (SELECT avg(search_length)::float8 FROM mcp_tools) AS avgdl,
+               t.search_length::float8 AS len,
+               (SELECT array_length(u.positions, 1)::float8 FROM unnest(t.search_document) u WHERE u.lexeme = 'ofx') AS tf
+        FROM mcp_tools t WHERE t.tool_name = 'export_statement_ofx'`;
+      expect(tf).toBe(2);
+      const idf = Math.log(1 + (n - 1 + 0.5) / (1 + 0.5));
+      const expected = (idf * tf * 2.2) / (tf + 1.2 * (1 - 0.75 + (0.75 * len) / avgdl));
+      const rows = await bm25Query('OFX');
+      expect(rows.map((r) => `${r.serverId}/${r.toolName}`)).toEqual(['bancocerto/export_statement_ofx']);
+      expect(rows[0]!.fromLexicalPass).toBe(true);
+      expect(rows[0]!.lexicalScore).toBeCloseTo(expected, 6);
+    });
+
+    it('stems and folds accents, and weighs fields', async () => {
+      // "Exporting statements" meets "Export the account statement" through the English stemmer.
+      const rows = await bm25Query('Exporting státements');
+      expect(`${rows[0]!.serverId}/${rows[0]!.toolName}`).toBe('bancocerto/export_statement_ofx');
+      // A provider's own name finds its tools; weighing the provider name at 0 loses them.
+      const byName = await bm25Query('Mensageiro');
+      expect(byName.map((r) => r.toolName)).toEqual(['send_text']);
+      const unweighted = await bm25Query('Mensageiro', {
+        lexical: { text: 'Mensageiro', expansion: '', expansionWeight: 0, k1: 1.2, b: 0.75, fieldWeights: [1, 1, 0, 1], scanCap: 2000 },
+      });
+      expect(unweighted).toEqual([]);
+    });
+
+    it('brings its own candidates, whether or not the rows have vectors', async () => {
+      await db.prisma.$executeRaw`
+        INSERT INTO mcp_tools (server_id, tool_name, description, description_hash)
+        VALUES ('cepfacil', 'validate_cnpj', 'Check the digits of a Brazilian company registration number (CNPJ).', 'h')`;
+      try {
+        const res = await ask(withVectors, { use_case: 'validate a CNPJ registration number' });
+        expect(res.channels).toEqual(['lexical', 'vector']);
+        expect(ranked(res)[0]).toBe('cepfacil/validate_cnpj');
+        const hit = [res.recommended, ...res.related].find((m) => m?.tool === 'cepfacil/validate_cnpj');
+        expect(hit?.cosine_distance).toBeNull();
+      } finally {
+        await db.prisma.$executeRaw`DELETE FROM mcp_tools WHERE tool_name = 'validate_cnpj'`;
+      }
+    });
+
+    it('keeps the index current when a provider is renamed', async () => {
+      await db.prisma.$executeRaw`UPDATE providers SET name = 'Zapzap Gateway' WHERE id = 'mensageiro'`;
+      try {
+        expect((await bm25Query('zapzap')).map((r) => r.toolName)).toEqual(['send_text']);
+        expect(await bm25Query('Mensageiro')).toEqual([]);
+      } finally {
+        await db.prisma.$executeRaw`UPDATE providers SET name = 'Mensageiro' WHERE id = 'mensageiro'`;
+      }
+    });
+
+    it('answers alone, and in Portuguese and Spanish through the English rendering of the request', async () => {
+      const svc = lexicalOnly();
+      const pt = await ask(svc, { use_case: 'exportar o extrato da conta em arquivo OFX' });
+      expect(pt.channels).toEqual(['lexical']);
+      expect(pt.search_strategy).toBe('trigram');
+      expect(ranked(pt)[0]).toBe('bancocerto/export_statement_ofx');
+      const es = await ask(svc, { use_case: 'generar una referencia de pago en efectivo para tiendas de conveniencia' });
+      expect(ranked(es)[0]).toBe('mxpagos/create_cash_voucher');
+      // Another project's tool stays out of this channel too.
+      expect(ranked(await ask(svc, { use_case: 'nightly warehouse reconciliation report', limit: 20 }))).not.toContain('alfapay/nightly_warehouse_report');
+    });
   });
 
   it('reports embedding, trigram and empty strategies', async () => {
@@ -217,6 +306,8 @@ describe('codespar_discover against Postgres', () => {
         ROTA_REDIS_PREFIX: testPrefix('discover'),
         LOG_LEVEL: 'silent',
         ROTA_EMBEDDER: 'local',
+        // The catalog above holds vectors of the hashing model.
+        ROTA_LOCAL_EMBEDDER: 'hash',
         OPENAI_API_KEY: '',
       };
       const base = loadConfig(BaseConfig, env);

@@ -8,19 +8,33 @@ import type { Candidate } from './ranking';
 export interface CandidateQuery {
   projectId: string;
   environment: Environment;
+  /** The use case as written: the pg_trgm similarities each match shows (`trigram_similarity`) are measured against it. */
   text: string;
-  /** Unit-length query embedding, or null to run the trigram pass alone. */
+  /** Unit-length query embedding, or null to leave the vector channel out. */
   vector: Float32Array | null;
   /** The model that made `vector`; only rows embedded by the same model take part in the vector pass. */
   model: string | null;
   category: string | null;
   country: string | null;
-  /** Rows the vector pass and the tool trigram pass each contribute at most. */
+  /** Rows the vector channel and the lexical channel each contribute at most. */
   candidates: number;
-  /** Providers whose own text matches, at most, whose tools join the pool. */
-  providerCandidates: number;
-  /** Most trigram matches the lexical pass examines before keeping the best `candidates`. */
-  lexicalScanCap: number;
+  /** What the lexical channel reads; null leaves the channel out. */
+  lexical: LexicalQuery | null;
+}
+
+/** The lexical channel's query and its BM25 settings. */
+export interface LexicalQuery {
+  /** The request's own words (Postgres analyses them with the `rota_search` configuration). */
+  text: string;
+  /** Words that expand it (the request brought into English, synonyms), each counted at `expansionWeight`. */
+  expansion: string;
+  expansionWeight: number;
+  k1: number;
+  b: number;
+  /** BM25F weights of the document's fields: tool name, description, provider name, provider description. */
+  fieldWeights: readonly [number, number, number, number];
+  /** Rows the channel's candidate search may touch: query terms join it rarest first until their rows reach this. */
+  scanCap: number;
 }
 
 /** The catalog reads discover makes. The service sees only this. */
@@ -45,6 +59,8 @@ interface CandidateRow {
   provider_status: string;
   cosine_distance: number | null;
   from_vector: boolean;
+  lexical_score: number | null;
+  from_lexical: boolean;
   name_sim: number;
   desc_sim: number;
   pname_sim: number;
@@ -54,44 +70,41 @@ interface CandidateRow {
 
 /**
  * The statement for one shape of query. Parameters are positional so each
- * value, the 1,536-number query vector above all, crosses the wire and is
- * parsed once however often the statement uses it:
+ * value, the query vector above all, crosses the wire and is parsed once
+ * however often the statement uses it:
  * $1 text, $2 vector, $3 model, $4 project, $5 environment, $6 candidates,
- * $7 provider candidates, $8 lexical scan cap, $9 category, $10 country.
+ * $7 lexical text, $8 lexical expansion, $9 category, $10 country,
+ * $11 BM25 settings [k1, b, weight of tool name, description, provider name,
+ * provider description, expansion], $12 lexical scan cap.
  *
- * Candidates come from three places, then every one is re-scored with both
- * measures:
+ * Candidates come from two channels, each with its own index and its own top
+ * `candidates`, and every candidate of the union is then scored by both:
  * - `vec`: the HNSW index, nearest rows by cosine distance among rows embedded
  *   by the query's model;
- * - `lex`: tools whose name or description matches by trigrams at the
- *   configured threshold, examining at most `lexicalScanCap` matches;
- * - `prov`: providers whose name matches by trigrams (GIN index); all their
- *   visible tools join the pool.
- * With a sentence as the query and a threshold as low as 0.1, the two trigram
- * passes match a large share of any catalog and cost several times the rest
- * together, while the embedded text already carries the provider name, tool
- * name and description. So they run only when the vector pass came back short
- * (no query vector, a small or partly embedded catalog, a narrow filter);
- * otherwise the trigram measures only re-score the vector candidates.
+ * - `lex`: BM25 over `search_document` (tool name, description, provider name
+ *   and description, analysed by the `rota_search` text search
+ *   configuration), rows found through its GIN index. Field weights make it
+ *   BM25F; document frequencies are counted through the same index.
+ * The pg_trgm similarities of the final rows are returned too: they are
+ * shown in each match, not ranked on.
  */
 export function candidateSql(shape: { vector: boolean; category: boolean; country: boolean }): string {
   const filters: string[] = [];
   if (shape.category) filters.push('lower(p.category) = $9');
   if (shape.country) filters.push("(p.country IN ($10, '*') OR $10 = ANY(p.countries))");
   const pf = filters.length ? `AND ${filters.join(' AND ')}` : '';
-  const joinProviders = filters.length ? 'JOIN providers p ON p.id = t.server_id' : '';
+  const joinProviders = filters.length ? 'JOIN providers p ON p.id = t.server_id AND p.owner = t.server_owner' : '';
   // Tools of the shared catalog, and this project's own ones; never another project's.
   // Written so no index can serve it: an index on project_id would offer the
   // planner an exact scan over every visible row as an alternative to HNSW.
-  const visible = 'coalesce(t.project_id, $4) = $4';
-  // The right-hand side of '%' is a sub-select so the planner sees no constant:
-  // estimating a trigram condition's selectivity with a constant runs the
-  // similarity over the column's statistics sample, which costs more than
-  // the whole search. Index scans still take the value at execution time.
-  const needle = '(SELECT $1::text)';
-  // Every shape names all ten parameters, so the unused ones get a type too
+  // A global tool drops out when the project has a provider of its own under
+  // that id (one probe of the providers' primary key).
+  const visible =
+    'coalesce(t.project_id, $4) = $4 AND (t.project_id IS NOT NULL OR NOT EXISTS (SELECT 1 FROM providers o WHERE o.id = t.server_id AND o.owner = $4))';
+  // Every shape names all twelve parameters, so the unused ones get a type too
   // (the planner folds these conditions away).
-  const typed = '($2::vector IS NULL OR true) AND ($3::text IS NULL OR true) AND ($9::text IS NULL OR true) AND ($10::text IS NULL OR true)';
+  const typed =
+    '($2::vector IS NULL OR true) AND ($3::text IS NULL OR true) AND ($9::text IS NULL OR true) AND ($10::text IS NULL OR true) AND ($12::int IS NULL OR true)';
   const vectorPass = shape.vector
     ? `SELECT t.id, t.embedding <=> $2::vector AS d
        FROM mcp_tools t ${joinProviders}
@@ -100,59 +113,80 @@ export function candidateSql(shape: { vector: boolean; category: boolean; countr
        LIMIT $6`
     : 'SELECT NULL::uuid AS id, NULL::float8 AS d WHERE false';
   const rescoredDistance = shape.vector ? 'CASE WHEN t.embedding_model = $3 THEN t.embedding <=> $2::vector END' : 'NULL::float8';
+  // BM25 of one row `t` over the query terms in `qidf` (idf already times the
+  // term's query weight); a term's frequency is the sum of its positions'
+  // field weights.
+  const bm25 = `(SELECT sum(q.w * f.tf * (($11::float8[])[1] + 1) / (f.tf + ($11::float8[])[1] * (1 - ($11::float8[])[2] + ($11::float8[])[2] * t.search_length / c.avgdl)))
+      FROM (SELECT u.lexeme, (SELECT sum(CASE l WHEN 'A' THEN ($11::float8[])[3] WHEN 'B' THEN ($11::float8[])[4] WHEN 'C' THEN ($11::float8[])[5] ELSE ($11::float8[])[6] END) FROM unnest(u.weights) l) AS tf
+            FROM unnest(t.search_document) u) f
+      JOIN qidf q ON q.term = f.lexeme)`;
   return `
     WITH vec AS MATERIALIZED (${vectorPass}),
-    prov AS MATERIALIZED (
-      SELECT p.id FROM providers p
-      WHERE (SELECT count(*) FROM vec) < $6 AND p.name % ${needle} ${pf}
-      ORDER BY similarity(p.name, $1) DESC
-      LIMIT $7
+    qterms AS MATERIALIZED (
+      SELECT term, max(w) AS w FROM (
+        SELECT lexeme AS term, 1::float8 AS w FROM unnest(to_tsvector('rota_search', coalesce($7::text, '')))
+        UNION ALL
+        SELECT lexeme, ($11::float8[])[7] FROM unnest(to_tsvector('rota_search', coalesce($8::text, '')))
+      ) u GROUP BY term
+    ),
+    corpus AS MATERIALIZED (
+      SELECT count(*)::float8 AS n, greatest(avg(search_length), 1)::float8 AS avgdl FROM mcp_tools WHERE EXISTS (SELECT 1 FROM qterms)
+    ),
+    qidf AS MATERIALIZED (
+      SELECT q.term, d.df, q.w * ln(1 + (c.n - d.df + 0.5) / (d.df + 0.5)) AS w
+      FROM qterms q CROSS JOIN corpus c
+      CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM mcp_tools x WHERE x.search_document @@ quote_literal(q.term)::tsquery) d
+      WHERE d.df > 0
+    ),
+    -- The terms that find candidates, rarest first, until their rows reach
+    -- the scan cap: on a large catalog a common word would otherwise have
+    -- every row holding it scored, for a term that can barely move BM25.
+    -- The rarest term always counts, and the others still score the rows found.
+    seek AS MATERIALIZED (
+      SELECT term FROM (SELECT term, sum(df) OVER (ORDER BY df, term ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before FROM qidf) x
+      WHERE coalesce(before, 0) < $12
     ),
     lex AS MATERIALIZED (
-      SELECT id FROM (
-        SELECT t.id, greatest(similarity(t.tool_name, $1), similarity(t.description, $1)) AS s
-        FROM mcp_tools t ${joinProviders}
-        WHERE (SELECT count(*) FROM vec) < $6
-          AND (t.tool_name % ${needle} OR t.description % ${needle}) AND ${visible} ${pf}
-        LIMIT $8
-      ) m
+      SELECT t.id, ${bm25} AS s
+      FROM mcp_tools t ${joinProviders} CROSS JOIN corpus c
+      WHERE t.search_document @@ (SELECT string_agg(quote_literal(term), ' | ')::tsquery FROM seek) AND ${visible} ${pf}
       ORDER BY s DESC
       LIMIT $6
     ),
-    cand AS (
-      SELECT id FROM vec
-      UNION SELECT id FROM lex
-      UNION SELECT t.id FROM mcp_tools t JOIN prov ON prov.id = t.server_id WHERE ${visible}
-    ),
+    cand AS (SELECT id FROM vec UNION SELECT id FROM lex),
     scored AS MATERIALIZED (
-      SELECT t.server_id, t.tool_name, t.description, t.http_method, t.endpoint_template, t.project_id,
+      SELECT t.server_id, t.server_owner, t.tool_name, t.description, t.http_method, t.endpoint_template, t.project_id,
              vec.d IS NOT NULL AS from_vector,
-             coalesce(vec.d, ${rescoredDistance}) AS cosine_distance
-      FROM cand JOIN mcp_tools t ON t.id = cand.id LEFT JOIN vec ON vec.id = t.id
+             coalesce(vec.d, ${rescoredDistance}) AS cosine_distance,
+             lex.s IS NOT NULL AS from_lexical,
+             coalesce(lex.s, (SELECT ${bm25} FROM corpus c)) AS lexical_score
+      FROM cand JOIN mcp_tools t ON t.id = cand.id LEFT JOIN vec ON vec.id = t.id LEFT JOIN lex ON lex.id = t.id
     ),
     ps AS MATERIALIZED (
-      SELECT p.id, p.name, p.category, p.country, p.countries, p.auth_type, p.self_serve_auth,
+      SELECT p.id, p.owner, p.name, p.category, p.country, p.countries, p.auth_type, p.self_serve_auth,
              p.sandbox_available, p.status,
              similarity(p.name, $1) AS pname_sim, similarity(p.description, $1) AS pdesc_sim
-      FROM (SELECT DISTINCT server_id FROM scored) s JOIN providers p ON p.id = s.server_id
+      FROM (SELECT DISTINCT server_id, server_owner FROM scored) s JOIN providers p ON p.id = s.server_id AND p.owner = s.server_owner
     )
     SELECT t.server_id, t.tool_name, t.description, t.http_method, t.endpoint_template, t.project_id,
            ps.name AS provider_name, ps.category, ps.country, ps.countries, ps.auth_type, ps.self_serve_auth,
            ps.sandbox_available, ps.status AS provider_status,
-           t.cosine_distance, t.from_vector,
+           t.cosine_distance, t.from_vector, t.lexical_score, t.from_lexical,
            similarity(t.tool_name, $1) AS name_sim,
            similarity(t.description, $1) AS desc_sim,
            ps.pname_sim, ps.pdesc_sim,
            c.status AS connection_status
     FROM scored t
-    JOIN ps ON ps.id = t.server_id
+    JOIN ps ON ps.id = t.server_id AND ps.owner = t.server_owner
     LEFT JOIN connections c
       ON c.project_id = $4 AND c.environment = $5::environment AND c.server_id = t.server_id
     WHERE ${typed}`;
 }
 
 /** The eight statement shapes (query vector or not, category filter or not, country filter or not), indexed by those three bits. */
-const STATEMENTS = Array.from({ length: 8 }, (_, i) => namedStatement(candidateSql({ vector: (i & 4) !== 0, category: (i & 2) !== 0, country: (i & 1) !== 0 })));
+const STATEMENTS = Array.from({ length: 8 }, (_, i) =>
+  namedStatement(candidateSql({ vector: (i & 4) !== 0, category: (i & 2) !== 0, country: (i & 1) !== 0 })),
+);
 
 /**
  * The only database code of discover: one prepared statement, one round trip
@@ -183,6 +217,9 @@ export class DiscoverRepository implements DiscoverCatalog {
           'hnsw.ef_search': config.ROTA_DISCOVER_EF_SEARCH,
           'hnsw.iterative_scan': 'relaxed_order',
           enable_seqscan: 'off',
+          // Disabled sequential scans price the corpus count in the billions,
+          // which would have every call pay seconds of JIT compilation.
+          jit: 'off',
           // Plan each statement shape once per connection: the plan does not
           // depend on the values (the settings above already rule out
           // sequential scans), and planning this statement costs about 1 ms.
@@ -199,9 +236,23 @@ export class DiscoverRepository implements DiscoverCatalog {
   async candidates(q: CandidateQuery): Promise<Candidate[]> {
     const vector = q.vector && q.model ? toVectorLiteral(q.vector) : null;
     const stmt = STATEMENTS[(vector !== null ? 4 : 0) | (q.category !== null ? 2 : 0) | (q.country !== null ? 1 : 0)]!;
+    const lx = q.lexical;
     const { rows } = await this.pool.query<CandidateRow>({
       ...stmt,
-      values: [q.text, vector, vector ? q.model : null, q.projectId, q.environment, q.candidates, q.providerCandidates, q.lexicalScanCap, q.category, q.country],
+      values: [
+        q.text,
+        vector,
+        vector ? q.model : null,
+        q.projectId,
+        q.environment,
+        q.candidates,
+        lx?.text ?? null,
+        lx?.expansion ?? null,
+        q.category,
+        q.country,
+        lx ? [lx.k1, lx.b, ...lx.fieldWeights, lx.expansionWeight] : [0, 0, 0, 0, 0, 0, 0],
+        lx?.scanCap ?? 0,
+      ],
     });
     return rows.map(toCandidate);
   }
@@ -225,6 +276,8 @@ function toCandidate(r: CandidateRow): Candidate {
     providerStatus: r.provider_status,
     cosineDistance: r.cosine_distance === null ? null : Number(r.cosine_distance),
     fromVectorPass: r.from_vector,
+    lexicalScore: r.lexical_score === null ? null : Number(r.lexical_score),
+    fromLexicalPass: r.from_lexical,
     nameSimilarity: Number(r.name_sim),
     descriptionSimilarity: Number(r.desc_sim),
     providerNameSimilarity: Number(r.pname_sim),

@@ -26,6 +26,8 @@ function row(over: Partial<Candidate> = {}): Candidate {
     providerStatus: 'stable',
     cosineDistance: 0.3,
     fromVectorPass: true,
+    lexicalScore: 2,
+    fromLexicalPass: true,
     nameSimilarity: 0.2,
     descriptionSimilarity: 0.2,
     providerNameSimilarity: 0,
@@ -115,7 +117,9 @@ describe('DiscoverService', () => {
 
   it('gives the recommended slot to a native meta-tool and keeps the catalog in related', async () => {
     const rows = [row({ serverId: 'zapi', toolName: 'send_text' }), row({ serverId: 'twilio', toolName: 'send_whatsapp', cosineDistance: 0.35 })];
-    const res = await discoverAs(new DiscoverService(new FakeCatalog(rows), embedder(), CONFIG), { use_case: 'enviar uma mensagem no WhatsApp para o cliente' });
+    const res = await discoverAs(new DiscoverService(new FakeCatalog(rows), embedder(), CONFIG), {
+      use_case: 'enviar uma mensagem no WhatsApp para o cliente',
+    });
     expect(res.recommended).toBeNull();
     expect(res.recommended_reason).toBe('native_meta_tool');
     expect(res.meta_tools[0]).toBe('codespar_notify');
@@ -141,7 +145,23 @@ describe('DiscoverService', () => {
     expect(live.recommended?.tool).toBe('stp/register_payment_order');
   });
 
-  it('ranks by trigrams alone without an embedder, or when embedding fails', async () => {
+  it('names the channels that ran, and hands the lexical channel a Portuguese request with its English rendering', async () => {
+    const catalog = new FakeCatalog([row()]);
+    const res = await discoverAs(new DiscoverService(catalog, embedder(), CONFIG), { use_case: 'estornar um pagamento aprovado' });
+    expect(res.channels).toEqual(['lexical', 'vector']);
+    expect(catalog.queries[0]!.lexical).toMatchObject({ text: 'estornar um pagamento aprovado', expansionWeight: CONFIG.ROTA_DISCOVER_EXPANSION_WEIGHT });
+    expect(catalog.queries[0]!.lexical!.expansion).toMatch(/refund/);
+    const lexicalOnly = new DiscoverService(catalog, embedder(), DiscoverConfig.parse({ ROTA_DISCOVER_CHANNELS: 'lexical' }));
+    const lex = await discoverAs(lexicalOnly, { use_case: 'create a payment at acme' });
+    expect(lex.channels).toEqual(['lexical']);
+    expect(catalog.queries[1]!.vector).toBeNull();
+    const vectorOnly = new DiscoverService(catalog, embedder(), DiscoverConfig.parse({ ROTA_DISCOVER_CHANNELS: 'vector' }));
+    expect((await discoverAs(vectorOnly, { use_case: 'create a payment at acme' })).channels).toEqual(['vector']);
+    expect(catalog.queries[2]!.lexical).toBeNull();
+    expect(() => DiscoverConfig.parse({ ROTA_DISCOVER_CHANNELS: 'trigram' })).toThrow();
+  });
+
+  it('ranks by the lexical channel alone without an embedder, or when embedding fails', async () => {
     const rows = [row()];
     const none = await discoverAs(new DiscoverService(new FakeCatalog(rows), null, CONFIG), { use_case: 'create a payment at acme' });
     expect(none.search_strategy).toBe('trigram');
@@ -194,6 +214,6 @@ describe('DiscoverService', () => {
     const svc = new DiscoverService(new FakeCatalog([row()]), hanging, config, { warn: (m) => warnings.push(m) });
     const res = await discoverAs(svc, { use_case: 'create a payment at acme' });
     expect(res.search_strategy).toBe('trigram');
-    expect(warnings).toEqual(['discover: query embedding failed; ranking by trigrams alone']);
+    expect(warnings).toEqual(['discover: query embedding failed; ranking by the lexical channel alone']);
   });
 });

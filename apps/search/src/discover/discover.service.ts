@@ -1,4 +1,4 @@
-import type { DiscoverMetaToolName, DiscoverRequest, DiscoverResult } from '@rota/contracts';
+import type { DiscoverChannel, DiscoverMetaToolName, DiscoverRequest, DiscoverResult } from '@rota/contracts';
 import type { Embedder } from '@rota/catalog/embedder';
 import { currentTenant } from '@rota/service-kit';
 import { BrokenCircuitError, ConsecutiveBreaker, TimeoutStrategy, circuitBreaker, handleAll, timeout, wrap, type IPolicy } from 'cockatiel';
@@ -6,6 +6,7 @@ import { nextSteps, toMatch, type AdviceContext } from './advice';
 import type { DiscoverConfig } from './config';
 import type { DiscoverCatalog } from './discover.repository';
 import { parseDiscoverInput } from './input';
+import { renderQuery } from './query-language';
 import { metaToolGist, metaToolHints } from './meta-tool-hints';
 import { rankCandidates, type RankedTool, type RankingSettings } from './ranking';
 
@@ -20,20 +21,23 @@ const EMBED_CACHE_SIZE = 512;
 export function rankingSettings(c: DiscoverConfig): RankingSettings {
   return {
     bonusVector: c.ROTA_DISCOVER_BONUS_VECTOR,
-    bonusTrigram: c.ROTA_DISCOVER_BONUS_TRIGRAM,
+    bonusLexical: c.ROTA_DISCOVER_BONUS_LEXICAL,
     testPenalty: c.ROTA_DISCOVER_TEST_PENALTY,
     trigramThreshold: c.ROTA_DISCOVER_TRIGRAM_THRESHOLD,
     providerWeight: c.ROTA_DISCOVER_PROVIDER_WEIGHT,
     weightVector: c.ROTA_DISCOVER_WEIGHT_VECTOR,
-    weightTrigram: c.ROTA_DISCOVER_WEIGHT_TRIGRAM,
+    weightLexical: c.ROTA_DISCOVER_WEIGHT_LEXICAL,
     maxDistance: c.ROTA_DISCOVER_MAX_DISTANCE,
+    fusion: c.ROTA_DISCOVER_FUSION,
+    rrfK: c.ROTA_DISCOVER_RRF_K,
   };
 }
 
 /**
- * `codespar_discover`: validates the input, reads the keyword table, embeds
- * the use case, asks the catalog for candidates in one query, fuses the
- * scores and writes the answer.
+ * `codespar_discover`: validates the input, reads the keyword table, brings
+ * the use case into the catalog's language, embeds it, asks the catalog for
+ * both channels' candidates in one query, fuses the scores and writes the
+ * answer.
  */
 export class DiscoverService {
   private readonly settings: RankingSettings;
@@ -42,14 +46,14 @@ export class DiscoverService {
    * Each query embedding runs under a deadline, and behind a circuit breaker:
    * after `ROTA_DISCOVER_EMBED_BREAKER_FAILURES` failures in a row, discover
    * stops calling the embedder for `ROTA_DISCOVER_EMBED_BREAKER_OPEN_MS` and
-   * answers from the trigram pass at once, instead of waiting out a dead API
+   * answers from the lexical channel at once, instead of waiting out a dead API
    * on every call; then one call tries it again.
    */
   private readonly embedPolicy: IPolicy;
 
   constructor(
     private readonly catalog: DiscoverCatalog,
-    /** Null when no embedder is configured: discover then ranks by trigrams alone. */
+    /** Null when no embedder is configured: discover then ranks by the lexical channel alone. */
     private readonly embedder: Embedder | null,
     private readonly config: DiscoverConfig,
     private readonly log: DiscoverLogger = { warn: () => undefined },
@@ -60,7 +64,7 @@ export class DiscoverService {
       breaker: new ConsecutiveBreaker(config.ROTA_DISCOVER_EMBED_BREAKER_FAILURES),
     });
     breaker.onBreak(() =>
-      this.log.warn('discover: query embeddings keep failing; ranking by trigrams alone for a while', {
+      this.log.warn('discover: query embeddings keep failing; ranking by the lexical channel alone for a while', {
         model: embedder?.model,
         pause_ms: config.ROTA_DISCOVER_EMBED_BREAKER_OPEN_MS,
       }),
@@ -74,7 +78,12 @@ export class DiscoverService {
     const tenant = currentTenant();
     const q = parseDiscoverInput(req.input);
     const hints = metaToolHints(q.useCase);
-    const vector = await this.embed(q.useCase);
+    const rendering = renderQuery(q.useCase);
+    const channels = this.config.ROTA_DISCOVER_CHANNELS;
+    // A model that reads only English gets the request brought into English;
+    // the others read it as written.
+    const vector = channels.has('vector') ? await this.embed(this.embedder?.englishOnly ? rendering.englishText : q.useCase) : null;
+    const lexical = channels.has('lexical');
     const rows = await this.catalog.candidates({
       projectId: tenant.project_id,
       environment: tenant.environment,
@@ -84,8 +93,17 @@ export class DiscoverService {
       category: q.category,
       country: q.country,
       candidates: Math.max(this.config.ROTA_DISCOVER_CANDIDATES, q.limit + 1),
-      providerCandidates: this.config.ROTA_DISCOVER_PROVIDER_CANDIDATES,
-      lexicalScanCap: this.config.ROTA_DISCOVER_LEXICAL_SCAN_CAP,
+      lexical: lexical
+        ? {
+            text: rendering.lexicalText,
+            expansion: rendering.expansion,
+            expansionWeight: this.config.ROTA_DISCOVER_EXPANSION_WEIGHT,
+            k1: this.config.ROTA_DISCOVER_BM25_K1,
+            b: this.config.ROTA_DISCOVER_BM25_B,
+            fieldWeights: this.config.ROTA_DISCOVER_BM25_FIELDS,
+            scanCap: this.config.ROTA_DISCOVER_LEXICAL_SCAN_CAP,
+          }
+        : null,
     });
     const ranked = rankCandidates(rows, tenant.environment, this.settings);
     const ctx: AdviceContext = { environment: tenant.environment, country: q.country };
@@ -111,10 +129,14 @@ export class DiscoverService {
     }
     const shown = recommended ? [recommended, ...related] : related;
     const strategy = shown.length === 0 ? 'empty' : shown.some((r) => r.cosineDistance !== null) ? 'embedding' : 'trigram';
+    const ran: DiscoverChannel[] = [];
+    if (lexical) ran.push('lexical');
+    if (vector) ran.push('vector');
 
     const result: DiscoverResult = {
       use_case: q.useCase,
       search_strategy: strategy,
+      channels: ran,
       recommended: recommended ? toMatch(recommended, ctx) : null,
       related: related.map((r) => toMatch(r, ctx)),
       next_steps: nextSteps({
@@ -132,7 +154,7 @@ export class DiscoverService {
     return result;
   }
 
-  /** The query vector, or null (no embedder, failure, or past the deadline): the trigram pass still answers. */
+  /** The query vector, or null (no embedder, failure, or past the deadline): the lexical channel still answers. */
   private async embed(text: string): Promise<Float32Array | null> {
     if (!this.embedder) return null;
     const key = `${this.embedder.model}\0${text}`;
@@ -152,7 +174,7 @@ export class DiscoverService {
     } catch (err) {
       // While the breaker is open each call skips the embedder; the break itself was logged once.
       if (!(err instanceof BrokenCircuitError)) {
-        this.log.warn('discover: query embedding failed; ranking by trigrams alone', { error: (err as Error).message, model: embedder.model });
+        this.log.warn('discover: query embedding failed; ranking by the lexical channel alone', { error: (err as Error).message, model: embedder.model });
       }
       return null;
     }

@@ -1,15 +1,22 @@
-import { connectionStatusOf, rankCandidates, scoreCandidate, trigramScore, type Candidate, type RankingSettings } from './ranking';
+import { connectionStatusOf, rankCandidates, trigramScore, type Candidate, type RankingSettings } from './ranking';
 
 const SETTINGS: RankingSettings = {
   bonusVector: 0.02,
-  bonusTrigram: 0.05,
+  bonusLexical: 0.05,
   testPenalty: 1000,
   trigramThreshold: 0.1,
   providerWeight: 0.7,
   weightVector: 1,
-  weightTrigram: 1,
+  weightLexical: 1,
   maxDistance: 0.85,
+  fusion: 'blend',
+  rrfK: 60,
 };
+
+/** The one ranked row of a single candidate, or undefined when it is not a match. */
+function score(c: Candidate, environment: 'live' | 'test' = 'live', s: RankingSettings = SETTINGS) {
+  return rankCandidates([c], environment, s)[0];
+}
 
 function candidate(over: Partial<Candidate> = {}): Candidate {
   return {
@@ -29,6 +36,8 @@ function candidate(over: Partial<Candidate> = {}): Candidate {
     providerStatus: 'stable',
     cosineDistance: null,
     fromVectorPass: false,
+    lexicalScore: null,
+    fromLexicalPass: false,
     nameSimilarity: 0,
     descriptionSimilarity: 0,
     providerNameSimilarity: 0,
@@ -56,56 +65,100 @@ describe('trigramScore', () => {
   });
 });
 
-describe('scoreCandidate', () => {
-  it('drops a row neither pass matched', () => {
-    expect(scoreCandidate(candidate({ cosineDistance: 0.95, descriptionSimilarity: 0.05 }), 'live', SETTINGS)).toBeNull();
+describe('channel scores and fusion', () => {
+  it('drops a row neither channel matched: too far in the vector space and holding no query term', () => {
+    expect(score(candidate({ cosineDistance: 0.95, descriptionSimilarity: 0.5 }))).toBeUndefined();
+    expect(score(candidate({ cosineDistance: null, lexicalScore: 0 }))).toBeUndefined();
   });
 
-  it('fuses 1 - distance and the trigram score', () => {
-    const r = scoreCandidate(candidate({ cosineDistance: 0.4, fromVectorPass: true, descriptionSimilarity: 0.3 }), 'live', SETTINGS)!;
-    expect(r.score).toBeCloseTo(0.6 + 0.3, 10);
-    expect(r.cosineDistance).toBe(0.4);
-    expect(r.trigramSimilarity).toBeCloseTo(0.3, 10);
+  it('blends 1 - distance with BM25 divided by the best BM25 among the candidates', () => {
+    const best = candidate({ serverId: 'best', cosineDistance: 0.5, lexicalScore: 8 });
+    const half = candidate({ serverId: 'half', cosineDistance: 0.4, lexicalScore: 4 });
+    const [a, b] = rankCandidates([best, half], 'live', SETTINGS);
+    expect(a!.candidate.serverId).toBe('best');
+    expect(a!.score).toBeCloseTo(0.5 + 1, 10);
+    expect(b!.score).toBeCloseTo(0.6 + 0.5, 10);
+    expect(b!.lexicalScore).toBe(4);
+    expect(b!.cosineDistance).toBe(0.4);
   });
 
-  it('adds 0.02 on the cosine score and 0.05 on the trigram score for a connected rail', () => {
-    const base = { cosineDistance: 0.4, fromVectorPass: true, descriptionSimilarity: 0.3 };
-    const off = scoreCandidate(candidate(base), 'live', SETTINGS)!;
-    const on = scoreCandidate(candidate({ ...base, connectionRowStatus: 'connected' }), 'live', SETTINGS)!;
-    expect(on.score - off.score).toBeCloseTo(0.07, 10);
+  it('scores a lexical-only row without a vector term, and a vector-only row without a lexical term', () => {
+    const lex = score(candidate({ lexicalScore: 3 }))!;
+    expect(lex.score).toBeCloseTo(1, 10);
+    const vec = score(candidate({ cosineDistance: 0.3 }))!;
+    expect(vec.score).toBeCloseTo(0.7, 10);
+    expect(vec.lexicalScore).toBeNull();
+  });
+
+  it("adds each channel's bonus to that channel's own score for a connected rail", () => {
+    const other = candidate({ serverId: 'other', lexicalScore: 10 });
+    const base = { cosineDistance: 0.4, lexicalScore: 5 };
+    const off = rankCandidates([other, candidate(base)], 'live', SETTINGS).find((r) => r.candidate.serverId === 'acme')!;
+    const on = rankCandidates([other, candidate({ ...base, connectionRowStatus: 'connected' })], 'live', SETTINGS).find(
+      (r) => r.candidate.serverId === 'acme',
+    )!;
+    expect(on.score - off.score).toBeCloseTo(0.02 + 0.05, 10);
     expect(on.connectionStatus).toBe('connected');
   });
 
-  it('gives the cosine bonus alone when the trigram pass did not score the row', () => {
-    const off = scoreCandidate(candidate({ cosineDistance: 0.4 }), 'live', SETTINGS)!;
-    const on = scoreCandidate(candidate({ cosineDistance: 0.4, authType: 'none' }), 'live', SETTINGS)!;
+  it('gives the vector bonus alone when the row holds no query term', () => {
+    const off = score(candidate({ cosineDistance: 0.4 }))!;
+    const on = score(candidate({ cosineDistance: 0.4, authType: 'none' }))!;
     expect(on.connectionStatus).toBe('not_required');
     expect(on.score - off.score).toBeCloseTo(0.02, 10);
   });
 
   it('follows the configured bonus and weights', () => {
-    const s = { ...SETTINGS, bonusVector: 0.1, bonusTrigram: 0, weightVector: 2, weightTrigram: 0.5 };
-    const r = scoreCandidate(candidate({ cosineDistance: 0.5, descriptionSimilarity: 0.4, connectionRowStatus: 'connected' }), 'live', s)!;
-    expect(r.score).toBeCloseTo(2 * (0.5 + 0.1) + 0.5 * 0.4, 10);
+    const s = { ...SETTINGS, bonusVector: 0.1, bonusLexical: 0, weightVector: 2, weightLexical: 0.5 };
+    const r = score(candidate({ cosineDistance: 0.5, lexicalScore: 2, connectionRowStatus: 'connected' }), 'live', s)!;
+    expect(r.score).toBeCloseTo(2 * (0.5 + 0.1) + 0.5 * 1, 10);
+  });
+
+  it('fuses by reciprocal rank when asked: each channel ranks the candidates by its own score', () => {
+    const s = { ...SETTINGS, fusion: 'rrf' as const, rrfK: 10 };
+    // a: first by vector, third by BM25; b: second by both; c: third by vector, first by BM25.
+    const a = candidate({ serverId: 'a', cosineDistance: 0.1, lexicalScore: 1 });
+    const b = candidate({ serverId: 'b', cosineDistance: 0.2, lexicalScore: 5 });
+    const c = candidate({ serverId: 'c', cosineDistance: 0.3, lexicalScore: 9 });
+    const ranked = rankCandidates([a, b, c], 'live', s);
+    // a and c tie on 1/11 + 1/13 (the callable name breaks it); b's 2/12 is just under.
+    expect(ranked.map((r) => r.candidate.serverId)).toEqual(['a', 'c', 'b']);
+    expect(ranked[0]!.score).toBeCloseTo(1 / 11 + 1 / 13, 10);
+    expect(ranked[1]!.score).toBeCloseTo(ranked[0]!.score, 10);
+    expect(ranked[2]!.score).toBeCloseTo(2 / 12, 10);
+    // A row only one channel scored gets that channel's term alone.
+    const d = candidate({ serverId: 'd', lexicalScore: 20 });
+    expect(rankCandidates([a, d], 'live', s).find((r) => r.candidate.serverId === 'd')!.score).toBeCloseTo(1 / 11, 10);
+  });
+
+  it("lets the bonus change a rail's rank inside its channel under reciprocal rank fusion", () => {
+    const s = { ...SETTINGS, fusion: 'rrf' as const };
+    const a = candidate({ serverId: 'alpha', cosineDistance: 0.4, lexicalScore: 5 });
+    const b = candidate({ serverId: 'beta', cosineDistance: 0.41, lexicalScore: 4.9 });
+    expect(rankCandidates([a, b], 'live', s)[0]!.candidate.serverId).toBe('alpha');
+    expect(rankCandidates([a, { ...b, connectionRowStatus: 'connected' }], 'live', s)[0]!.candidate.serverId).toBe('beta');
   });
 
   it.each(['certificate', 'hmac', 'jwt', 'two_header'])('buries a disconnected %s rail in the test environment', (authType) => {
-    const c = candidate({ authType, selfServeAuth: false, cosineDistance: 0.2 });
-    const test = scoreCandidate(c, 'test', SETTINGS)!;
-    const live = scoreCandidate(c, 'live', SETTINGS)!;
+    const c = candidate({ authType, selfServeAuth: false, cosineDistance: 0.2, lexicalScore: 3 });
+    const test = score(c, 'test')!;
+    const live = score(c, 'live')!;
     expect(test.blocked).toBe(true);
     expect(live.score - test.score).toBeCloseTo(1000, 10);
     expect(live.blocked).toBe(false);
   });
 
   it('does not penalise a connected certificate rail, nor a disconnected self-serve one', () => {
-    expect(
-      scoreCandidate(candidate({ authType: 'certificate', selfServeAuth: false, connectionRowStatus: 'connected', cosineDistance: 0.2 }), 'test', SETTINGS)!
-        .blocked,
-    ).toBe(false);
+    expect(score(candidate({ authType: 'certificate', selfServeAuth: false, connectionRowStatus: 'connected', cosineDistance: 0.2 }), 'test')!.blocked).toBe(
+      false,
+    );
     for (const authType of ['api_key', 'basic', 'oauth2', 'none']) {
-      expect(scoreCandidate(candidate({ authType, cosineDistance: 0.2 }), 'test', SETTINGS)!.blocked).toBe(false);
+      expect(score(candidate({ authType, cosineDistance: 0.2 }), 'test')!.blocked).toBe(false);
     }
+  });
+
+  it('still shows the trigram similarity of each match', () => {
+    expect(score(candidate({ lexicalScore: 2, descriptionSimilarity: 0.3 }))!.trigramSimilarity).toBeCloseTo(0.3, 10);
   });
 });
 
@@ -120,8 +173,8 @@ describe('connectionStatusOf', () => {
 
 describe('rankCandidates', () => {
   it('lets the connection bonus decide between two close matches', () => {
-    const a = candidate({ serverId: 'alpha', cosineDistance: 0.4, descriptionSimilarity: 0.3 });
-    const b = candidate({ serverId: 'beta', cosineDistance: 0.43, descriptionSimilarity: 0.3 });
+    const a = candidate({ serverId: 'alpha', cosineDistance: 0.4, lexicalScore: 3 });
+    const b = candidate({ serverId: 'beta', cosineDistance: 0.43, lexicalScore: 3 });
     expect(rankCandidates([a, b], 'live', SETTINGS).map((r) => r.candidate.serverId)).toEqual(['alpha', 'beta']);
     const bConnected = { ...b, connectionRowStatus: 'connected' };
     expect(rankCandidates([a, bConnected], 'live', SETTINGS).map((r) => r.candidate.serverId)).toEqual(['beta', 'alpha']);
