@@ -50,10 +50,17 @@ export class JobRunner {
     await this.ensureSchedulers();
     // Redis keeps nothing on disk here: after a restart the schedulers are
     // gone, so every reconnection puts them back (upserts are idempotent).
-    (this.connection as { on?: (event: string, listener: () => void) => unknown }).on?.('ready', () => {
-      this.ensureSchedulers().catch((err: Error) =>
-        this.deps.log.warn({ err: err.message }, 'could not restore the job schedulers; retrying on the next reconnection'),
-      );
+    // Only after the connection was lost: the first 'ready' is the initial
+    // connection, and an upsert then could start a second, concurrent sweep.
+    const conn = this.connection as { on?: (event: string, listener: () => void) => unknown };
+    let lost = false;
+    conn.on?.('close', () => {
+      lost = true;
+    });
+    conn.on?.('ready', () => {
+      if (!lost) return;
+      lost = false;
+      this.ensureSchedulers().catch((err: Error) => this.deps.log.warn({ err: err.message }, 'could not restore the job schedulers; retrying on the next reconnection'));
     });
     // And one sweep now, so a fresh start or a model switch does not wait a whole period.
     await requestSweep(this.queues.get(QUEUES.catalog)!);
