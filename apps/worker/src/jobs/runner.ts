@@ -60,7 +60,9 @@ export class JobRunner {
     conn.on?.('ready', () => {
       if (!lost) return;
       lost = false;
-      this.ensureSchedulers().catch((err: Error) => this.deps.log.warn({ err: err.message }, 'could not restore the job schedulers; retrying on the next reconnection'));
+      this.ensureSchedulers().catch((err: Error) =>
+        this.deps.log.warn({ err: err.message }, 'could not restore the job schedulers; retrying on the next reconnection'),
+      );
     });
     // And one sweep now, so a fresh start or a model switch does not wait a whole period.
     await requestSweep(this.queues.get(QUEUES.catalog)!);
