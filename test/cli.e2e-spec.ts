@@ -58,6 +58,22 @@ describe('the rota CLI over HTTP', () => {
   });
   afterAll(() => stack.close());
 
+  it('policy set and get go through the API with a key, and a refused write exits 1', async () => {
+    const writer = (await stack.key(['servers:read', 'policy:write'])).key;
+    const file = join(configDir, 'rules.json');
+    writeFileSync(file, JSON.stringify([{ type: 'max_amount', tool: 'codespar_pay', currency: 'BRL', max_minor: 50000 }]));
+    const set = await rota(['policy', 'set', file, '--json'], { ROTA_API_KEY: writer });
+    expect(set.code).toBe(0);
+    const stored = JSON.parse(set.stdout);
+    expect(stored.rules).toEqual([expect.objectContaining({ id: expect.any(String), type: 'max_amount', tool: 'codespar_pay', max_minor: 50000 })]);
+    const got = await rota(['policy', 'get']);
+    expect(got.code).toBe(0);
+    expect(got.stdout).toContain('max_amount');
+    const refused = await rota(['policy', 'set', file]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
   it('--version prints the version and exits 0', async () => {
     const r = await rota(['--version']);
     expect(r).toMatchObject({ code: 0, stderr: '' });
