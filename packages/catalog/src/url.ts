@@ -3,7 +3,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { Readable } from 'node:stream';
-import ipaddr from 'ipaddr.js';
+import { isPublicAddress } from '@rota/providers';
 
 /** A URL the import will not fetch, or a fetch that failed; always the caller's input at fault. */
 export class CatalogUrlError extends Error {
@@ -22,31 +22,8 @@ export interface UrlPolicy {
 export const CATALOG_FETCH_MAX_BYTES = 64 * 1024 * 1024;
 export const CATALOG_FETCH_TIMEOUT_MS = 30_000;
 
-// Only 2000::/3 is allocated for global unicast. Everything else that
-// ipaddr.js leaves as plain `unicast` (the deprecated IPv4-compatible
-// `::a.b.c.d`, so `[::127.0.0.1]`, and unassigned space) reaches nothing
-// public, and some stacks route it to the IPv4 address inside.
-const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
-
-/**
- * True only for ordinary public unicast addresses, in any encoding ipaddr.js
- * parses: dotted, short (`127.1`), decimal, octal and hex IPv4, bracketed
- * IPv6, zone ids. IPv4-mapped IPv6 is judged by the IPv4 address inside.
- * Every special range is refused, including those that embed an IPv4
- * address (6to4, Teredo, NAT64), since they can lead back inside.
- */
-export function isPublicAddress(address: string): boolean {
-  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    parsed = ipaddr.parse(address.replace(/^\[|\]$/g, ''));
-  } catch {
-    return false;
-  }
-  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
-  const v6 = parsed as ipaddr.IPv6;
-  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range() === 'unicast';
-  return v6.range() === 'unicast' && v6.match(GLOBAL_UNICAST_V6);
-}
+// Addresses are classified by the same function provider calls use.
+export { isPublicAddress };
 
 /**
  * Whether calls to provider `providerId` may reach non-public addresses: only

@@ -14,13 +14,21 @@ export class AddressRefusedError extends Error {
   }
 }
 
+// Only 2000::/3 is allocated for global unicast. Everything else that
+// ipaddr.js leaves as plain `unicast` (the deprecated IPv4-compatible
+// `::a.b.c.d`, so `[::127.0.0.1]`, and unassigned space) reaches nothing
+// public, and some stacks route it to the IPv4 address inside.
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
 /**
- * True only for globally routable unicast addresses. IPv4-mapped
- * (`::ffff:10.0.0.1`) and IPv4-compatible (`::10.0.0.1`) IPv6 addresses are
- * judged by the IPv4 address inside them; every other special range
- * (private, loopback, link-local with the cloud metadata address, CGNAT,
- * unique-local, NAT64, 6to4, Teredo, documentation, multicast) is refused,
- * since several of them can reach inside the network they are called from.
+ * True only for ordinary public unicast addresses, in any encoding ipaddr.js
+ * parses: dotted, short (`127.1`), decimal, octal and hex IPv4, bracketed
+ * IPv6, zone ids. IPv4-mapped IPv6 is judged by the IPv4 address inside.
+ * Every special range is refused (private, loopback, link-local with the
+ * cloud metadata address, CGNAT, unique-local, documentation, multicast),
+ * including those that embed an IPv4 address (6to4, Teredo, NAT64), since
+ * they can lead back inside. The one classifier of the project: catalog
+ * imports and provider calls both use it.
  */
 export function isPublicAddress(address: string): boolean {
   let parsed: ipaddr.IPv4 | ipaddr.IPv6;
@@ -29,17 +37,10 @@ export function isPublicAddress(address: string): boolean {
   } catch {
     return false;
   }
-  if (parsed.kind() === 'ipv6') {
-    const v6 = parsed as ipaddr.IPv6;
-    if (v6.isIPv4MappedAddress()) return isPublicAddress(v6.toIPv4Address().toString());
-    const p = v6.parts;
-    // ::a.b.c.d (deprecated IPv4-compatible form); `::` and `::1` land here too and are refused via 0.0.0.0/8.
-    if (p.slice(0, 6).every((x) => x === 0)) {
-      const bytes = v6.toByteArray().slice(12);
-      return isPublicAddress(bytes.join('.'));
-    }
-  }
-  return parsed.range() === 'unicast';
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range() === 'unicast';
+  return v6.range() === 'unicast' && v6.match(GLOBAL_UNICAST_V6);
 }
 
 export type Resolver = (hostname: string, options: LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;

@@ -34,3 +34,16 @@ export function currentTenant(): Tenant {
   if (!tenant) throw new AppError('internal', 'This request carries no tenant.');
   return tenant;
 }
+
+/**
+ * Refuses to go on once the caller's deadline (carried by the transport) has
+ * passed: nobody waits for the answer, and whatever happens next would happen
+ * behind the caller's back. Call it only where nothing has taken effect yet,
+ * since the refusal says so (`unavailable`).
+ */
+export function beforeDeadline(): void {
+  const deadline = requestContext.getStore()?.deadline;
+  if (deadline !== undefined && Date.now() > deadline) {
+    throw new AppError('unavailable', 'The request passed its deadline before it ran; nothing was done.');
+  }
+}

@@ -15,7 +15,7 @@ import {
   type MetaToolName,
   type Tenant,
 } from '@rota/contracts';
-import { CONFIG, createLogger, currentTenant, requestContext, RpcClient } from '@rota/service-kit';
+import { beforeDeadline, CONFIG, createLogger, currentTenant, requestContext, RpcClient } from '@rota/service-kit';
 import type { SessionConfig } from '../config';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { connectionStatus } from '../connections/connections.service';
@@ -25,6 +25,7 @@ import { requiredScope } from './action-scopes';
 import { getStarted, listTools, providerConnection, type ProviderState } from './builtins';
 import { CatalogSchemas, checkMetaArgs, type ArgsCheck, type MetaToolArgs } from './validate';
 import { ExecuteRepository } from './execute.repository';
+import { claimKey } from './idempotency';
 import { IdempotencyRepository, type KeyRef } from './idempotency.repository';
 import { ProviderCallsService, toolOutcome } from '../provider-calls/provider-calls.service';
 import { requestHash } from './request-hash';
@@ -75,23 +76,6 @@ function recordedOutput(data: unknown): unknown {
   if (data === null || data === undefined) return null;
   const bytes = Buffer.byteLength(JSON.stringify(data));
   return bytes > RECORDED_OUTPUT_MAX_BYTES ? { omitted: true, bytes } : data;
-}
-
-/**
- * Refuses to go on once the caller's deadline (carried by the transport) has
- * passed: nobody waits for the answer, and whatever happens next would happen
- * behind the caller's back. Nothing has taken effect yet where it is called.
- */
-function beforeDeadline() {
-  const deadline = requestContext.getStore()?.deadline;
-  if (deadline !== undefined && Date.now() > deadline) {
-    throw new AppError('unavailable', 'The request passed its deadline before it ran; nothing was done.');
-  }
-}
-
-/** When the caller stops waiting: a claimed key whose deadline passed without a call row may be taken over. */
-function callDeadline(): Date {
-  return new Date(requestContext.getStore()?.deadline ?? Date.now() + 30_000);
 }
 
 const failureData = (code: ExecuteFailureCode, message: string, extra: Record<string, unknown> = {}) => ({ code, message, ...extra });
@@ -153,15 +137,8 @@ export class ExecuteService {
     const tenant = currentTenant();
     const key: KeyRef | null = cmd.idempotency_key ? { tenant, key: cmd.idempotency_key } : null;
     if (key) {
-      const hash = requestHash(cmd);
-      const claim = await this.idempotency.claim(key, hash, callDeadline());
-      if (!claim.claimed) {
-        if (claim.requestHash !== hash)
-          throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used for a different request in the last 24 hours.');
-        if (claim.state === 'running')
-          throw new AppError('request_in_progress', 'A request with this Idempotency-Key is still running; retry later with the same key.');
-        return { result: claim.response as ExecuteResult, replayed: true };
-      }
+      const decision = await claimKey(this.idempotency, key, requestHash(cmd));
+      if (!decision.run) return { result: decision.response as ExecuteResult, replayed: true };
     }
     try {
       const result = await this.run(cmd, tenant, key);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { AppError, resolveProviderUrl, type Environment, type ExecuteFailureCode, type ProviderAuth, type ProxyRequest, type Tenant } from '@rota/contracts';
 import type { ProviderForCall } from '@rota/catalog/repository';
 import { buildRequest, CredentialError, ProviderError, RequestBuildError, type CallResult, type ProviderClient, type ProviderRequest } from '@rota/providers';
-import { requestContext } from '@rota/service-kit';
+import { beforeDeadline } from '@rota/service-kit';
 import type { ConnectionsService } from '../connections/connections.service';
 import { redactSecrets } from './redact';
 import type { CompletedCall, ProviderCallsRepository } from './provider-calls.repository';
@@ -269,8 +269,7 @@ export class ProviderCallsService {
     const id = this.repo.newCallId();
     const providerKey = providerIdempotencyKey(a.tenant, a.callerKey, id);
     // Nobody waits past the deadline: nothing is written or sent after it.
-    const deadline = requestContext.getStore()?.deadline;
-    if (deadline !== undefined && Date.now() > deadline) throw new AppError('unavailable', 'The request passed its deadline before it ran; nothing was done.');
+    beforeDeadline();
     await this.repo.insertPending(id, {
       sessionId: a.sessionId,
       projectId: a.tenant.project_id,

@@ -1,6 +1,7 @@
 import { AppError, type ProxyCommand, type ProxyReply, type ProxyResult } from '@rota/contracts';
 import { currentTenant } from '@rota/service-kit';
 import type { IdempotencyRepository, KeyRef } from '../execute/idempotency.repository';
+import { claimKey } from '../execute/idempotency';
 import { requestHash } from '../execute/request-hash';
 import type { SessionsService } from '../sessions/sessions.service';
 import type { ProviderCallsService } from './provider-calls.service';
@@ -20,17 +21,15 @@ export class ProxyService {
     const tenant = currentTenant();
     const key: KeyRef | null = cmd.idempotency_key ? { tenant, key: cmd.idempotency_key } : null;
     if (key) {
-      const hash = requestHash({ session_id: cmd.session_id, tool: 'proxy', input: cmd.request as unknown as Record<string, unknown> });
-      const deadline = new Date(Date.now() + 30_000);
-      const claim = await this.idempotency.claim(key, hash, deadline);
-      if (!claim.claimed) {
-        if (claim.requestHash !== hash)
-          throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used for a different request in the last 24 hours.');
-        if (claim.state === 'running')
-          throw new AppError('request_in_progress', 'A request with this Idempotency-Key is still running; retry later with the same key.');
-        if (claim.state === 'unknown')
+      const decision = await claimKey(
+        this.idempotency,
+        key,
+        requestHash({ session_id: cmd.session_id, tool: 'proxy', input: cmd.request as unknown as Record<string, unknown> }),
+      );
+      if (!decision.run) {
+        if (decision.state === 'unknown')
           throw new AppError('outcome_unknown', 'The first request with this Idempotency-Key may have reached the provider and its outcome is not known yet.');
-        return { result: claim.response as ProxyResult, replayed: true };
+        return { result: decision.response as ProxyResult, replayed: true };
       }
     }
     let sent = false;
