@@ -1,6 +1,7 @@
 import { REGISTERED_ROUTES } from '../apps/gateway/src/app.factory';
 import createClient from 'openapi-fetch';
-import type { paths } from './generated/rota-api';
+// The SDK's types, generated from the same document (kept current by openapi-lint).
+import type { paths } from '../packages/sdk/src/generated/rota-api';
 import { insertOtherProject, insertProviders } from './helpers/session-fixtures';
 import { http, startStack, type Stack } from './helpers/stack';
 
