@@ -6,7 +6,11 @@
 //  (c) 100,000 tools (the shared catalog replicated with suffixed ids, each
 //      copy's provider named after another provider and its country, so no two
 //      texts are alike) imported and embedded end to end with the local
-//      embedder, HNSW index included, with the time split printed.
+//      embedder, HNSW index included, with the time split printed;
+//  (d) the default local embedder (no OpenAI key) run by real worker
+//      processes: the shared catalog with one replica, then a larger copy
+//      (BENCH_CATALOG_LOCAL_TOOLS, 10,000) with one and with two replicas,
+//      each replica's share from the jobs it ran.
 // Uses its own database (created and dropped here) and Redis prefix. Needs
 // `pnpm build`. Reads ../shared/data/provider_catalog.json; skips without it.
 import { existsSync, readFileSync } from 'node:fs';
@@ -207,16 +211,87 @@ async function atScale(servers) {
   }
 }
 
+// ---------------------------------------------------------------- (d)
+/**
+ * The default local embedder (no OpenAI key) run by real worker processes:
+ * the catalog imported without vectors, N workers started, the time from
+ * their start to coverage 1.0. Completed embedding jobs name the replica
+ * that ran them (`processedBy`), which gives each replica's share and shows
+ * no row was embedded twice.
+ */
+async function localByWorkers(servers, replicas) {
+  const database = await freshDatabase();
+  const prisma = db.createPrisma(database.url, { poolMax: 4 });
+  const prefix = benchPrefix('catalog-local');
+  const queue = catalogLib.CatalogQueue.connect(REDIS_URL, prefix);
+  const workers = [];
+  try {
+    const env = { DATABASE_URL: database.url, REDIS_URL, ROTA_REDIS_PREFIX: prefix, OPENAI_API_KEY: '', LOG_LEVEL: 'warn' };
+    const model = catalogLib.currentEmbeddingModel(env);
+    const doc = catalogLib.parseCatalogValue(servers);
+    const tools = doc.servers.reduce((n, s) => n + s.tools.length, 0);
+    await catalogLib.importCatalog(prisma, doc, { model });
+    const repo = new catalogRepo.CatalogRepository(prisma);
+    const t0 = now();
+    for (let i = 0; i < replicas; i++) workers.push(await startProcess(join(ROOT, 'apps/worker/dist/main.js'), env, async () => true));
+    let last = 0;
+    for (;;) {
+      const c = await repo.counts(model);
+      if (c.embedded === c.tools) break;
+      if (now() - last > 30_000) {
+        last = now();
+        console.log(`  … ${c.embedded}/${c.tools} embedded after ${fmt((now() - t0) / 1000, 0)} s`);
+      }
+      await sleep(200);
+    }
+    const wallMs = now() - t0;
+    const jobs = await queue.queue.getJobs(['completed'], 0, -1);
+    const byReplica = new Map();
+    let embedded = 0;
+    for (const j of jobs) {
+      if (j.name !== 'catalog.embed') continue;
+      const n = j.returnvalue?.embedded ?? 0;
+      embedded += n;
+      const r = byReplica.get(j.processedBy ?? '?') ?? { rows: 0, ms: 0 };
+      r.rows += n;
+      r.ms += (j.finishedOn ?? 0) - (j.processedOn ?? 0);
+      byReplica.set(j.processedBy ?? '?', r);
+    }
+    console.log(`\n## Catalog (d): ${tools} tools embedded by ${replicas} worker replica(s) with the default local embedder (${model})`);
+    table([
+      { replica: 'all', rows: tools, 'wall s': fmt(wallMs / 1000, 1), 'rows/s': fmt(tools / (wallMs / 1000), 1) },
+      ...[...byReplica].map(([name, r], i) => ({ replica: `#${i + 1}`, rows: r.rows, 'wall s': '-', 'rows/s': fmt(r.rows / (wallMs / 1000), 1) })),
+    ]);
+    console.log(
+      `rows written by embedding jobs: ${embedded} for ${tools} tools (${embedded === tools ? 'none twice' : 'MISMATCH'}); 100,000 tools at this rate: ${fmt(100_000 / (tools / (wallMs / 1000)), 0)} s`,
+    );
+    return { tools, wallMs, replicas: byReplica.size, embedded };
+  } finally {
+    for (const w of workers) await stop(w);
+    await queue.queue.obliterate({ force: true }).catch(() => undefined);
+    await queue.close();
+    await prisma.$disconnect();
+    await database.drop();
+  }
+}
+
 export async function catalog() {
   if (!existsSync(DATA)) {
     console.log(`\n## Catalog: skipped (${DATA} is absent)`);
     return;
   }
   const servers = await sharedCatalog();
-  const only = process.env.BENCH_CATALOG_PARTS ?? 'abc';
+  const only = process.env.BENCH_CATALOG_PARTS ?? 'abcd';
   if (only.includes('a')) await throughFakeOpenAI(servers);
   if (only.includes('b')) localEmbedderSpeed(servers);
   if (only.includes('c')) await atScale(servers);
+  if (only.includes('d')) {
+    // The shared catalog as it is, then a larger copy with one and with two replicas.
+    await localByWorkers(servers, 1);
+    const size = Number(process.env.BENCH_CATALOG_LOCAL_TOOLS ?? 10_000);
+    await localByWorkers(replicate(servers, size), 1);
+    await localByWorkers(replicate(servers, size), 2);
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

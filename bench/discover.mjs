@@ -7,9 +7,16 @@
 //      (POST /v1/sessions/{id}/execute), one request at a time; when the
 //      gateway or the session service cannot start, the search.discover
 //      pattern over the transport instead, and the output says so;
-//   3. the trigram-only fallback (no query vector) in process, for reference.
+//   3. the trigram-only fallback (no query vector) in process, for reference;
+//   4. `lexical` (not run unless asked for): the lexical channel alone in
+//      process, the current statement against the previous one (BM25's corpus
+//      figures recounted on every call) as the baseline, alternating, with a
+//      check that both give every intent the same BM25 scores.
 // Needs a build (`pnpm build`), Postgres with pgvector, and Redis.
-// BENCH_DISCOVER_TOOLS changes the catalog size; BENCH_DISCOVER_ROUNDS the passes over the intents.
+// BENCH_DISCOVER_TOOLS changes the catalog size; BENCH_DISCOVER_ROUNDS the passes over the intents;
+// BENCH_DISCOVER_PARTS picks the parts (default recall,latency,fallback). With
+// `lexical` alone, the catalog is imported without vectors into a database of
+// its own, which takes a minute or two rather than the embedder's time.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -232,8 +239,66 @@ async function trigramFallback(url, queries) {
   }
 }
 
+/**
+ * The lexical channel alone (no embedder), one call at a time through the
+ * service, with the current statement and the previous one (corpus figures
+ * recounted per call, one-step search) as the baseline. Each round runs every
+ * intent with both, alternating which goes first, so both see the same
+ * machine; Postgres CPU is counted per statement. The BM25 scores of the rows
+ * each returns are compared: the same multiset of scores for every intent (to
+ * rounding), the rows themselves allowed to differ only among rows tied at the cut.
+ */
+async function lexicalChannel(url, queries) {
+  const { DiscoverRepository } = require(join(ROOT, 'apps/search/dist/discover/discover.repository.js'));
+  const { DiscoverService } = require(join(ROOT, 'apps/search/dist/discover/discover.service.js'));
+  const { DiscoverConfig } = require(join(ROOT, 'apps/search/dist/discover/config.js'));
+  const { requestContext } = require(join(ROOT, 'packages/service-kit/dist/index.js'));
+  const config = DiscoverConfig.parse({ ...process.env, ROTA_DISCOVER_CHANNELS: 'lexical' });
+  const tenant = { org_id: 'org_dev', project_id: 'proj_dev', environment: 'live' };
+  const modes = ['current', 'previous'].map((variant) => {
+    const repo = DiscoverRepository.connect(url, config, 1, variant);
+    const mode = { variant, repo, times: [], cpu: 0, calls: 0, scores: [] };
+    // Keeps the BM25 scores of each call's rows for the comparison.
+    const candidates = repo.candidates.bind(repo);
+    repo.candidates = async (q) => {
+      const rows = await candidates(q);
+      mode.last = rows.map((r) => r.lexicalScore).sort((a, b) => a - b);
+      return rows;
+    };
+    mode.svc = new DiscoverService(repo, null, config);
+    return mode;
+  });
+  const call = (mode, q) => requestContext.run({ requestId: 'bench', tenant }, () => mode.svc.discover({ input: { use_case: q, limit: 5 } }));
+  try {
+    for (const m of modes) for (const q of queries.slice(0, 10)) await call(m, q);
+    let differ = 0;
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const m of r % 2 === 0 ? modes : [...modes].reverse()) {
+        const pids = await backendPids(url);
+        const before = pids.map(cpuMs);
+        m.scores = [];
+        for (const q of queries) {
+          const t0 = performance.now();
+          await call(m, q);
+          m.times.push(performance.now() - t0);
+          m.scores.push(m.last);
+        }
+        m.cpu += pids.map(cpuMs).reduce((a, b, i) => a + b - before[i], 0);
+        m.calls += queries.length;
+      }
+      // To rounding: the order in which a row's terms are added follows the plan.
+      const same = (a, b) => a.length === b.length && a.every((x, i) => Math.abs(x - b[i]) <= 1e-12 * Math.abs(x));
+      differ += modes[0].scores.filter((s, i) => !same(s, modes[1].scores[i])).length;
+    }
+    return { modes, differ };
+  } finally {
+    for (const m of modes) await m.repo.close();
+  }
+}
+
 export async function discoverBench() {
-  const url = await discoverBenchDatabase({ targetTools: TOOLS });
+  const vectors = PARTS.has('recall') || PARTS.has('latency') || PARTS.has('fallback');
+  const url = await discoverBenchDatabase({ targetTools: TOOLS, vectors });
   if (!url) {
     console.log('\n## Discover: ../shared/data/provider_catalog.json is not there; skipped.');
     return;
@@ -243,6 +308,28 @@ export async function discoverBench() {
   const embedder = new LocalEmbedder();
   const queries = intents();
   const firstServer = JSON.parse(readFileSync(join(ROOT, '..', 'shared', 'data', 'provider_catalog.json'), 'utf8'))[0].server_id;
+
+  if (PARTS.has('lexical')) {
+    const { modes, differ } = await lexicalChannel(url, queries);
+    const cap = process.env.ROTA_DISCOVER_LEXICAL_SCAN_CAP ?? `${DISCOVER_DEFAULTS.ROTA_DISCOVER_LEXICAL_SCAN_CAP} (default)`;
+    console.log(
+      `\n## Discover: the lexical channel alone, in process, one call at a time over ${TOOLS} tools, ${modes[0].times.length} calls each (${queries.length} intents x ${ROUNDS}), scan cap ${cap}`,
+    );
+    table(
+      modes.map((m) => ({
+        statement: m.variant === 'current' ? 'current: figures kept at write time, two-step search' : 'previous: figures recounted per call',
+        'p50 ms': fmt(pct(m.times, 0.5), 1),
+        'p95 ms': fmt(pct(m.times, 0.95), 1),
+        'p99 ms': fmt(pct(m.times, 0.99), 1),
+        'CPU ms/call, Postgres': fmt(m.cpu / m.calls, 1),
+      })),
+    );
+    console.log(
+      `calls whose BM25 scores differ between the two: ${differ} of ${modes[0].times.length}; target p95 <= 40 ms; load average: ${loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')} on ${cpus().length} cores`,
+    );
+  }
 
   if (PARTS.has('recall')) {
     const recall = await hnswRecall(url, queries, embedder.model, embedder, toVectorLiteral);

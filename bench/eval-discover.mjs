@@ -9,7 +9,7 @@
 //   description unchanged, plus bench/data/metatool-intents-pt-es.jsonl
 //   (Portuguese and Spanish requests written for the same tools).
 //
-//   node bench/eval-discover.mjs [--set demo|metatool] [--catalog <file> --intents <file>] [--lexical-only] [--verbose]
+//   node bench/eval-discover.mjs [--set demo|metatool] [--catalog <file> --intents <file>] [--lexical-only] [--weights 0.2,0.6] [--verbose]
 //
 // A hit at k is any expected tool among the first k of the catalog ranking
 // (`recommended` then `related`, whether or not a native meta-tool took the
@@ -188,6 +188,26 @@ export async function evalSet(set, { configs = ['bm25', 'lexical', 'vector', 'fu
       await catalog.embedBatch(db.prisma, embedder, { ids: batch.map((b) => b.id) });
     }
     const loadS = (performance.now() - t0) / 1000;
+    // Each request is embedded once for every configuration: inference is the expensive part.
+    const memo = new Map();
+    const queryEmbedder = {
+      model: embedder.model,
+      dimensions: embedder.dimensions,
+      englishOnly: embedder.englishOnly,
+      embed: (texts) =>
+        Promise.all(
+          texts.map((t) =>
+            memo.has(t)
+              ? memo.get(t)
+              : memo
+                  .set(
+                    t,
+                    embedder.embed([t]).then(([v]) => v),
+                  )
+                  .get(t),
+          ),
+        ),
+    };
 
     const baselineText =
       set.baselineText ??
@@ -208,11 +228,13 @@ export async function evalSet(set, { configs = ['bm25', 'lexical', 'vector', 'fu
             return true;
           });
       } else {
-        const channels = cfg === 'fused' ? 'lexical,vector' : cfg;
-        const config = DiscoverConfig.parse({ ...process.env, ROTA_DISCOVER_CHANNELS: channels });
+        // `fused:0.3` is the fused ranking with lexical weight 0.3 (a tuning run).
+        const [base, weight] = cfg.split(':');
+        const channels = base === 'fused' ? 'lexical,vector' : base;
+        const config = DiscoverConfig.parse({ ...process.env, ROTA_DISCOVER_CHANNELS: channels, ...(weight ? { ROTA_DISCOVER_WEIGHT_LEXICAL: weight } : {}) });
         const repo = DiscoverRepository.connect(db.url, config, 2);
         repos.push(repo);
-        const service = new DiscoverService(repo, embedder, config);
+        const service = new DiscoverService(repo, queryEmbedder, config);
         answer = async (it) => {
           // The tenant rides in the request context, as the transport delivers it.
           const res = await requestContext.run({ requestId: 'eval', tenant: { org_id: 'org_eval', project_id: 'proj_eval', environment: 'live' } }, () =>
@@ -243,7 +265,14 @@ export async function evalSet(set, { configs = ['bm25', 'lexical', 'vector', 'fu
         const base = results.bm25?.[lang];
         rows.push({
           lang,
-          ranking: cfg === 'bm25' ? 'BM25 baseline' : cfg === 'fused' ? 'discover (fused)' : `discover, ${cfg} only`,
+          ranking:
+            cfg === 'bm25'
+              ? 'BM25 baseline'
+              : cfg === 'fused'
+                ? 'discover (fused)'
+                : cfg.startsWith('fused:')
+                  ? `fused, lexical weight ${cfg.slice(6)}`
+                  : `discover, ${cfg} only`,
           requests: s.n,
           'top-1': fmt(s.r1 / s.n, 3),
           'hit@5': fmt(s.r5 / s.n, 3),
@@ -280,7 +309,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const catalogPath = arg('--catalog');
   const intentsPath = arg('--intents');
   const verbose = process.argv.includes('--verbose');
-  const configs = process.argv.includes('--lexical-only') || process.argv.includes('--trigram-only') ? ['bm25', 'lexical'] : undefined;
+  const weights = arg('--weights');
+  const configs =
+    process.argv.includes('--lexical-only') || process.argv.includes('--trigram-only')
+      ? ['bm25', 'lexical']
+      : weights
+        ? ['bm25', 'lexical', 'vector', 'fused', ...weights.split(',').map((w) => `fused:${w}`)]
+        : undefined;
   if (catalogPath || intentsPath) {
     const set = demoSet(catalogPath && resolve(catalogPath), intentsPath && resolve(intentsPath));
     if (set) await evalSet(set, { verbose, configs });

@@ -94,10 +94,11 @@ export function replicate(servers, targetTools) {
   return out;
 }
 
-function fingerprint(targetTools) {
+function fingerprint(targetTools, vectors) {
   const st = statSync(SHARED_CATALOG);
+  const model = vectors ? catalog().LOCAL_EMBEDDING_MODEL : null;
   return createHash('sha256')
-    .update(JSON.stringify({ RECIPE_VERSION, targetTools, size: st.size, model: catalog().LOCAL_EMBEDDING_MODEL, migrations: db().templateDatabaseName() }))
+    .update(JSON.stringify({ RECIPE_VERSION, targetTools, size: st.size, model, migrations: db().templateDatabaseName() }))
     .digest('hex')
     .slice(0, 16);
 }
@@ -105,14 +106,17 @@ function fingerprint(targetTools) {
 /**
  * The URL of a database holding the replicated catalog, built if missing or
  * stale. Returns null when the shared catalog is not beside the checkout.
+ * Without `vectors`, the same rows are imported unembedded into a database of
+ * their own (`rota_bench_discover_text_<n>k`), which is all the lexical
+ * channel reads and takes a minute instead of the embedder's time.
  */
-export async function discoverBenchDatabase({ targetTools = 100_000, log = console.log } = {}) {
+export async function discoverBenchDatabase({ targetTools = 100_000, vectors = true, log = console.log } = {}) {
   if (!existsSync(SHARED_CATALOG)) return null;
   const { withAdminClient, withDatabase, quoteIdent, migrate, DEFAULT_DATABASE_URL } = db();
   const base = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
-  const name = `rota_bench_discover_${Math.round(targetTools / 1000)}k`;
+  const name = `rota_bench_discover_${vectors ? '' : 'text_'}${Math.round(targetTools / 1000)}k`;
   const url = withDatabase(base, name);
-  const fp = fingerprint(targetTools);
+  const fp = fingerprint(targetTools, vectors);
   const current = await withAdminClient(base, async (a) => {
     const { rows } = await a.query('SELECT shobj_description(oid, $2) AS c FROM pg_database WHERE datname = $1', [name, 'pg_database']);
     return rows[0] ? (rows[0].c ?? '') : null;
@@ -132,11 +136,12 @@ export async function discoverBenchDatabase({ targetTools = 100_000, log = conso
   const doc = catalog().parseCatalogValue(replicate(servers, targetTools));
   const { LocalEmbedderPool, LOCAL_EMBEDDING_MODEL, importCatalog } = catalog();
   const prisma = db().createPrisma(url, { poolMax: 4 });
-  const pool = new LocalEmbedderPool();
+  const pool = vectors ? new LocalEmbedderPool() : null;
   try {
-    await importCatalog(prisma, doc, { model: LOCAL_EMBEDDING_MODEL, embedder: pool, rebuildVectorIndex: true });
+    const imported = await importCatalog(prisma, doc, { model: LOCAL_EMBEDDING_MODEL, embedder: pool ?? undefined, rebuildVectorIndex: vectors });
+    log(`  import: ${(imported.timings.total / 1000).toFixed(1)} s (writing ${(imported.timings.writing / 1000).toFixed(1)} s)`);
   } finally {
-    await pool.close();
+    await pool?.close();
     await prisma.$disconnect();
   }
   const c = new pg.Client({ connectionString: url });

@@ -2,7 +2,6 @@ import { BaseConfig } from '@rota/service-kit';
 import { z } from 'zod';
 import { EmbedderEnv } from '@rota/catalog/config';
 import { DISCOVER_CONFIG_SHAPE } from './discover/config';
-import { CATALOG_CONFIG_SHAPE } from './catalog/config';
 
 export const SearchConfig = BaseConfig.extend({
   /** Enables the model classifier of path A; without it the lexical ranking answers. */
@@ -14,6 +13,5 @@ export const SearchConfig = BaseConfig.extend({
   /** codespar_discover: the catalog's embedder and the ranking settings (apps/search/src/discover/config.ts). */
   ...EmbedderEnv.shape,
   ...DISCOVER_CONFIG_SHAPE,
-  ...CATALOG_CONFIG_SHAPE,
 });
 export type SearchConfig = z.infer<typeof SearchConfig>;

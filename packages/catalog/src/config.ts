@@ -2,7 +2,8 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import type { Embedder } from './embedder';
 import { LOCAL_EMBEDDING_MODEL, LocalEmbedder } from './local-embedder';
-import { LocalEmbedderPool } from './local-embedder-pool';
+import { LOCAL_MODELS, LocalEmbedderPool, type LocalModelKind } from './local-embedder-pool';
+import { HYBRID_EMBEDDING_MODEL } from './hybrid-embedder';
 import { NEURAL_EMBEDDING_MODEL } from './neural-embedder';
 import { OPENAI_EMBEDDING_MODEL, OpenAIEmbedder } from './openai-embedder';
 
@@ -23,12 +24,17 @@ export const EmbedderEnv = z.object({
   ROTA_OPENAI_EMBEDDING_MODEL: z.string().min(1).default(OPENAI_EMBEDDING_MODEL),
   /** Abort of one embeddings request. */
   ROTA_EMBED_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
-  /** Which offline model `local` means: `neural` (Universal Sentence Encoder lite, on worker threads) or `hash` (feature hashing over the lexicon). */
+  /**
+   * Which offline model `local` means: `hybrid` (the sentence encoder and the
+   * lexicon's feature hashing in one vector, on worker threads), `neural`
+   * (Universal Sentence Encoder lite alone, on worker threads) or `hash`
+   * (feature hashing over the lexicon alone).
+   */
   ROTA_LOCAL_EMBEDDER: z
-    .enum(['neural', 'hash'])
+    .enum(['hybrid', 'neural', 'hash'])
     .optional()
     .or(z.literal('').transform(() => undefined)),
-  /** Worker threads the neural model runs on; unset means one per core, at most two. */
+  /** Worker threads the models with the sentence encoder (`hybrid`, `neural`) run on; unset means one per core, at most two. */
   ROTA_EMBED_THREADS: z.coerce
     .number()
     .int()
@@ -63,17 +69,20 @@ export function embedderKind(env: EnvLike = process.env): 'local' | 'openai' {
  */
 export function currentEmbeddingModel(env: EnvLike = process.env): string {
   if (embedderKind(env) === 'openai') return read(env).ROTA_OPENAI_EMBEDDING_MODEL;
-  return localModelKind(env) === 'neural' ? NEURAL_EMBEDDING_MODEL : LOCAL_EMBEDDING_MODEL;
+  return LOCAL_MODELS[localModelKind(env)];
 }
 
 /**
- * The offline model `local` selects: the hashing model unless
- * `ROTA_LOCAL_EMBEDDER=neural`. The sentence encoder wins on English
- * catalogs (MetaTool) but is English-only and loses on Portuguese and
- * Spanish requests (docs/discover.md has the figures), so it is opt-in.
+ * The offline model when `ROTA_LOCAL_EMBEDDER` is unset: the sentence encoder
+ * and the lexicon's feature hashing in one vector. It beats both the hashing
+ * model and the encoder alone on every dev set, in English, Portuguese and
+ * Spanish (docs/discover.md has the figures).
  */
-export function localModelKind(env: EnvLike = process.env): 'neural' | 'hash' {
-  return read(env).ROTA_LOCAL_EMBEDDER ?? 'hash';
+const DEFAULT_LOCAL_MODEL: LocalModelKind = 'hybrid';
+
+/** The offline model `local` selects (`ROTA_LOCAL_EMBEDDER`, else {@link DEFAULT_LOCAL_MODEL}). */
+export function localModelKind(env: EnvLike = process.env): LocalModelKind {
+  return read(env).ROTA_LOCAL_EMBEDDER ?? DEFAULT_LOCAL_MODEL;
 }
 
 /** The embedder this environment selects (see {@link EmbedderEnv}). */
@@ -81,7 +90,7 @@ export function createEmbedder(env: EnvLike = process.env, opts: { maxInputsPerR
   const e = read(env);
   if (embedderKind(env) === 'local') {
     if (localModelKind(env) === 'hash') return new LocalEmbedder();
-    return new LocalEmbedderPool({ kind: 'neural', threads: e.ROTA_EMBED_THREADS ?? Math.min(2, availableParallelism()) });
+    return new LocalEmbedderPool({ kind: localModelKind(env), threads: e.ROTA_EMBED_THREADS ?? Math.min(2, availableParallelism()) });
   }
   return new OpenAIEmbedder({
     apiKey: e.OPENAI_API_KEY!,
@@ -92,4 +101,4 @@ export function createEmbedder(env: EnvLike = process.env, opts: { maxInputsPerR
   });
 }
 
-export { LOCAL_EMBEDDING_MODEL, NEURAL_EMBEDDING_MODEL, OPENAI_EMBEDDING_MODEL };
+export { HYBRID_EMBEDDING_MODEL, LOCAL_EMBEDDING_MODEL, NEURAL_EMBEDDING_MODEL, OPENAI_EMBEDDING_MODEL };

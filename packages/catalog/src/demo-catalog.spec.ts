@@ -50,7 +50,19 @@ const sharedPath = join(__dirname, '../../../../shared/data/provider_catalog.jso
 
 const CATEGORIES = ['payments', 'fiscal', 'logistics', 'communication', 'banking', 'identity', 'crypto', 'erp', 'ecommerce', 'ledger'];
 /** Providers the sandbox provider server imitates: id → its prefix there. */
-const SANDBOXED: Record<string, string> = { asaas: 'asaas', mercadopago: 'mercadopago', focusnfe: 'nfse', melhorenvio: 'melhorenvio' };
+const SANDBOXED: Record<string, string> = {
+  asaas: 'asaas',
+  mercadopago: 'mercadopago',
+  focusnfe: 'nfse',
+  melhorenvio: 'melhorenvio',
+  inter: 'inter',
+  whatsapp: 'whatsapp',
+  vtex: 'vtex',
+  circle: 'circle',
+  idwall: 'idwall',
+  blnk: 'blnk',
+  pomelo: 'pomelo',
+};
 /**
  * Providers whose credentials the format cannot place yet (in the body,
  * signed into the parameters, or a session token from a login call): listed
@@ -184,12 +196,12 @@ describe('demo catalog', () => {
     }
     expect(error).toBeInstanceOf(CatalogFormatError);
     const issues = (error as CatalogFormatError).issues;
-    expect(issues.map((i) => i.path).sort()).toEqual([
-      'servers[0].base_urls.test',
-      'servers[1].base_urls.test',
-      'servers[21].base_urls.test',
-      'servers[27].base_urls.test',
-    ]);
+    const inFile = (JSON.parse(text) as DemoCatalog).servers;
+    expect(issues.map((i) => i.path).sort()).toEqual(
+      Object.keys(SANDBOXED)
+        .map((id) => `servers[${inFile.findIndex((s) => s.id === id)}].base_urls.test`)
+        .sort(),
+    );
     expect(issues[0]!.message).toContain(SANDBOX_URL_PLACEHOLDER);
     expect(issues[0]!.line).toBeGreaterThan(1);
   });

@@ -12,6 +12,13 @@ export interface Embedder {
   readonly dimensions: number;
   /** True for a model that understands English only: callers bring other languages into English first. */
   readonly englishOnly?: boolean;
+  /**
+   * Time to allow for each text when a batch runs under a deadline, for a
+   * model that computes on this machine and whose cost grows with the batch
+   * (the sentence encoder: tens of milliseconds a text on an idle core, many
+   * more on a busy one). Absent for remote and near-free models.
+   */
+  readonly perTextBudgetMs?: number;
   /** One unit-length vector per text, in order. Rejects on failure; never returns partial results. */
   embed(texts: string[]): Promise<Float32Array[]>;
 }

@@ -11,6 +11,7 @@ export { LocalEmbedder, LOCAL_EMBEDDING_MODEL } from './local-embedder';
 export { OpenAIEmbedder, OPENAI_EMBEDDING_MODEL, type OpenAIEmbedderOptions } from './openai-embedder';
 export { EmbedderEnv, createEmbedder, currentEmbeddingModel, embedderKind, localModelKind } from './config';
 export { NeuralEmbedder, NEURAL_EMBEDDING_MODEL, NEURAL_DIMENSIONS } from './neural-embedder';
+export { HybridEmbedder, HYBRID_EMBEDDING_MODEL, NEURAL_SHARE } from './hybrid-embedder';
 export { descriptionHash, humanizeToolName, toolEmbeddingText, type ToolText } from './text';
 export * from './format';
 export { importCatalog, type ImportOptions, type ImportResult } from './import';
@@ -31,4 +32,4 @@ export {
   type GuardedFetchOptions,
 } from './url';
 export { listMcpTools, type McpListOptions } from './mcp';
-export { LocalEmbedderPool, type LocalEmbedderPoolOptions, type LocalModelKind } from './local-embedder-pool';
+export { LocalEmbedderPool, LOCAL_MODELS, localModel, type LocalEmbedderPoolOptions, type LocalModelKind } from './local-embedder-pool';

@@ -4,12 +4,22 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { EMBEDDING_DIMENSIONS, toVectorParam, type Embedder } from './embedder';
 import { LOCAL_EMBEDDING_MODEL, LocalEmbedder } from './local-embedder';
-import { NEURAL_EMBEDDING_MODEL, NeuralEmbedder } from './neural-embedder';
+import { HYBRID_EMBEDDING_MODEL, HybridEmbedder } from './hybrid-embedder';
+import { NEURAL_EMBEDDING_MODEL, NEURAL_PER_TEXT_BUDGET_MS, NeuralEmbedder } from './neural-embedder';
 
 const THREAD_SCRIPT = join(__dirname, 'local-embedder-thread.js');
 
 /** Which local model a pool runs. */
-export type LocalModelKind = 'hash' | 'neural';
+export type LocalModelKind = 'hash' | 'neural' | 'hybrid';
+
+/** The model a local kind stores its vectors under. */
+export const LOCAL_MODELS: Record<LocalModelKind, string> = { hash: LOCAL_EMBEDDING_MODEL, neural: NEURAL_EMBEDDING_MODEL, hybrid: HYBRID_EMBEDDING_MODEL };
+
+/** The local model of a kind, on the calling thread. */
+export function localModel(kind: LocalModelKind): Embedder {
+  if (kind === 'hybrid') return new HybridEmbedder();
+  return kind === 'neural' ? new NeuralEmbedder() : new LocalEmbedder();
+}
 
 /**
  * Texts per message. The hashing model costs microseconds a text, so large
@@ -17,11 +27,11 @@ export type LocalModelKind = 'hash' | 'neural';
  * batches keep both threads busy and a query never waits behind a long bulk
  * batch for more than a few tens of milliseconds.
  */
-const CHUNK: Record<LocalModelKind, number> = { hash: 500, neural: 32 };
+const CHUNK: Record<LocalModelKind, number> = { hash: 500, neural: 32, hybrid: 32 };
 
 export interface LocalEmbedderPoolOptions {
   kind?: LocalModelKind;
-  /** Threads to run; the hashing model falls back to the calling thread below 2, the neural one always uses threads. */
+  /** Threads to run; the hashing model falls back to the calling thread below 2, the models with the sentence encoder always use threads. */
   threads?: number;
 }
 
@@ -39,6 +49,7 @@ export class LocalEmbedderPool implements Embedder {
   readonly dimensions = EMBEDDING_DIMENSIONS;
   readonly kind: LocalModelKind;
   readonly englishOnly: boolean;
+  readonly perTextBudgetMs?: number;
   private readonly workers: Worker[] = [];
   private readonly fallback?: Embedder;
   private seq = 0;
@@ -52,11 +63,12 @@ export class LocalEmbedderPool implements Embedder {
   constructor(opts: number | LocalEmbedderPoolOptions = {}) {
     const o = typeof opts === 'number' ? { threads: opts } : opts;
     this.kind = o.kind ?? 'hash';
-    this.model = this.kind === 'neural' ? NEURAL_EMBEDDING_MODEL : LOCAL_EMBEDDING_MODEL;
+    this.model = LOCAL_MODELS[this.kind];
     this.englishOnly = this.kind === 'neural';
+    if (this.kind !== 'hash') this.perTextBudgetMs = NEURAL_PER_TEXT_BUDGET_MS;
     const threads = o.threads ?? availableParallelism();
-    if (!existsSync(THREAD_SCRIPT) || threads < (this.kind === 'neural' ? 1 : 2)) {
-      this.fallback = this.kind === 'neural' ? new NeuralEmbedder() : new LocalEmbedder();
+    if (!existsSync(THREAD_SCRIPT) || threads < (this.kind === 'hash' ? 2 : 1)) {
+      this.fallback = localModel(this.kind);
       return;
     }
     for (let i = 0; i < threads; i++) {

@@ -1,15 +1,14 @@
 /**
  * Worker-thread side of {@link LocalEmbedderPool}: runs one local model (the
- * feature-hashing one or the neural one, as `workerData.kind` says), embeds
+ * feature-hashing one, the neural one or both, as `workerData.kind` says), embeds
  * the texts it is sent and hands back one flat Float32Array (transferred,
  * not copied) or the SQL text of each vector.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { EMBEDDING_DIMENSIONS, toVectorParam, type Embedder } from './embedder';
-import { LocalEmbedder } from './local-embedder';
-import { NeuralEmbedder } from './neural-embedder';
+import { localModel, type LocalModelKind } from './local-embedder-pool';
 
-const embedder: Embedder = (workerData as { kind?: string } | undefined)?.kind === 'neural' ? new NeuralEmbedder() : new LocalEmbedder();
+const embedder: Embedder = localModel((workerData as { kind?: LocalModelKind } | undefined)?.kind ?? 'hash');
 
 // Messages are handled one after another, so a thread never runs two batches at once.
 let queue: Promise<void> = Promise.resolve();

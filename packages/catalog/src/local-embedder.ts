@@ -45,10 +45,21 @@ function hash32(s: string, seed: number): number {
 
 export class LocalEmbedder implements Embedder {
   readonly model = LOCAL_EMBEDDING_MODEL;
-  readonly dimensions = EMBEDDING_DIMENSIONS;
-  private readonly acc = new Float64Array(EMBEDDING_DIMENSIONS);
-  private readonly touched = new Uint8Array(EMBEDDING_DIMENSIONS);
+  readonly dimensions: number;
+  private readonly acc: Float64Array;
+  private readonly touched: Uint8Array;
   private readonly touchedList: number[] = [];
+
+  /**
+   * @param buckets how many buckets features are hashed into, which is the
+   * length of the vectors returned: 1536 (the catalog's column) on its own,
+   * fewer when it is one part of a longer vector (see `HybridEmbedder`).
+   */
+  constructor(buckets: number = EMBEDDING_DIMENSIONS) {
+    this.dimensions = buckets;
+    this.acc = new Float64Array(buckets);
+    this.touched = new Uint8Array(buckets);
+  }
 
   embed(texts: string[]): Promise<Float32Array[]> {
     try {
@@ -84,7 +95,7 @@ export class LocalEmbedder implements Embedder {
 
   private add(feature: string, weight: number): void {
     const h = hash32(feature, 0);
-    const idx = h % EMBEDDING_DIMENSIONS;
+    const idx = h % this.dimensions;
     // The sign comes from an independent hash so that collisions cancel out
     // on average instead of piling up.
     const sign = hash32(feature, 0x9e3779b9) & 1 ? -1 : 1;
@@ -98,7 +109,7 @@ export class LocalEmbedder implements Embedder {
   private flush(): Float32Array {
     let sum = 0;
     for (const i of this.touchedList) sum += this.acc[i]! * this.acc[i]!;
-    const out = new Float32Array(EMBEDDING_DIMENSIONS);
+    const out = new Float32Array(this.dimensions);
     const inv = sum > 0 ? 1 / Math.sqrt(sum) : 0;
     for (const i of this.touchedList) {
       out[i] = this.acc[i]! * inv;

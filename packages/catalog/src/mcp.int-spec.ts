@@ -3,6 +3,10 @@ import { parseCatalogValue } from './format';
 import { listMcpTools } from './mcp';
 import { CatalogUrlError, fetchCatalogText, isPublicAddress } from './url';
 
+// The fake servers listen on loopback, which no import may reach; these tests
+// admit exactly that one address through the policy's own seam.
+const LOOPBACK_FAKES = { addressAllowed: (a: string) => a === '127.0.0.1' };
+
 describe('live MCP import', () => {
   let mcp: FakeMcpServer;
   const tools = [
@@ -22,7 +26,7 @@ describe('live MCP import', () => {
   afterAll(() => mcp.close());
 
   it('lists every page of tools with the official client and parses them as one server', async () => {
-    const listed = await listMcpTools(mcp.url, { allowPrivate: true, headers: { authorization: 'Bearer provider-token' } });
+    const listed = await listMcpTools(mcp.url, { ...LOOPBACK_FAKES, headers: { authorization: 'Bearer provider-token' } });
     expect(listed.tools).toHaveLength(5);
     expect(mcp.authorizations.every((a) => a === 'Bearer provider-token')).toBe(true);
     const doc = parseCatalogValue(listed, { server: 'acme', format: 'mcp' });
@@ -32,19 +36,19 @@ describe('live MCP import', () => {
     expect(doc.servers[0]!.tools[4]!.description).toBe('');
   });
 
-  it('refuses a loopback server unless private addresses are allowed', async () => {
-    await expect(listMcpTools(mcp.url, { allowPrivate: false })).rejects.toBeInstanceOf(CatalogUrlError);
-    await expect(listMcpTools(mcp.url.replace('127.0.0.1', 'localhost'), { allowPrivate: false })).rejects.toThrow(/non-public address/);
+  it('refuses a loopback server by address and by name', async () => {
+    await expect(listMcpTools(mcp.url)).rejects.toBeInstanceOf(CatalogUrlError);
+    await expect(listMcpTools(mcp.url.replace('127.0.0.1', 'localhost'))).rejects.toThrow(/non-public address/);
   });
 
   it('refuses an answer over the byte limit with the error of a file import', async () => {
     const big = await startFakeMcpServer([{ name: 'huge', description: 'x'.repeat(2 * 1024 * 1024) }]);
     try {
-      const err = await listMcpTools(big.url, { allowPrivate: true, maxBytes: 1024 * 1024 }).catch((e: unknown) => e);
+      const err = await listMcpTools(big.url, { ...LOOPBACK_FAKES, maxBytes: 1024 * 1024 }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(CatalogUrlError);
       expect((err as Error).message).toBe(`${big.url} is larger than ${1024 * 1024} bytes`);
       // The same server within the limit lists normally.
-      expect((await listMcpTools(big.url, { allowPrivate: true, maxBytes: 4 * 1024 * 1024 })).tools).toHaveLength(1);
+      expect((await listMcpTools(big.url, { ...LOOPBACK_FAKES, maxBytes: 4 * 1024 * 1024 })).tools).toHaveLength(1);
     } finally {
       await big.close();
     }
@@ -57,15 +61,15 @@ describe('live MCP import', () => {
     );
     try {
       // Each page is far below the limit; the six together are not.
-      await expect(listMcpTools(pages.url, { allowPrivate: true, maxBytes: 1024 * 1024 })).rejects.toThrow(/is larger than 1048576 bytes/);
+      await expect(listMcpTools(pages.url, { ...LOOPBACK_FAKES, maxBytes: 1024 * 1024 })).rejects.toThrow(/is larger than 1048576 bytes/);
     } finally {
       await pages.close();
     }
   });
 
   it('reports an unreachable server as a URL problem', async () => {
-    await expect(listMcpTools('http://127.0.0.1:9/mcp', { allowPrivate: true, timeoutMs: 2000 })).rejects.toBeInstanceOf(CatalogUrlError);
-    await expect(fetchCatalogText('http://127.0.0.1:9/x.json', { allowPrivate: true })).rejects.toThrow(/could not fetch/);
+    await expect(listMcpTools('http://127.0.0.1:9/mcp', { ...LOOPBACK_FAKES, timeoutMs: 2000 })).rejects.toBeInstanceOf(CatalogUrlError);
+    await expect(fetchCatalogText('http://127.0.0.1:9/x.json', LOOPBACK_FAKES)).rejects.toThrow(/could not fetch/);
   });
 
   it.each([

@@ -21,7 +21,7 @@ export interface McpListOptions extends UrlPolicy {
  * deadline, and answers are counted as they stream in and cut off at the
  * byte limit rather than buffered whole.
  */
-export async function listMcpTools(url: string, opts: McpListOptions): Promise<{ tools: unknown[] }> {
+export async function listMcpTools(url: string, opts: McpListOptions = {}): Promise<{ tools: unknown[] }> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -30,7 +30,7 @@ export async function listMcpTools(url: string, opts: McpListOptions): Promise<{
   }
   const timeout = opts.timeoutMs ?? CATALOG_FETCH_TIMEOUT_MS;
   const transport = new StreamableHTTPClientTransport(parsed, {
-    fetch: guardedFetch({ allowPrivate: opts.allowPrivate, maxBytes: opts.maxBytes, timeoutMs: timeout }),
+    fetch: guardedFetch({ addressAllowed: opts.addressAllowed, maxBytes: opts.maxBytes, timeoutMs: timeout }),
     requestInit: opts.headers ? { headers: opts.headers } : undefined,
   });
   const client = new Client({ name: 'rota-catalog-import', version: '0.1.0' });

@@ -64,6 +64,44 @@ const NO_NETWORK = `
     expect(out.poolMatches).toBe(true);
   }, 120_000);
 
+  it('runs the hybrid model (encoder and hashing in one vector) on threads, its cosine the blend of both, a Portuguese request brought into English', () => {
+    const script = `
+      const c = require(${JSON.stringify(DIST)});
+      const lx = require(require.resolve('@rota/lexicon', { paths: [${JSON.stringify(join(__dirname, '..'))}] }));
+      const dot = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0);
+      (async () => {
+        const texts = ['Mercado Pago: refund payment. Refund an approved payment in full or in part.', 'estornar um pagamento aprovado', "tomorrow's weather forecast for Lisbon"];
+        const direct = await new c.HybridEmbedder().embed(texts);
+        const pool = new c.LocalEmbedderPool({ kind: 'hybrid', threads: 2 });
+        const pooled = (await Promise.all(texts.map((t) => pool.embed([t])))).flat();
+        await pool.close();
+        // Each half on its own: the encoder over the English rendering, the hashing model into 1,024 buckets.
+        const neural = await new c.NeuralEmbedder().embed(texts.map((t) => lx.renderQuery(t).englishText));
+        const hash = await new c.LocalEmbedder(1024).embed(texts);
+        const expected = c.NEURAL_SHARE * dot(neural[0], neural[1]) + (1 - c.NEURAL_SHARE) * dot(hash[0], hash[1]);
+        process.stdout.write(JSON.stringify({
+          model: pool.model,
+          length: direct[0].length,
+          norm: dot(direct[0], direct[0]),
+          blend: dot(direct[0], direct[1]),
+          expected,
+          unrelated: dot(direct[2], direct[1]),
+          poolMatches: pooled.every((v, i) => v.every((x, j) => Math.abs(x - direct[i][j]) < 1e-5)),
+          attempts: globalThis.__networkAttempts,
+        }));
+      })().catch((e) => { process.stdout.write(JSON.stringify({ error: e.message, attempts: globalThis.__networkAttempts })); });`;
+    const out = JSON.parse(execFileSync(process.execPath, ['--require', join(dir, 'no-network.js'), '-e', script], { encoding: 'utf8', timeout: 120_000 }));
+    expect(out.error).toBeUndefined();
+    expect(out.attempts).toEqual([]);
+    expect(out.model).toBe('use-lite-512+rota-hash-1024-v1');
+    expect(out.length).toBe(1536);
+    expect(out.norm).toBeCloseTo(1, 5);
+    expect(out.blend).toBeCloseTo(out.expected, 5);
+    // The Portuguese request is nearer the English refund tool than the weather text is.
+    expect(out.blend).toBeGreaterThan(out.unrelated + 0.1);
+    expect(out.poolMatches).toBe(true);
+  }, 120_000);
+
   it("is a real guard: initModel without the package's modelSource tries the network and is stopped", () => {
     const script = `
       const { initModel } = require(require.resolve('@energetic-ai/embeddings', { paths: [${JSON.stringify(join(__dirname, '..'))}] }));

@@ -3,6 +3,7 @@ import { createEmbedder, currentEmbeddingModel, embedderKind } from './config';
 import { cosine, EmbeddingError } from './embedder';
 import { LOCAL_EMBEDDING_MODEL, LocalEmbedder } from './local-embedder';
 import { LocalEmbedderPool } from './local-embedder-pool';
+import { HYBRID_EMBEDDING_MODEL } from './hybrid-embedder';
 import { NEURAL_EMBEDDING_MODEL } from './neural-embedder';
 import { OPENAI_EMBEDDING_MODEL, OpenAIEmbedder } from './openai-embedder';
 
@@ -73,9 +74,14 @@ describe('OpenAIEmbedder against a fake embeddings server', () => {
 describe('createEmbedder', () => {
   it('defaults to the local embedder without a key, and to OpenAI with one', () => {
     expect(embedderKind({})).toBe('local');
-    // The local default is the hashing model; the neural one is selectable and runs on worker threads.
-    expect(createEmbedder({})).toBeInstanceOf(LocalEmbedder);
-    expect(currentEmbeddingModel({ OPENAI_API_KEY: '' })).toBe(LOCAL_EMBEDDING_MODEL);
+    // The local default is the sentence encoder with the hashing features, on
+    // worker threads; the encoder alone and the hashing model are selectable.
+    const hybrid = createEmbedder({});
+    expect(hybrid).toBeInstanceOf(LocalEmbedderPool);
+    expect(hybrid.model).toBe(HYBRID_EMBEDDING_MODEL);
+    expect(currentEmbeddingModel({ OPENAI_API_KEY: '' })).toBe(HYBRID_EMBEDDING_MODEL);
+    expect(currentEmbeddingModel({ ROTA_LOCAL_EMBEDDER: '' })).toBe(HYBRID_EMBEDDING_MODEL);
+    expect(createEmbedder({ ROTA_LOCAL_EMBEDDER: 'hybrid' }).model).toBe(HYBRID_EMBEDDING_MODEL);
     const neural = createEmbedder({ ROTA_LOCAL_EMBEDDER: 'neural' });
     expect(neural).toBeInstanceOf(LocalEmbedderPool);
     expect(neural.model).toBe(NEURAL_EMBEDDING_MODEL);

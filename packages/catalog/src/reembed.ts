@@ -59,8 +59,10 @@ export async function embedBatch(prisma: PrismaClient, embedder: Embedder, batch
       );
       return { embedded: rows.length, written, skipped: batch.ids.length - rows.length };
     },
-    // Long enough for the embedding call's own deadline plus the writes.
-    { timeoutMs: opts.timeoutMs ?? 60_000 },
+    // Long enough for the embedding call's own deadline plus the writes, and
+    // for a model computing on this machine, for every text of the batch on a
+    // busy core (rows stay locked meanwhile; other jobs skip them).
+    { timeoutMs: (opts.timeoutMs ?? 60_000) + (embedder.perTextBudgetMs ?? 0) * batch.ids.length },
   );
 }
 

@@ -1,5 +1,5 @@
 import type { ProviderHttp, ToolParameterMap } from '@rota/contracts';
-import { Prisma, type PrismaClient } from '@rota/db';
+import { namedStatement, Prisma, type PrismaClient } from '@rota/db';
 import type { CatalogProvider, CatalogTool } from './format';
 
 /** A Prisma client or the client of an open transaction. */
@@ -77,6 +77,49 @@ export interface ToolRow {
 }
 
 /** What calling one provider (and one of its tools) needs from the catalog. */
+/** A row of {@link PROVIDER_FOR_CALL}. */
+export interface ProviderForCallRow {
+  id: string;
+  owner: string;
+  auth_type: string;
+  base_urls: { live?: string | null; test?: string | null } | null;
+  http: ProviderHttp | null;
+  tool: ProviderForCall['tool'];
+}
+
+/**
+ * The provider a project means by an id ($1; its own under $2, else the
+ * global one) and, when $3 names one, that tool as the project sees it (its
+ * own before a catalog one of the same name): one round trip. A named
+ * statement, so the session service runs it prepared on its plain pool on
+ * every provider call, and `CatalogRepository` runs the same text.
+ */
+export const PROVIDER_FOR_CALL = namedStatement(`
+  SELECT p.id, p.owner, p.auth_type, p.base_urls, p.http, tl.tool FROM (
+    SELECT id, owner, auth_type, base_urls, http FROM providers
+    WHERE id = $1 AND owner IN ('', $2)
+    ORDER BY owner = $2 DESC LIMIT 1
+  ) p
+  LEFT JOIN LATERAL (
+    SELECT jsonb_build_object('name', t.tool_name, 'httpMethod', t.http_method, 'endpointTemplate', t.endpoint_template,
+                              'parameters', t.parameters, 'inputSchema', t.input_schema) AS tool
+    FROM mcp_tools t
+    WHERE $3::text IS NOT NULL AND t.server_id = p.id AND t.server_owner = p.owner AND t.tool_name = $3
+      AND (t.project_id = $2 OR (t.project_id IS NULL AND NOT EXISTS (SELECT 1 FROM providers o WHERE o.id = t.server_id AND o.owner = $2)))
+    ORDER BY t.project_id NULLS LAST LIMIT 1
+  ) tl ON true`);
+
+export function toProviderForCall(p: ProviderForCallRow): ProviderForCall {
+  return {
+    id: p.id,
+    owner: p.owner,
+    authType: p.auth_type,
+    baseUrls: { live: p.base_urls?.live ?? null, test: p.base_urls?.test ?? null },
+    http: p.http ?? null,
+    tool: p.tool ?? null,
+  };
+}
+
 export interface ProviderForCall {
   id: string;
   /** '' for a global provider, else the project that owns it. */
@@ -388,30 +431,8 @@ export class CatalogRepository {
    * Null when the project sees no provider of that id.
    */
   async providerForCall(serverId: string, projectId: string, toolName?: string): Promise<ProviderForCall | null> {
-    const [p] = await this.db.$queryRaw<
-      Array<{ id: string; owner: string; auth_type: string; base_urls: { live?: string | null; test?: string | null }; http: ProviderHttp | null }>
-    >(Prisma.sql`
-      SELECT p.id, p.owner, p.auth_type, p.base_urls, p.http FROM providers p
-      WHERE p.id = ${serverId} AND p.owner IN ('', ${projectId})
-      ORDER BY p.owner = ${projectId} DESC LIMIT 1`);
-    if (!p) return null;
-    let tool: ProviderForCall['tool'] = null;
-    if (toolName !== undefined) {
-      const [t] = await this.db.$queryRaw<Array<NonNullable<ProviderForCall['tool']>>>(Prisma.sql`
-        SELECT t.tool_name AS name, t.http_method AS "httpMethod", t.endpoint_template AS "endpointTemplate", t.parameters, t.input_schema AS "inputSchema"
-        FROM mcp_tools t
-        WHERE t.server_id = ${p.id} AND t.server_owner = ${p.owner} AND t.tool_name = ${toolName} AND ${visibleTo(projectId)}
-        ORDER BY t.project_id NULLS LAST LIMIT 1`);
-      tool = t ?? null;
-    }
-    return {
-      id: p.id,
-      owner: p.owner,
-      authType: p.auth_type,
-      baseUrls: { live: p.base_urls?.live ?? null, test: p.base_urls?.test ?? null },
-      http: p.http ?? null,
-      tool,
-    };
+    const rows = await this.db.$queryRawUnsafe<ProviderForCallRow[]>(PROVIDER_FOR_CALL.text, serverId, projectId, toolName ?? null);
+    return rows[0] ? toProviderForCall(rows[0]) : null;
   }
 
   /** Whether the caller sees a provider of this id (its own or a global one). */

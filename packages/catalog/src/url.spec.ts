@@ -97,13 +97,13 @@ describe('address policy', () => {
     'http://[64:ff9b::a9fe:a9fe]/',
     'http://169.254.169.254/latest/meta-data',
   ])('refuses to fetch %s before connecting', async (url) => {
-    await expect(fetchCatalogText(url, { allowPrivate: false, timeoutMs: 1000 })).rejects.toThrow(CatalogUrlError);
-    await expect(fetchCatalogText(url, { allowPrivate: false, timeoutMs: 1000 })).rejects.toThrow(/not a public address/);
+    await expect(fetchCatalogText(url, { timeoutMs: 1000 })).rejects.toThrow(CatalogUrlError);
+    await expect(fetchCatalogText(url, { timeoutMs: 1000 })).rejects.toThrow(/not a public address/);
   });
 
   it('refuses zone ids and other schemes as URLs', async () => {
-    await expect(fetchCatalogText('http://[fe80::1%25eth0]/x.json', { allowPrivate: false })).rejects.toThrow(/not a URL/);
-    await expect(fetchCatalogText('file:///etc/passwd', { allowPrivate: false })).rejects.toThrow(/only http and https/);
+    await expect(fetchCatalogText('http://[fe80::1%25eth0]/x.json')).rejects.toThrow(/not a URL/);
+    await expect(fetchCatalogText('file:///etc/passwd')).rejects.toThrow(/only http and https/);
   });
 
   it.each([

@@ -13,10 +13,22 @@ export class CatalogUrlError extends Error {
   }
 }
 
+/**
+ * Which addresses a catalog fetch may connect to. Catalog imports and live
+ * MCP listings reach public addresses only, whoever asks (the HTTP route and
+ * the CLI alike) and whatever the configuration: nothing in any app or
+ * environment variable widens it.
+ */
 export interface UrlPolicy {
-  /** Allow loopback, private, link-local and other non-public addresses (tests, private networks). */
-  allowPrivate: boolean;
+  /**
+   * Decides each resolved or literal address. Only this repository's own
+   * tests pass one, to reach a fake server on loopback; the default admits
+   * public addresses only.
+   */
+  addressAllowed?: (address: string) => boolean;
 }
+
+const allowed = (policy: UrlPolicy, address: string): boolean => (policy.addressAllowed ?? isPublicAddress)(address);
 
 /** The documented limits of every catalog fetch: a file by URL, or a live MCP listing. */
 export const CATALOG_FETCH_MAX_BYTES = 64 * 1024 * 1024;
@@ -63,12 +75,9 @@ function guardedLookup(policy: UrlPolicy) {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return cb(err, '');
       const list = addresses as LookupAddress[];
-      const bad = policy.allowPrivate ? undefined : list.find((a) => !isPublicAddress(a.address));
+      const bad = list.find((a) => !allowed(policy, a.address));
       if (bad)
-        return cb(
-          new CatalogUrlError(`${hostname} resolves to a non-public address (${bad.address}); set ROTA_CATALOG_ALLOW_PRIVATE_URLS=true to allow it`),
-          '',
-        );
+        return cb(new CatalogUrlError(`${hostname} resolves to a non-public address (${bad.address}); catalogs are fetched from public addresses only`), '');
       if (list.length === 0) return cb(new CatalogUrlError(`${hostname} does not resolve`), '');
       if (options.all) return cb(null, list);
       return cb(null, list[0]!.address, list[0]!.family);
@@ -86,8 +95,8 @@ interface RawRequest {
 function send(url: URL, policy: UrlPolicy, init: RawRequest): Promise<IncomingMessage> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   // Literal addresses never go through the lookup; check them here.
-  if (isIP(host) && !policy.allowPrivate && !isPublicAddress(host)) {
-    return Promise.reject(new CatalogUrlError(`${host} is not a public address; set ROTA_CATALOG_ALLOW_PRIVATE_URLS=true to allow it`));
+  if (isIP(host) && !allowed(policy, host)) {
+    return Promise.reject(new CatalogUrlError(`${host} is not a public address; catalogs are fetched from public addresses only`));
   }
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
@@ -180,7 +189,7 @@ export interface FetchTextOptions extends UrlPolicy {
 }
 
 /** GETs a catalog file over http(s) under the address policy, following a few redirects. */
-export async function fetchCatalogText(raw: string, opts: FetchTextOptions): Promise<string> {
+export async function fetchCatalogText(raw: string, opts: FetchTextOptions = {}): Promise<string> {
   const maxBytes = opts.maxBytes ?? CATALOG_FETCH_MAX_BYTES;
   const signal = AbortSignal.timeout(opts.timeoutMs ?? CATALOG_FETCH_TIMEOUT_MS);
   let url = checkUrl(raw);

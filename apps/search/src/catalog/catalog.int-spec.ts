@@ -9,7 +9,7 @@ import { createTestDatabase, seed, type TestDatabase } from '@rota/db';
 import { requestContext } from '@rota/service-kit';
 import { CatalogService } from './catalog.service';
 
-describe('CatalogService imports from URLs when private addresses are allowed', () => {
+describe('CatalogService imports from URLs', () => {
   let db: TestDatabase;
   let files: Server;
   let base: string;
@@ -31,7 +31,8 @@ describe('CatalogService imports from URLs when private addresses are allowed', 
     await new Promise<void>((r) => files.listen(0, '127.0.0.1', () => r()));
     base = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
     mcp = await startFakeMcpServer([{ name: 'extra_from_mcp', description: 'Listed by a live server.' }]);
-    const policy = { allowPrivate: true };
+    // The fakes listen on loopback, which the service never reaches; the policy's seam lets exactly them through.
+    const policy = { addressAllowed: (a: string) => a === '127.0.0.1' };
     service = new CatalogService({
       repo: new CatalogRepository(db.prisma),
       model: LOCAL_EMBEDDING_MODEL,

@@ -6,16 +6,12 @@ import { InfraLifecycle, PRISMA, type BaseConfig } from '@rota/service-kit';
 import { CatalogController } from './catalog.controller';
 import { CatalogService } from './catalog.service';
 
-export interface CatalogModuleConfig extends BaseConfig, EmbedderEnv {
-  /** Let the import fetch URLs that resolve to loopback or private addresses. */
-  ROTA_CATALOG_ALLOW_PRIVATE_URLS: boolean;
-}
+export type CatalogModuleConfig = BaseConfig & EmbedderEnv;
 
 /** Catalog reads (`/v1/providers`, tools, status) and the admin import. */
 @Module({})
 export class CatalogModule {
   static forConfig(config: CatalogModuleConfig): DynamicModule {
-    const policy = { allowPrivate: config.ROTA_CATALOG_ALLOW_PRIVATE_URLS };
     return {
       module: CatalogModule,
       controllers: [CatalogController],
@@ -40,8 +36,9 @@ export class CatalogModule {
               model: currentEmbeddingModel(config),
               importer: (doc, opts) => importAndRequestSweep(prisma, queue, doc, opts),
               queueCounts: () => queue.counts(),
-              fetchText: (url) => fetchCatalogText(url, policy),
-              listMcpTools: (url) => listMcpTools(url, policy),
+              // Public addresses only: the default policy, which nothing configures.
+              fetchText: (url) => fetchCatalogText(url),
+              listMcpTools: (url) => listMcpTools(url),
             }),
         },
       ],

@@ -12,6 +12,10 @@ export const DISCOVER_CONFIG_SHAPE = {
   ROTA_DISCOVER_BONUS_VECTOR: num(0.02),
   /** Added to the lexical score (BM25 over the query's best BM25) of a rail that is connected or needs no connection. */
   ROTA_DISCOVER_BONUS_LEXICAL: num(0.05),
+  /** Added to the score of each tool of a provider the request names (see `namedProviders`); with `rrf`, the weight of that vote. */
+  ROTA_DISCOVER_BONUS_NAMED: z.coerce.number().min(0).default(0.05),
+  /** Added to the score of a tool whose name opens with the kind of act the request opens with (see `requestAct`); with `rrf`, the weight of that vote. */
+  ROTA_DISCOVER_BONUS_ACT: z.coerce.number().min(0).default(0.03),
   /** Subtracted, in the test environment, from a disconnected rail whose credentials are not self-serve. */
   ROTA_DISCOVER_TEST_PENALTY: num(1000),
   /** Lowest pg_trgm similarity that counts in the `trigram_similarity` a match shows. */
@@ -21,7 +25,7 @@ export const DISCOVER_CONFIG_SHAPE = {
   /** Weight of the vector channel in the fused score. */
   ROTA_DISCOVER_WEIGHT_VECTOR: z.coerce.number().min(0).default(1),
   /** Weight of the lexical channel in the fused score. */
-  ROTA_DISCOVER_WEIGHT_LEXICAL: z.coerce.number().min(0).default(0.4),
+  ROTA_DISCOVER_WEIGHT_LEXICAL: z.coerce.number().min(0).default(0.3),
   /** `blend` (weighted sum of cosine and normalised BM25) or `rrf` (reciprocal rank fusion). */
   ROTA_DISCOVER_FUSION: z.enum(['blend', 'rrf']).default('blend'),
   /** The constant k of reciprocal rank fusion. */

@@ -69,6 +69,20 @@ interface CandidateRow {
 }
 
 /**
+ * Which statement runs the lexical channel. `current` reads BM25's corpus
+ * figures from the tables that statement triggers on mcp_tools keep (migration
+ * `20261205000000_mcp_tools_search_stats`) and searches in two steps (see
+ * `split` below). `previous` is the statement as it was before: the figures
+ * recounted on every call (a scan of mcp_tools and a GIN probe per query term)
+ * and every row holding a seek term scored in one step over its whole
+ * document. Both give the same scores (to rounding: the order in which a row's
+ * terms are added follows the plan) and the same rows, but for rows tied at
+ * the cut; `previous` is kept as the reference that tests check `current`
+ * against and the benchmark's baseline.
+ */
+export type LexicalVariant = 'current' | 'previous';
+
+/**
  * The statement for one shape of query. Parameters are positional so each
  * value, the query vector above all, crosses the wire and is parsed once
  * however often the statement uses it:
@@ -84,11 +98,12 @@ interface CandidateRow {
  * - `lex`: BM25 over `search_document` (tool name, description, provider name
  *   and description, analysed by the `rota_search` text search
  *   configuration), rows found through its GIN index. Field weights make it
- *   BM25F; document frequencies are counted through the same index.
+ *   BM25F; the corpus size, mean document length and document frequencies
+ *   are read from the tables kept at write time (see {@link LexicalVariant}).
  * The pg_trgm similarities of the final rows are returned too: they are
  * shown in each match, not ranked on.
  */
-export function candidateSql(shape: { vector: boolean; category: boolean; country: boolean }): string {
+export function candidateSql(shape: { vector: boolean; category: boolean; country: boolean }, variant: LexicalVariant = 'current'): string {
   const filters: string[] = [];
   if (shape.category) filters.push('lower(p.category) = $9');
   if (shape.country) filters.push("(p.country IN ($10, '*') OR $10 = ANY(p.countries))");
@@ -113,13 +128,62 @@ export function candidateSql(shape: { vector: boolean; category: boolean; countr
        LIMIT $6`
     : 'SELECT NULL::uuid AS id, NULL::float8 AS d WHERE false';
   const rescoredDistance = shape.vector ? 'CASE WHEN t.embedding_model = $3 THEN t.embedding <=> $2::vector END' : 'NULL::float8';
+  const previous = variant === 'previous';
   // BM25 of one row `t` over the query terms in `qidf` (idf already times the
   // term's query weight); a term's frequency is the sum of its positions'
-  // field weights.
+  // field weights. Only the row's query terms are unnested: deleting from the
+  // document the lexemes left once the query terms are deleted keeps the one
+  // to three it shares with the query, where unnesting the whole document
+  // (about 30 lexemes, each with its positions) cost twice as much per row.
+  const terms = previous ? 't.search_document' : 'ts_delete(t.search_document, tsvector_to_array(ts_delete(t.search_document, (SELECT terms FROM qlist))))';
   const bm25 = `(SELECT sum(q.w * f.tf * (($11::float8[])[1] + 1) / (f.tf + ($11::float8[])[1] * (1 - ($11::float8[])[2] + ($11::float8[])[2] * t.search_length / c.avgdl)))
       FROM (SELECT u.lexeme, (SELECT sum(CASE l WHEN 'A' THEN ($11::float8[])[3] WHEN 'B' THEN ($11::float8[])[4] WHEN 'C' THEN ($11::float8[])[5] ELSE ($11::float8[])[6] END) FROM unnest(u.weights) l) AS tf
-            FROM unnest(t.search_document) u) f
+            FROM unnest(${terms}) u) f
       JOIN qidf q ON q.term = f.lexeme)`;
+  const lexRows = (match: string) => `SELECT t.id, ${bm25} AS s
+      FROM mcp_tools t ${joinProviders} CROSS JOIN corpus c
+      WHERE ${match} AND ${visible} ${pf}
+      ORDER BY s DESC
+      LIMIT $6`;
+  // BM25's corpus: documents and their mean length over every row of
+  // mcp_tools, and each query term's document frequency (every project's rows
+  // count, as they always have).
+  const corpus = previous
+    ? 'SELECT count(*)::float8 AS n, greatest(avg(search_length), 1)::float8 AS avgdl FROM mcp_tools WHERE EXISTS (SELECT 1 FROM qterms)'
+    : 'SELECT coalesce(sum(s.documents), 0)::float8 AS n, greatest(sum(s.total_length) / nullif(sum(s.documents), 0), 1)::float8 AS avgdl FROM mcp_tools_search_stats s';
+  const documentFrequency = previous
+    ? 'SELECT count(*)::float8 AS df FROM mcp_tools x WHERE x.search_document @@ quote_literal(q.term)::tsquery'
+    : 'SELECT x.df::float8 AS df FROM mcp_tools_search_terms x WHERE x.lexeme = q.term';
+  const search = previous
+    ? `lex AS MATERIALIZED (${lexRows("t.search_document @@ (SELECT string_agg(quote_literal(term), ' | ')::tsquery FROM seek)")}),`
+    : `-- The search runs in two steps. The first keeps the best rows holding a
+    -- seek term other than the most common one; the second looks at the rows
+    -- holding only that most common term, and only at those that could still
+    -- score above the worst row kept. A term adds less than its weight times
+    -- (k1 + 1) to a row's BM25 (term frequencies saturate), so such a row
+    -- scores below that bound for the common term alone, plus the same for
+    -- each query term too common to seek that it also holds: when the first
+    -- bound is below the cut, only the rows holding one of those other terms
+    -- are read, and when the second is too, none. That common term, often
+    -- the one that crossed the scan cap, is what otherwise costs the most
+    -- rows; the rows found are the same either way, but for rows tied at the cut.
+    qlist AS MATERIALIZED (SELECT array_agg(term) AS terms FROM qidf),
+    last AS MATERIALIZED (SELECT term FROM seek WHERE (SELECT count(*) FROM seek) > 1 ORDER BY df DESC, term DESC LIMIT 1),
+    split AS MATERIALIZED (
+      SELECT (SELECT string_agg(quote_literal(term), ' | ')::tsquery FROM seek WHERE term NOT IN (SELECT term FROM last)) AS first,
+             (SELECT quote_literal(term)::tsquery FROM last) AS last,
+             (SELECT string_agg(quote_literal(term), ' | ')::tsquery FROM qidf WHERE term NOT IN (SELECT term FROM seek)) AS rest,
+             (SELECT (($11::float8[])[1] + 1) * w FROM qidf WHERE term IN (SELECT term FROM last)) AS last_bound,
+             (SELECT (($11::float8[])[1] + 1) * sum(w) FROM qidf WHERE term NOT IN (SELECT term FROM seek EXCEPT SELECT term FROM last)) AS bound
+    ),
+    lex1 AS MATERIALIZED (${lexRows('t.search_document @@ (SELECT first FROM split)')}),
+    cut AS MATERIALIZED (SELECT coalesce((SELECT min(s) FROM lex1 HAVING count(*) >= $6), 0) AS s),
+    lex2 AS MATERIALIZED (${lexRows(
+      `(SELECT x.last IS NOT NULL AND x.bound >= cut.s FROM split x, cut)
+       AND t.search_document @@ (SELECT CASE WHEN x.last_bound >= cut.s THEN x.last ELSE x.last && x.rest END FROM split x, cut)
+       AND NOT t.search_document @@ (SELECT first FROM split)`,
+    )}),
+    lex AS MATERIALIZED (SELECT id, s FROM lex1 UNION ALL SELECT id, s FROM lex2 ORDER BY s DESC LIMIT $6),`;
   return `
     WITH vec AS MATERIALIZED (${vectorPass}),
     qterms AS MATERIALIZED (
@@ -129,13 +193,11 @@ export function candidateSql(shape: { vector: boolean; category: boolean; countr
         SELECT lexeme, ($11::float8[])[7] FROM unnest(to_tsvector('rota_search', coalesce($8::text, '')))
       ) u GROUP BY term
     ),
-    corpus AS MATERIALIZED (
-      SELECT count(*)::float8 AS n, greatest(avg(search_length), 1)::float8 AS avgdl FROM mcp_tools WHERE EXISTS (SELECT 1 FROM qterms)
-    ),
+    corpus AS MATERIALIZED (${corpus}),
     qidf AS MATERIALIZED (
       SELECT q.term, d.df, q.w * ln(1 + (c.n - d.df + 0.5) / (d.df + 0.5)) AS w
       FROM qterms q CROSS JOIN corpus c
-      CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM mcp_tools x WHERE x.search_document @@ quote_literal(q.term)::tsquery) d
+      CROSS JOIN LATERAL (${documentFrequency}) d
       WHERE d.df > 0
     ),
     -- The terms that find candidates, rarest first, until their rows reach
@@ -143,16 +205,10 @@ export function candidateSql(shape: { vector: boolean; category: boolean; countr
     -- every row holding it scored, for a term that can barely move BM25.
     -- The rarest term always counts, and the others still score the rows found.
     seek AS MATERIALIZED (
-      SELECT term FROM (SELECT term, sum(df) OVER (ORDER BY df, term ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before FROM qidf) x
+      SELECT term, df FROM (SELECT term, df, sum(df) OVER (ORDER BY df, term ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before FROM qidf) x
       WHERE coalesce(before, 0) < $12
     ),
-    lex AS MATERIALIZED (
-      SELECT t.id, ${bm25} AS s
-      FROM mcp_tools t ${joinProviders} CROSS JOIN corpus c
-      WHERE t.search_document @@ (SELECT string_agg(quote_literal(term), ' | ')::tsquery FROM seek) AND ${visible} ${pf}
-      ORDER BY s DESC
-      LIMIT $6
-    ),
+    ${search}
     cand AS (SELECT id FROM vec UNION SELECT id FROM lex),
     scored AS MATERIALIZED (
       SELECT t.server_id, t.server_owner, t.tool_name, t.description, t.http_method, t.endpoint_template, t.project_id,
@@ -184,9 +240,9 @@ export function candidateSql(shape: { vector: boolean; category: boolean; countr
 }
 
 /** The eight statement shapes (query vector or not, category filter or not, country filter or not), indexed by those three bits. */
-const STATEMENTS = Array.from({ length: 8 }, (_, i) =>
-  namedStatement(candidateSql({ vector: (i & 4) !== 0, category: (i & 2) !== 0, country: (i & 1) !== 0 })),
-);
+const statements = (variant: LexicalVariant) =>
+  Array.from({ length: 8 }, (_, i) => namedStatement(candidateSql({ vector: (i & 4) !== 0, category: (i & 2) !== 0, country: (i & 1) !== 0 }, variant)));
+const STATEMENTS: Record<LexicalVariant, ReturnType<typeof statements>> = { current: statements('current'), previous: statements('previous') };
 
 /**
  * The only database code of discover: one prepared statement, one round trip
@@ -201,13 +257,18 @@ const STATEMENTS = Array.from({ length: 8 }, (_, i) =>
  * catalogs it would otherwise compute the distance to every row.
  */
 export class DiscoverRepository implements DiscoverCatalog {
-  constructor(private readonly pool: SqlPool) {}
+  /** A `variant` other than `current` is for tests and benchmarks. */
+  constructor(
+    private readonly pool: SqlPool,
+    private readonly variant: LexicalVariant = 'current',
+  ) {}
 
   /** A pool whose connections carry discover's settings, taken from its configuration. */
   static connect(
     databaseUrl: string,
     config: Pick<DiscoverConfig, 'ROTA_DISCOVER_TRIGRAM_THRESHOLD' | 'ROTA_DISCOVER_EF_SEARCH'>,
     poolMax?: number,
+    variant: LexicalVariant = 'current',
   ): DiscoverRepository {
     return new DiscoverRepository(
       createSqlPool(databaseUrl, {
@@ -226,6 +287,7 @@ export class DiscoverRepository implements DiscoverCatalog {
           plan_cache_mode: 'force_generic_plan',
         },
       }),
+      variant,
     );
   }
 
@@ -235,7 +297,7 @@ export class DiscoverRepository implements DiscoverCatalog {
 
   async candidates(q: CandidateQuery): Promise<Candidate[]> {
     const vector = q.vector && q.model ? toVectorLiteral(q.vector) : null;
-    const stmt = STATEMENTS[(vector !== null ? 4 : 0) | (q.category !== null ? 2 : 0) | (q.country !== null ? 1 : 0)]!;
+    const stmt = STATEMENTS[this.variant][(vector !== null ? 4 : 0) | (q.category !== null ? 2 : 0) | (q.country !== null ? 1 : 0)]!;
     const lx = q.lexical;
     const { rows } = await this.pool.query<CandidateRow>({
       ...stmt,

@@ -8,7 +8,7 @@ import type { DiscoverCatalog } from './discover.repository';
 import { parseDiscoverInput } from './input';
 import { renderQuery } from './query-language';
 import { metaToolGist, metaToolHints } from './meta-tool-hints';
-import { rankCandidates, type RankedTool, type RankingSettings } from './ranking';
+import { namedProviders, rankCandidates, requestAct, type RankedTool, type RankingSettings } from './ranking';
 
 export interface DiscoverLogger {
   warn(message: string, meta?: Record<string, unknown>): void;
@@ -30,6 +30,8 @@ export function rankingSettings(c: DiscoverConfig): RankingSettings {
     maxDistance: c.ROTA_DISCOVER_MAX_DISTANCE,
     fusion: c.ROTA_DISCOVER_FUSION,
     rrfK: c.ROTA_DISCOVER_RRF_K,
+    bonusNamed: c.ROTA_DISCOVER_BONUS_NAMED,
+    bonusAct: c.ROTA_DISCOVER_BONUS_ACT,
   };
 }
 
@@ -105,7 +107,7 @@ export class DiscoverService {
           }
         : null,
     });
-    const ranked = rankCandidates(rows, tenant.environment, this.settings);
+    const ranked = rankCandidates(rows, tenant.environment, this.settings, namedProviders(q.useCase, rows), requestAct(rendering.englishText));
     const ctx: AdviceContext = { environment: tenant.environment, country: q.country };
     const metaTools = hints.map((h) => h.tool);
 

@@ -1,4 +1,4 @@
-import { connectionStatusOf, rankCandidates, trigramScore, type Candidate, type RankingSettings } from './ranking';
+import { connectionStatusOf, namedProviders, rankCandidates, requestAct, toolAct, trigramScore, type Candidate, type RankingSettings } from './ranking';
 
 const SETTINGS: RankingSettings = {
   bonusVector: 0.02,
@@ -11,6 +11,8 @@ const SETTINGS: RankingSettings = {
   maxDistance: 0.85,
   fusion: 'blend',
   rrfK: 60,
+  bonusNamed: 0.05,
+  bonusAct: 0.03,
 };
 
 /** The one ranked row of a single candidate, or undefined when it is not a match. */
@@ -192,5 +194,68 @@ describe('rankCandidates', () => {
     const y = candidate({ serverId: 'a', toolName: 'z', cosineDistance: 0.5 });
     const z = candidate({ serverId: 'a', toolName: 'b', cosineDistance: 0.5 });
     expect(rankCandidates([x, y, z], 'live', SETTINGS).map((r) => `${r.candidate.serverId}/${r.candidate.toolName}`)).toEqual(['a/b', 'a/z', 'b/a']);
+  });
+});
+
+describe('namedProviders', () => {
+  const providers = [
+    { serverId: 'epayco', providerName: 'ePayco' },
+    { serverId: 'payu', providerName: 'PayU' },
+    { serverId: 'envia', providerName: 'Envia' },
+    { serverId: 'inter', providerName: 'Banco Inter' },
+    { serverId: 'mercadopago', providerName: 'Mercado Pago' },
+  ];
+
+  it('finds a provider written as a name, by its name or its id', () => {
+    expect([...namedProviders('pagar por PSE con ePayco', providers)]).toEqual(['epayco']);
+    expect([...namedProviders('emitir boleto no Banco Inter', providers)]).toEqual(['inter']);
+    expect([...namedProviders('cobrar com Inter', providers)]).toEqual(['inter']);
+    expect([...namedProviders('charge with mercado pago', providers)]).toEqual(['mercadopago']);
+    expect([...namedProviders('PayU card payment', providers)]).toEqual(['payu']);
+  });
+
+  it('does not take an ordinary word, or a capitalised first word, for a name', () => {
+    // "envia" is Spanish and Portuguese for "sends".
+    expect(namedProviders('el comercio envia un paquete', providers).size).toBe(0);
+    expect(namedProviders('Envia un paquete a Lima', providers).size).toBe(0);
+    // A name the lexicon reads as something else (a verb, a channel, a rail) never counts.
+    expect(namedProviders('programar una recolección con Envia', providers).size).toBe(0);
+    expect(namedProviders('send a WhatsApp message', [{ serverId: 'whatsapp', providerName: 'WhatsApp' }]).size).toBe(0);
+    expect(namedProviders('pay an invoice', providers).size).toBe(0);
+  });
+
+  it('lifts the named provider’s tools over a closer tool of another provider', () => {
+    const payu = candidate({ serverId: 'payu', toolName: 'create_pse_payment', cosineDistance: 0.3 });
+    const epayco = candidate({ serverId: 'epayco', toolName: 'create_pse_payment', cosineDistance: 0.32 });
+    expect(rankCandidates([payu, epayco], 'live', SETTINGS).map((r) => r.candidate.serverId)).toEqual(['payu', 'epayco']);
+    expect(rankCandidates([payu, epayco], 'live', SETTINGS, new Set(['epayco'])).map((r) => r.candidate.serverId)).toEqual(['epayco', 'payu']);
+    const rrf = { ...SETTINGS, fusion: 'rrf' as const };
+    expect(rankCandidates([payu, epayco], 'live', rrf, new Set(['epayco'])).map((r) => r.candidate.serverId)).toEqual(['epayco', 'payu']);
+  });
+});
+
+describe('requestAct and toolAct', () => {
+  it('reads the kind of act a request opens with, past a lead-in', () => {
+    expect(requestAct('create a Correios pre-posting')).toBe('make');
+    expect(requestAct('I want to look up the street address of a CEP')).toBe('read');
+    expect(requestAct('please cancel the boleto')).toBe('cancel');
+    expect(requestAct('charge a customer by pix')).toBeNull();
+    expect(requestAct('')).toBeNull();
+  });
+
+  it('reads the kind of act a tool name opens with, in any casing', () => {
+    expect(toolAct('create_prepost')).toBe('make');
+    expect(toolAct('lookup_cep')).toBe('read');
+    expect(toolAct('getReport')).toBe('read');
+    expect(toolAct('list-reports')).toBe('list');
+    expect(toolAct('print_label')).toBeNull();
+    expect(toolAct('WeatherTool')).toBeNull();
+  });
+
+  it('tips a close call toward the tool whose name does what the request asks', () => {
+    const print = candidate({ serverId: 'correios', toolName: 'print_label', cosineDistance: 0.3 });
+    const prepost = candidate({ serverId: 'correios', toolName: 'create_prepost', cosineDistance: 0.31 });
+    expect(rankCandidates([print, prepost], 'live', SETTINGS).map((r) => r.candidate.toolName)).toEqual(['print_label', 'create_prepost']);
+    expect(rankCandidates([print, prepost], 'live', SETTINGS, new Set(), 'make').map((r) => r.candidate.toolName)).toEqual(['create_prepost', 'print_label']);
   });
 });

@@ -1,4 +1,5 @@
 import type { DiscoverConnectionStatus, Environment } from '@rota/contracts';
+import { analyze, tokenize } from '@rota/lexicon';
 
 /**
  * Fusion of discover's two channels (vector and lexical) into one ranking.
@@ -56,6 +57,14 @@ export interface RankingSettings {
   fusion: FusionMethod;
   /** The constant of reciprocal rank fusion (rank r counts 1 / (k + r)). */
   rrfK: number;
+  /**
+   * What naming a provider in the request adds to its tools: added to the
+   * blended score, or, with `rrf`, the weight of a third vote that ranks
+   * every tool of a named provider first.
+   */
+  bonusNamed: number;
+  /** Added to the score of a tool whose name opens with the kind of act the request opens with (see `requestAct`). */
+  bonusAct: number;
 }
 
 export interface RankedTool {
@@ -76,6 +85,127 @@ export const NON_SELF_SERVE_AUTH: ReadonlySet<string> = new Set(['certificate', 
 export function connectionStatusOf(authType: string, rowStatus: string | null): DiscoverConnectionStatus {
   if (authType === 'none') return 'not_required';
   return rowStatus === 'connected' ? 'connected' : 'disconnected';
+}
+
+/**
+ * The providers a request names ("pagar por PSE con ePayco", "emitir boleto
+ * no Banco Inter"): a run of the request's words equal to the provider's
+ * name or id, written as a name. A single word must carry a capital letter
+ * and, as the request's first word, one inside it too ("ePayco", "PayU"):
+ * a capitalised first word is usually just the start of a sentence, and
+ * many provider names are ordinary words ("Envia" is Spanish for "sends").
+ * A name of two words or more counts however it is written. A name the
+ * lexicon reads as something other than a brand (WhatsApp is a channel, Pix
+ * a rail, Envia a verb) says what to do, not whom to ask, and never counts.
+ */
+export function namedProviders(useCase: string, candidates: readonly Pick<Candidate, 'serverId' | 'providerName'>[]): Set<string> {
+  const tokens = tokenize(useCase);
+  const named = new Set<string>();
+  if (tokens.length === 0) return named;
+  const seen = new Set<string>();
+  for (const c of candidates) {
+    if (seen.has(c.serverId)) continue;
+    seen.add(c.serverId);
+    for (const name of [c.providerName, c.serverId]) {
+      if (notABrand(name)) continue;
+      const words = tokenize(name).map((t) => t.text);
+      if (words.length === 0 || words.join('').length < 3) continue;
+      if (occursAsName(tokens, words, useCase)) {
+        named.add(c.serverId);
+        break;
+      }
+    }
+  }
+  return named;
+}
+
+/**
+ * Kinds of act, by the English verbs that say them. REST catalogs name tools
+ * verb first (`create_order`, `get_report`, `cancel_boleto`), so a request
+ * that opens with "create", "issue" or "publish" is after a tool whose name
+ * opens with a making verb, and one that opens with "see" or "look up" after
+ * a reading one: a tie-breaker between tools about the same thing.
+ */
+const ACTS: Record<string, readonly string[]> = {
+  make: ['create', 'make', 'generate', 'issue', 'emit', 'open', 'new', 'add', 'register', 'start', 'initiate', 'publish', 'post', 'build', 'stamp'],
+  read: ['get', 'retrieve', 'read', 'fetch', 'see', 'show', 'view', 'lookup', 'consult', 'query', 'check', 'inspect', 'describe'],
+  list: ['list', 'browse', 'enumerate'],
+  search: ['search', 'find'],
+  cancel: ['cancel', 'void', 'annul', 'revoke'],
+  refund: ['refund', 'reverse', 'return'],
+  change: ['update', 'change', 'modify', 'edit', 'set', 'patch'],
+  remove: ['delete', 'remove', 'erase'],
+  send: ['send', 'notify', 'dispatch', 'deliver'],
+  track: ['track', 'trace'],
+  download: ['download', 'export'],
+};
+const ACT_OF = new Map(Object.entries(ACTS).flatMap(([act, verbs]) => verbs.map((v) => [v, act] as const)));
+
+/** Request openings that are not the act itself ("please", "I want to", "how do I"). */
+const LEAD_IN = new Set([
+  'please',
+  'i',
+  'we',
+  'want',
+  'need',
+  'would',
+  'like',
+  'to',
+  'how',
+  'do',
+  'can',
+  'you',
+  'help',
+  'me',
+  'us',
+  'let',
+  'lets',
+  'a',
+  'an',
+  'the',
+]);
+
+/** The kind of act an English request opens with, or null: its first word past any lead-in, "look up" read as one verb. */
+export function requestAct(english: string): string | null {
+  const words = tokenize(english).map((t) => t.text);
+  let i = 0;
+  while (i < words.length && LEAD_IN.has(words[i]!)) i++;
+  const w = words[i];
+  if (w === undefined) return null;
+  if ((w === 'look' || w === 'check') && words[i + 1] === 'up') return 'read';
+  return ACT_OF.get(w) ?? null;
+}
+
+/** The kind of act a tool's name opens with (`create_order`, `getReport`, `lookup-cep`), or null. */
+export function toolAct(toolName: string): string | null {
+  const first = toolName.split(/[_\-.\s]|(?<=[a-z])(?=[A-Z])/)[0]?.toLowerCase();
+  return first ? (ACT_OF.get(first) ?? null) : null;
+}
+
+/** Concepts that name a company: a provider, a platform, a bank or a carrier. */
+const BRAND_CONCEPTS = new Set(['obj.provider_brand', 'obj.platform_brand', 'obj.bank_brand', 'obj.carrier']);
+
+/** Provider names change rarely and recur on every call: each is read by the lexicon once per process. */
+const brandVerdicts = new Map<string, boolean>();
+
+function notABrand(name: string): boolean {
+  let verdict = brandVerdicts.get(name);
+  if (verdict === undefined) {
+    verdict = analyze(name).matches.some((m) => !BRAND_CONCEPTS.has(m.concept));
+    if (brandVerdicts.size >= 10_000) brandVerdicts.clear();
+    brandVerdicts.set(name, verdict);
+  }
+  return verdict;
+}
+
+function occursAsName(tokens: ReturnType<typeof tokenize>, words: string[], original: string): boolean {
+  for (let i = 0; i + words.length <= tokens.length; i++) {
+    if (!words.every((w, j) => tokens[i + j]!.text === w)) continue;
+    if (words.length > 1) return true;
+    const written = original.slice(tokens[i]!.start, tokens[i]!.end);
+    if (i === 0 ? /\p{Lu}/u.test(written.slice(1)) : /\p{Lu}/u.test(written)) return true;
+  }
+  return false;
 }
 
 /** Credentials a developer can create alone, without the provider's onboarding. */
@@ -163,15 +293,29 @@ function byName(a: Candidate, b: Candidate): number {
  * Either way, in `test`, a disconnected rail behind credentials that are not
  * self-serve loses `testPenalty`, which sorts it after every other match.
  */
-export function rankCandidates(candidates: readonly Candidate[], environment: Environment, s: RankingSettings): RankedTool[] {
+export function rankCandidates(
+  candidates: readonly Candidate[],
+  environment: Environment,
+  s: RankingSettings,
+  named: ReadonlySet<string> = new Set(),
+  act: string | null = null,
+): RankedTool[] {
   const rows = prepare(candidates, environment, s);
   let fused: (p: Prepared) => number;
   if (s.fusion === 'rrf') {
     const vr = channelRanks(rows, (p) => p.vector);
     const lr = channelRanks(rows, (p) => p.lexical);
-    fused = (p) => (vr.has(p) ? s.weightVector / (s.rrfK + vr.get(p)!) : 0) + (lr.has(p) ? s.weightLexical / (s.rrfK + lr.get(p)!) : 0);
+    fused = (p) =>
+      (vr.has(p) ? s.weightVector / (s.rrfK + vr.get(p)!) : 0) +
+      (lr.has(p) ? s.weightLexical / (s.rrfK + lr.get(p)!) : 0) +
+      (named.has(p.c.serverId) ? s.bonusNamed / (s.rrfK + 1) : 0) +
+      (act !== null && toolAct(p.c.toolName) === act ? s.bonusAct / (s.rrfK + 1) : 0);
   } else {
-    fused = (p) => (p.vector !== null ? s.weightVector * p.vector : 0) + (p.lexical !== null ? s.weightLexical * p.lexical : 0);
+    fused = (p) =>
+      (p.vector !== null ? s.weightVector * p.vector : 0) +
+      (p.lexical !== null ? s.weightLexical * p.lexical : 0) +
+      (named.has(p.c.serverId) ? s.bonusNamed : 0) +
+      (act !== null && toolAct(p.c.toolName) === act ? s.bonusAct : 0);
   }
   const ranked: RankedTool[] = rows.map((p) => ({
     candidate: p.c,
