@@ -1,8 +1,9 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { RouterMetricsQuery, RouterRecordRequest, type RouterMetricsResponse, type RouterRecordResponse } from '@rota/contracts';
-import { ZodPipe } from '@rota/service-kit';
+import { currentTenant, ZodPipe } from '@rota/service-kit';
 import { routerMetrics } from './metrics';
+import { observeAttempt } from './prometheus';
 import { TelemetryStore } from './telemetry.store';
 
 /** The router's telemetry over the transport: `router.record` writes it, `router.metrics` reads it. */
@@ -12,11 +13,12 @@ export class TelemetryController {
 
   @MessagePattern('router.record')
   async record(@Payload(new ZodPipe(RouterRecordRequest)) e: RouterRecordRequest): Promise<RouterRecordResponse> {
-    return { recorded: await this.telemetry.record({ ...e, at: e.at === undefined ? undefined : Date.parse(e.at) }) };
+    observeAttempt(e);
+    return { recorded: await this.telemetry.record({ ...e, environment: currentTenant().environment, at: e.at === undefined ? undefined : Date.parse(e.at) }) };
   }
 
   @MessagePattern('router.metrics')
   metrics(@Payload(new ZodPipe(RouterMetricsQuery)) q: RouterMetricsQuery): Promise<RouterMetricsResponse> {
-    return routerMetrics(this.telemetry, q);
+    return routerMetrics(this.telemetry, currentTenant().environment, q);
   }
 }

@@ -1,3 +1,4 @@
+import type { Environment } from '@rota/contracts';
 import type Redis from 'ioredis';
 import { BUCKETS, HOUR_MS, WINDOW_HOURS, bucketOf, hourOf, statsFromHash, type WindowStats } from './window';
 
@@ -46,6 +47,8 @@ type WithRecord = Redis & {
 };
 
 export interface TelemetryEvent {
+  /** Telemetry is kept per environment: test traffic never ranks live rails. */
+  environment: Environment;
   provider_id: string;
   tool: string;
   success: boolean;
@@ -74,12 +77,12 @@ export class TelemetryStore {
     this.now = now ?? Date.now;
   }
 
-  private key(p: PairKey) {
-    return `${this.prefix}:router:tel:${p.provider_id}:${p.tool}`;
+  private key(env: Environment, p: PairKey) {
+    return `${this.prefix}:router:tel:${env}:${p.provider_id}:${p.tool}`;
   }
 
-  private get indexKey() {
-    return `${this.prefix}:router:tel:pairs`;
+  private indexKey(env: Environment) {
+    return `${this.prefix}:router:tel:${env}:pairs`;
   }
 
   /** Records one outcome. Events older than the window, or from the future, are dropped. Returns whether it counted. */
@@ -88,8 +91,8 @@ export class TelemetryStore {
     const at = e.at ?? now;
     if (at > now + 60_000 || hourOf(at) <= hourOf(now) - WINDOW_HOURS) return false;
     const counted = await this.redis.rotaRouterRecord(
-      this.key(e),
-      this.indexKey,
+      this.key(e.environment, e),
+      this.indexKey(e.environment),
       hourOf(at),
       e.success ? '1' : '0',
       Math.max(0, e.latency_ms),
@@ -104,11 +107,11 @@ export class TelemetryStore {
     return counted === 1;
   }
 
-  /** Window statistics for each pair, in the order given. */
-  async read(pairs: readonly PairKey[]): Promise<WindowStats[]> {
+  /** Window statistics for each pair of one environment, in the order given. */
+  async read(env: Environment, pairs: readonly PairKey[]): Promise<WindowStats[]> {
     if (pairs.length === 0) return [];
     const pipe = this.redis.pipeline();
-    for (const p of pairs) pipe.hgetall(this.key(p));
+    for (const p of pairs) pipe.hgetall(this.key(env, p));
     const results = (await pipe.exec()) ?? [];
     const hour = hourOf(this.now());
     return pairs.map((_, i) => {
@@ -119,8 +122,8 @@ export class TelemetryStore {
   }
 
   /** Every pair that has ever been recorded (until its data expires). */
-  async recordedPairs(): Promise<PairKey[]> {
-    const members = await this.redis.smembers(this.indexKey);
+  async recordedPairs(env: Environment): Promise<PairKey[]> {
+    const members = await this.redis.smembers(this.indexKey(env));
     return members.map((m) => {
       const [provider_id, tool] = m.split('|') as [string, string];
       return { provider_id, tool };
