@@ -10,23 +10,12 @@
 // same database. Needs a build (`pnpm build`), Postgres and Redis.
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { ROOT, benchPrefix, fmt, freePort, startProcess, stop, table } from './lib/common.mjs';
+import { ROOT, benchPrefix, fmt, freePort, sequential as timed, startProcess, stop, table } from './lib/common.mjs';
 
 const require = createRequire(import.meta.url);
 const N = Number(process.env.BENCH_PROVIDER_CALLS ?? 300);
 
-async function sequential(fn, n = N) {
-  for (let i = 0; i < 20; i++) await fn();
-  const ms = [];
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now();
-    await fn();
-    ms.push(performance.now() - t0);
-  }
-  ms.sort((a, b) => a - b);
-  return { p50: ms[Math.floor(n * 0.5)], p95: ms[Math.floor(n * 0.95)] };
-}
+const sequential = (fn, n = N) => timed(fn, n);
 
 export async function providersBench() {
   const { createTestDatabase, seed, ApiKeyRepository } = require(join(ROOT, 'packages/db/dist/index.js'));

@@ -18,6 +18,8 @@ export const RouterConfig = BaseConfig.extend({
   ROTA_ROUTER_REPAIR_COOLDOWN_MS: z.coerce.number().int().positive().default(30_000),
   /** A stored eligibility set older than this is recomputed on its next lookup. */
   ROTA_ROUTER_ELIGIBILITY_TTL_S: z.coerce.number().int().positive().default(300),
+  /** How long the router prices rails with the FX rates it last read from `fx_rates` before reading them again. */
+  ROTA_ROUTER_FX_CACHE_MS: z.coerce.number().int().min(0).default(60_000),
   /** Scoring weights (relative; they need not add up to 1). */
   ROTA_ROUTER_WEIGHT_SUCCESS: weight(0.4),
   ROTA_ROUTER_WEIGHT_LATENCY: weight(0.15),

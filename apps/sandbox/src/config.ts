@@ -59,7 +59,20 @@ export type AuthConfig =
 export type AuthType = AuthConfig['type'];
 
 /** Which modelled API a prefix speaks. `echo` answers any path with what it received (minus credentials). */
-export const PROVIDER_KINDS = ['asaas', 'mercadopago', 'nfse', 'whatsapp', 'melhorenvio', 'echo'] as const;
+export const PROVIDER_KINDS = [
+  'asaas',
+  'mercadopago',
+  'nfse',
+  'whatsapp',
+  'melhorenvio',
+  'vtex',
+  'circle',
+  'idwall',
+  'blnk',
+  'pomelo',
+  'inter',
+  'echo',
+] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 
 export interface ProviderConfig {
@@ -96,6 +109,23 @@ export const DEFAULT_CONFIG: SandboxConfig = {
         client_id: 'sandbox-me-client',
         client_secret: 'sandbox-me-secret',
         scopes: ['cart-read', 'cart-write', 'shipping-calculate', 'shipping-checkout', 'shipping-generate', 'shipping-tracking'],
+      },
+    },
+    vtex: {
+      kind: 'vtex',
+      auth: { type: 'two_header', headers: { 'x-vtex-api-appkey': 'sandbox-vtex-appkey', 'x-vtex-api-apptoken': 'sandbox-vtex-apptoken' } },
+    },
+    circle: { kind: 'circle', auth: { type: 'bearer', token: 'sandbox-circle-key' } },
+    idwall: { kind: 'idwall', auth: { type: 'api_key', in: 'header', name: 'authorization', value: 'sandbox-idwall-token' } },
+    blnk: { kind: 'blnk', auth: { type: 'api_key', in: 'header', name: 'x-blnk-key', value: 'sandbox-blnk-key' } },
+    pomelo: { kind: 'pomelo', auth: { type: 'oauth2', client_id: 'sandbox-pomelo-client', client_secret: 'sandbox-pomelo-secret' } },
+    inter: {
+      kind: 'inter',
+      auth: {
+        type: 'oauth2',
+        client_id: 'sandbox-inter-client',
+        client_secret: 'sandbox-inter-secret',
+        scopes: ['pagamento-pix.write', 'pagamento-pix.read', 'extrato.read'],
       },
     },
     'echo-api-key-query': { kind: 'echo', auth: { type: 'api_key', in: 'query', name: 'api_key', value: 'sandbox-query-key' } },

@@ -40,6 +40,12 @@ export class IdempotencyStore {
     this.entries.set(`${provider}\u0000${key}`, { fingerprint: print, state: 'done', reply: structuredClone(reply) });
   }
 
+  /** The answer a finished request under this key got (what a provider's lookup by key finds). */
+  find(provider: string, key: string): Reply | undefined {
+    const entry = this.entries.get(`${provider}\u0000${key}`);
+    return entry?.state === 'done' ? structuredClone(entry.reply) : undefined;
+  }
+
   abandon(provider: string, key: string): void {
     this.entries.delete(`${provider}\u0000${key}`);
   }

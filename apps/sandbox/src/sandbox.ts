@@ -203,7 +203,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
     const oauthRoute =
       auth.type === 'oauth2'
-        ? rest === '/oauth/token' && method === 'POST'
+        ? rest === (model.oauthTokenPath ?? '/oauth/token') && method === 'POST'
           ? 'oauth_token'
           : rest === '/oauth/authorize' && method === 'GET'
             ? 'oauth_authorize'
@@ -310,6 +310,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         state: prefix.state,
         baseUrl: `${base}/${prefix.id}`,
         created: (resource: string) => counters.created(prefix.id, resource),
+        idempotentReply: (k: string) => idempotency.find(prefix.id, k),
       });
     } catch (err) {
       log({ time: new Date().toISOString(), level: 'error', msg: 'route failed', provider: prefix.id, route: routeName, error: (err as Error).message });

@@ -164,6 +164,8 @@ describe('the published document, generated from zod', () => {
     'tools.0.inputSchema.properties.query.maxLength: - -> 2000',
     'tools.0.inputSchema.properties.category.minLength: - -> 1',
     'tools.0.inputSchema.properties.category.maxLength: - -> 64',
+    // A Rota addition: where connect_start and connect_finish take secrets.
+    'tools.2.inputSchema.properties.credentials: - -> {"type":"object","description":"Secrets for connecting: with connect_finish, the fields connect_start named for a key-based provider; with connect_start, your own OAuth client (client_id, client_secret) when the deployment has none for that provider. Stored sealed, never echoed or recorded."}',
   ];
 
   it('differs from the hand-written document only by the listed changes', () => {
@@ -177,6 +179,7 @@ describe('the published document, generated from zod', () => {
     delete discover.query.maxLength;
     delete discover.category.minLength;
     delete discover.category.maxLength;
+    delete generated.tools[2].inputSchema.properties.credentials;
     expect(JSON.stringify(generated)).toBe(JSON.stringify(handWritten));
   });
 

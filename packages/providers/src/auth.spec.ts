@@ -39,6 +39,10 @@ describe('injectAuth', () => {
     expect((await injectAuth(auth({ type: 'bearer' }), { token: 'tok' }, request)).request.headers.authorization).toBe('Bearer tok');
     const basic = await injectAuth(auth({ type: 'basic' }), { username: 'ana', password: 'p:w' }, request);
     expect(Buffer.from(basic.request.headers.authorization!.replace('Basic ', ''), 'base64').toString()).toBe('ana:p:w');
+    // A token as the user with an empty password is a complete credential; a missing password is not.
+    const tokenOnly = await injectAuth(auth({ type: 'basic' }), { username: 'tok', password: '' }, request);
+    expect(Buffer.from(tokenOnly.request.headers.authorization!.replace('Basic ', ''), 'base64').toString()).toBe('tok:');
+    expect((await refusal(auth({ type: 'basic' }), { username: 'tok' })).details.field).toBe('password');
     const two = await injectAuth(
       auth({
         type: 'two_header',

@@ -115,7 +115,8 @@ export async function injectAuth(auth: ProviderAuth, credentials: Credentials, r
       return { request: withHeader(request, 'authorization', `Bearer ${credential(credentials, auth.credential, 'bearer')}`) };
     case 'basic': {
       const user = credential(credentials, 'username', 'basic');
-      const password = credential(credentials, 'password', 'basic');
+      // Some providers take a token as the user and an empty password (Focus NFe): empty is a value, absent is not.
+      const password = credentials.password === '' ? '' : credential(credentials, 'password', 'basic');
       return { request: withHeader(request, 'authorization', `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`) };
     }
     case 'two_header': {

@@ -11,6 +11,7 @@ import {
   type BulkheadPolicy,
   type CircuitBreakerPolicy,
 } from 'cockatiel';
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { Agent, type Dispatcher } from 'undici';
 import type { ProviderAuth, Tenant } from '@rota/contracts';
 import { checkedLookup, literalAddressRefused, type Resolver } from './address';
@@ -78,6 +79,13 @@ export interface CallArgs {
   /** Sent in `idempotencyHeader` when both are given (and again, unchanged, on the one retry after a 401). */
   idempotencyKey?: string;
   idempotencyHeader?: string;
+  /**
+   * What the call is for, named on its span (`rota.tool`): the catalog tool,
+   * `proxy`, a lookup. A name from the catalog, never a value of the request.
+   */
+  operation?: string;
+  /** The endpoint template from the catalog (`/v3/payments/{id}`), for the span's name; the sent path is never recorded. */
+  route?: string;
 }
 
 interface ProviderState {
@@ -188,12 +196,30 @@ export class ProviderClient {
    * idempotency key, for a provider that would act first and refuse after).
    */
   async call(args: CallArgs): Promise<CallResult> {
+    const span = startCallSpan(args);
+    try {
+      const result = await context.with(trace.setSpan(context.active(), span), () => this.traced(args));
+      endCallSpan(span, result);
+      return result;
+    } catch (err) {
+      // Thrown only before anything was sent (see the class comment).
+      endCallSpan(span, undefined, err);
+      throw err;
+    }
+  }
+
+  private async traced(args: CallArgs): Promise<CallResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const notSent = (reason: NotSent['reason']): CallResult => ({ kind: 'not_sent', reason, durationMs: elapsed() });
     const log = redactingLogger(this.opts.logger, () => Object.values(args.credentials).filter((v): v is string => !!v));
 
     let base: ProviderRequest = args.request;
+    // The provider continues the trace; added before authentication, so a
+    // signature over the request sees what is sent.
+    const carrier: Record<string, string> = {};
+    propagation.inject(context.active(), carrier);
+    if (carrier.traceparent) base = { ...base, headers: { ...base.headers, ...carrier } };
     if (args.idempotencyKey !== undefined && args.idempotencyHeader) {
       if (!args.idempotencyKey || UNSENDABLE.test(args.idempotencyKey)) return notSent('invalid_request');
       base = { ...base, headers: { ...base.headers, [args.idempotencyHeader.toLowerCase()]: args.idempotencyKey } };
@@ -352,6 +378,44 @@ export class ProviderClient {
     this.certAgents.clear();
     await Promise.all(agents.map((a) => a.close().catch(() => undefined)));
   }
+}
+
+/**
+ * The client span of one provider call. Its attributes name the call, never
+ * its content: method, host, provider, tool and endpoint template, and later
+ * the status. No URL (a query may carry a key), header or body.
+ */
+function startCallSpan(args: CallArgs): Span {
+  const method = args.request.method;
+  const route = args.route?.split('?')[0];
+  const span = trace.getTracer('rota.providers').startSpan(route ? `${method} ${route}` : method, { kind: SpanKind.CLIENT });
+  if (span.isRecording()) {
+    span.setAttributes({ 'http.request.method': method, 'rota.provider': args.providerId });
+    if (args.operation) span.setAttribute('rota.tool', args.operation);
+    if (route) span.setAttribute('url.template', route);
+    try {
+      const url = new URL(args.request.url);
+      span.setAttributes({ 'server.address': url.hostname, 'server.port': Number(url.port) || (url.protocol === 'https:' ? 443 : 80) });
+    } catch {
+      // An unparsable URL is refused as `invalid_request`; the span says so through the outcome.
+    }
+  }
+  return span;
+}
+
+function endCallSpan(span: Span, result: CallResult | undefined, err?: unknown): void {
+  if (span.isRecording()) {
+    if (result?.kind === 'response') {
+      span.setAttribute('http.response.status_code', result.status);
+      if (result.status >= 500) span.setAttributes({ 'error.type': String(result.status) });
+    } else if (result) {
+      span.setAttributes({ 'rota.outcome': result.kind, 'error.type': result.reason });
+    } else {
+      span.setAttribute('error.type', err instanceof Error ? err.name : 'error');
+    }
+    if (!result || result.kind !== 'response' || result.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+  span.end();
 }
 
 function parseBody(contentType: string | undefined, raw: Buffer): unknown {

@@ -183,12 +183,27 @@ export class OAuth2TokenCache {
     }
   }
 
+  /**
+   * Caches an access token issued outside this class (the authorization code
+   * exchange of a connect flow) for the connection, replacing any older one,
+   * so the next call uses it rather than asking the token endpoint again.
+   */
+  async store(connection: ConnectionRef, accessToken: string, lifetimeS: number): Promise<void> {
+    this.remember(accessToken);
+    await this.put(connection, this.key(connection), accessToken, this.now() + lifetimeS * 1000);
+  }
+
+  private async put(c: ConnectionRef, key: string, accessToken: string, expiresAt: number): Promise<string> {
+    const sealed = this.opts.sealer.seal(Buffer.from(accessToken, 'utf8'), this.aad(c));
+    const raw = JSON.stringify({ k: sealed.keyId, c: sealed.ciphertext.toString('base64'), e: expiresAt } satisfies StoredToken);
+    await this.opts.redis.set(key, raw, 'PX', Math.max(1, expiresAt - this.now()));
+    return raw;
+  }
+
   private async refresh(req: TokenRequest, key: string): Promise<AccessToken> {
     const issued = await this.fetchToken(req);
     const expiresAt = this.now() + issued.lifetimeS * 1000;
-    const sealed = this.opts.sealer.seal(Buffer.from(issued.accessToken, 'utf8'), this.aad(req));
-    const raw = JSON.stringify({ k: sealed.keyId, c: sealed.ciphertext.toString('base64'), e: expiresAt } satisfies StoredToken);
-    await this.opts.redis.set(key, raw, 'PX', Math.max(1, expiresAt - this.now()));
+    const raw = await this.put(req, key, issued.accessToken, expiresAt);
     if (issued.refreshToken && this.opts.onRefreshToken) {
       try {
         await this.opts.onRefreshToken({ tenant: req.tenant, providerId: req.providerId, connectionId: req.connectionId }, issued.refreshToken);

@@ -3,9 +3,9 @@ import { ROUTES, type ExecuteResult, type ProxyResult, type SessionClosed, type 
 import { RpcClient } from '@rota/service-kit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Auth } from '../auth/decorators';
-import type { Principal } from '../auth/principal';
+import type { Principal, ProjectPrincipal } from '../auth/principal';
 import { Input, Route, type In } from '../http/route';
-import { CallRateLimiter } from '../governance/rate-limits';
+import { CallRateLimiter, type RateLimitedCall } from '../governance/rate-limits';
 import { publicBaseUrl } from './tenant';
 
 function mcpOf(req: FastifyRequest, id: string) {
@@ -52,11 +52,19 @@ export class SessionsController {
   /** `proxyExecute`: Rota's refusals come back as errors; the provider's answer, whatever its status, as a 200. */
   @Route(ROUTES.proxyExecute)
   async proxyExecute(
+    @Auth() p: Principal,
     @Input() { params, body, headers }: In<typeof ROUTES.proxyExecute>,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<ProxyResult> {
+    // The proxy calls no tool: key, project and provider limits count it.
+    if (p.kind === 'project') await this.rateLimit(p, { tool: null, provider: body.server }, reply);
     const key = headers['idempotency-key'];
-    const answer = await this.rpc.send('session.proxy', { session_id: params.id, request: body, ...(key ? { idempotency_key: key } : {}) });
+    const answer = await this.rpc.send('session.proxy', {
+      session_id: params.id,
+      request: body,
+      ...(key ? { idempotency_key: key } : {}),
+      ...(p.keyId ? { key_id: p.keyId } : {}),
+    });
     if (answer.replayed) void reply.header('idempotent-replayed', 'true');
     return answer.result;
   }
@@ -70,16 +78,7 @@ export class SessionsController {
   ): Promise<ExecuteResult> {
     const key = headers['idempotency-key'];
     const approval = headers['rota-approval-id'];
-    if (p.kind === 'project') {
-      // Rate limits count before the call is forwarded: a refused call costs the services nothing.
-      const provider = /^([^/\s]+)\//.exec(body.tool)?.[1] ?? null;
-      const rate = await this.limiter.consume(p, { tool: body.tool, provider });
-      if (rate.headers) void reply.headers(rate.headers);
-      if (rate.limited) {
-        void reply.header('retry-after', String(rate.retryAfterS));
-        throw CallRateLimiter.refusal(rate);
-      }
-    }
+    if (p.kind === 'project') await this.rateLimit(p, { tool: body.tool, provider: /^([^/\s]+)\//.exec(body.tool)?.[1] ?? null }, reply);
     const answer = await this.rpc.send('session.execute', {
       scopes: p.scopes,
       session_id: params.id,
@@ -92,5 +91,15 @@ export class SessionsController {
     });
     if (answer.replayed) void reply.header('idempotent-replayed', 'true');
     return answer.result;
+  }
+
+  /** Rate limits count before the call is forwarded: a refused call costs the services nothing. */
+  private async rateLimit(p: ProjectPrincipal, call: RateLimitedCall, reply: FastifyReply): Promise<void> {
+    const rate = await this.limiter.consume(p, call);
+    if (rate.headers) void reply.headers(rate.headers);
+    if (rate.limited) {
+      void reply.header('retry-after', String(rate.retryAfterS));
+      throw CallRateLimiter.refusal(rate);
+    }
   }
 }

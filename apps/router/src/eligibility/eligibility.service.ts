@@ -51,6 +51,34 @@ export function eligibilityRefreshesKey(prefix: string, t: Tenant): string {
   return `${prefix}:router:elig-refreshes:${t.org_id}:${t.project_id}:${t.environment}`;
 }
 
+/** Generation counter: taken by each refresh before it reads the database. */
+function generationKey(prefix: string, t: Tenant): string {
+  return `${prefix}:router:elig-gen:${t.org_id}:${t.project_id}:${t.environment}`;
+}
+
+/** The generation of the stored set. */
+function storedGenerationKey(prefix: string, t: Tenant): string {
+  return `${prefix}:router:elig-stored-gen:${t.org_id}:${t.project_id}:${t.environment}`;
+}
+
+/**
+ * KEYS: set, stored generation, refresh counter. ARGV: generation, set JSON,
+ * set TTL, bookkeeping TTL. Stores the set unless a refresh that started
+ * later already stored its own (and it is still there); answers null when
+ * stored, else the newer set.
+ */
+const STORE_IF_NEWER = `
+redis.call('INCR', KEYS[3])
+redis.call('EXPIRE', KEYS[3], ARGV[4])
+local stored = tonumber(redis.call('GET', KEYS[2]) or '0')
+if stored > tonumber(ARGV[1]) then
+  local newer = redis.call('GET', KEYS[1])
+  if newer then return newer end
+end
+redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[4])
+return false`;
+
 export interface EligibilityOptions {
   prefix: string;
   /** How long a stored set lives before it is recomputed on the next lookup. */
@@ -83,18 +111,37 @@ export class EligibilityService {
     return this.refresh(tenant);
   }
 
-  /** Recomputes the set from the database and stores it. Idempotent. */
+  /**
+   * Recomputes the set from the database and stores it. Idempotent.
+   *
+   * Two refreshes of one tenant may overlap (two connection writes, or a
+   * lookup's recompute next to a write's refresh): the one that read the
+   * database first could finish last and store a set that misses the other
+   * write. So each takes a generation before it reads, and a set is stored
+   * only if no refresh that started later has stored one; the later read saw
+   * every write committed before the earlier one began. The loser answers
+   * the newer stored set.
+   */
   async refresh(tenant: Tenant): Promise<EligibilitySet> {
+    const { prefix, ttlSeconds: ttl } = this.options;
+    const bookkeepingTtl = Math.max(ttl, 86_400);
+    const gen = generationKey(prefix, tenant);
+    const taken = await this.redis.multi().incr(gen).expire(gen, bookkeepingTtl).exec();
+    const generation = Number(taken?.[0]?.[1]);
+    if (!Number.isSafeInteger(generation)) throw new Error('eligibility: no generation from Redis');
     const access = await this.repo.providerAccess(tenant.project_id, tenant.environment, RAIL_PROVIDER_IDS);
     const set = computeEligibility(tenant, access, this.now());
-    const ttl = this.options.ttlSeconds;
-    const counter = eligibilityRefreshesKey(this.options.prefix, tenant);
-    await this.redis
-      .multi()
-      .set(eligibilityKey(this.options.prefix, tenant), JSON.stringify(set), 'EX', ttl)
-      .incr(counter)
-      .expire(counter, Math.max(ttl, 86_400))
-      .exec();
-    return set;
+    const newer = (await this.redis.eval(
+      STORE_IF_NEWER,
+      3,
+      eligibilityKey(prefix, tenant),
+      storedGenerationKey(prefix, tenant),
+      eligibilityRefreshesKey(prefix, tenant),
+      generation,
+      JSON.stringify(set),
+      ttl,
+      bookkeepingTtl,
+    )) as string | null;
+    return newer ? (JSON.parse(newer) as EligibilitySet) : set;
   }
 }

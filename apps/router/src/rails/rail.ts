@@ -1,4 +1,4 @@
-import { currencyExponent, type MetaToolName, type PathCOperation, type RailMethod, type RecipientKind, type Urgency, URGENCIES } from '@rota/contracts';
+import { COIN_DECIMALS, currencyExponent, type MetaToolName, type PathCOperation, type RailDefinition, type Urgency, URGENCIES } from '@rota/contracts';
 
 /** Which way a rail moves money for the workspace. */
 export type RailDirection = 'in' | 'out' | 'none';
@@ -7,32 +7,11 @@ export type RailDirection = 'in' | 'out' | 'none';
 export type RoutedTool = Extract<MetaToolName, 'codespar_charge' | 'codespar_pay' | 'codespar_invoice' | 'codespar_notify' | 'codespar_ship'>;
 
 /**
- * One provider's way to carry one operation. Everything here is data Rota
- * writes itself; the cost and latency figures are illustrative defaults, not
- * any provider's price list.
+ * One provider's way to carry one meta-tool, as the rail files describe it
+ * (the `RailDefinition` contract): routing facts and, for the rails Rota can
+ * execute, a binding per action.
  */
-export interface Rail {
-  /** `<provider>.<method>.<direction>`, unique. */
-  id: string;
-  provider_id: string;
-  tool: RoutedTool;
-  method: RailMethod;
-  direction: RailDirection;
-  /** For `in` rails: whether a charge taken over this rail can be sent back over it. */
-  refunds: boolean;
-  /** ISO 4217 codes; `*` for rails that move no money. */
-  currencies: readonly string[] | '*';
-  /** ISO 3166-1 alpha-2 codes; `*` for any country. */
-  countries: readonly string[];
-  /** The fastest urgency the rail can meet; slower ones are met too. */
-  fastest: Urgency;
-  /** Identifiers of the other side this rail can work with. */
-  recipient_kinds: readonly RecipientKind[];
-  /** Fixed part in minor units per currency, plus basis points of the amount. */
-  cost: { fixed_minor: Readonly<Record<string, number>>; bps: number };
-  /** Typical call latency assumed until telemetry says otherwise. */
-  nominal_latency_ms: number;
-}
+export type Rail = RailDefinition;
 
 /** Which meta-tool carries each operation. */
 export const TOOL_FOR_OPERATION: Readonly<Record<PathCOperation, RoutedTool>> = {
@@ -72,19 +51,57 @@ export function servesCurrency(rail: Rail, currency: string): boolean {
   return rail.currencies === '*' || rail.currencies.includes(currency);
 }
 
+/** A fixed fee priced in another currency and converted at a stored rate. */
+export interface ConvertedFee {
+  currency: string;
+  minor: number;
+  rate: number;
+  as_of: Date;
+  via?: string;
+}
+
+/** Digits after the point of a currency's minor unit: a coin's own decimals, else ISO 4217. */
+export function minorExponent(currency: string): number {
+  return COIN_DECIMALS[currency] ?? currencyExponent(currency);
+}
+
+/** The stored rates, as `railCost` reads them. */
+export interface FxLookup {
+  convert(from: string, to: string): { rate: number; asOf: Date; via?: string } | null;
+}
+
 /**
  * What the rail charges for one operation, in the intent currency's minor
  * units: the fixed part plus the basis points of the amount, rounded up.
- * `fixed_known` is false when the rail has no price in this currency.
+ * A fixed fee the rail prices only in other currencies is converted at a
+ * stored rate when there is one (the first of the rail's currencies that
+ * converts, rounded up; `converted` says from what); `fixed_known` is false
+ * when no price in this currency exists or converts.
  */
 export function railCost(
   rail: Rail,
   currency: string,
   amountMinor: number | undefined,
-): { cost_minor: number; fixed_minor: number; variable_minor: number; fixed_known: boolean } {
-  const fixed = rail.cost.fixed_minor[currency];
+  fx?: FxLookup,
+): { cost_minor: number; fixed_minor: number; variable_minor: number; fixed_known: boolean; converted?: ConvertedFee } {
   const variable = amountMinor === undefined ? 0 : Math.ceil((amountMinor * rail.cost.bps) / 10_000);
-  return { cost_minor: (fixed ?? 0) + variable, fixed_minor: fixed ?? 0, variable_minor: variable, fixed_known: fixed !== undefined };
+  const own = rail.cost.fixed_minor[currency];
+  if (own !== undefined) return { cost_minor: own + variable, fixed_minor: own, variable_minor: variable, fixed_known: true };
+  if (fx) {
+    for (const [from, minor] of Object.entries(rail.cost.fixed_minor)) {
+      const q = fx.convert(from, currency);
+      if (!q) continue;
+      const fixed = Math.ceil(minor * q.rate * 10 ** (minorExponent(currency) - minorExponent(from)) - 1e-9);
+      return {
+        cost_minor: fixed + variable,
+        fixed_minor: fixed,
+        variable_minor: variable,
+        fixed_known: true,
+        converted: { currency: from, minor, rate: q.rate, as_of: q.asOf, ...(q.via ? { via: q.via } : {}) },
+      };
+    }
+  }
+  return { cost_minor: variable, fixed_minor: 0, variable_minor: variable, fixed_known: false };
 }
 
 /** Position of an urgency, fastest first (instant 0 … no_rush 3). */
@@ -94,6 +111,6 @@ export function urgencyRank(u: Urgency): number {
 
 /** `BRL 49.90`, `CLP 4990`: a minor amount written in major units. */
 export function formatMoney(amountMinor: number, currency: string): string {
-  const exp = currencyExponent(currency);
+  const exp = minorExponent(currency);
   return `${currency} ${(amountMinor / 10 ** exp).toFixed(exp)}`;
 }

@@ -1,14 +1,18 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isIsoCountry, isIsoCurrency, META_TOOLS, PATH_C_OPERATIONS } from '@rota/contracts';
+import jsonata from 'jsonata';
+import { ACTING_META_TOOLS, COIN_DECIMALS, isIsoCountry, isIsoCurrency, META_TOOL_ACTIONS, META_TOOLS, PATH_C_OPERATIONS, resultSchema } from '@rota/contracts';
 import { carries, railCost, TOOL_FOR_OPERATION } from './rail';
-import { RAILS, RAIL_PROVIDER_IDS } from './rails';
+import { loadRails, RAILS, RAIL_PROVIDER_IDS } from './rails';
 
 /** The provider ids the demo catalog promises to contain. */
 const DEMO_CATALOG_IDS =
   `asaas mercadopago pagarme efi pagseguro iugu stripe adyen ebanx conekta openpay stp wompi epayco payu kushki transbank flow khipu culqi niubiz
 focusnfe nuvemfiscal enotas facturama facturapi alegra melhorenvio correios loggi skydropx envia chilexpress zapi twilio sendgrid zenvia gupshup
-belvo pluggy inter wise idwall unico truora metamap bitso circle mercadobitcoin bling omie tiny vtex nuvemshop shopify mercadolivre blnk`.split(/\s+/);
+belvo pluggy inter wise idwall unico truora metamap bitso circle mercadobitcoin bling omie tiny vtex nuvemshop shopify mercadolivre blnk whatsapp pomelo`.split(
+    /\s+/,
+  );
 
 const METHOD_FIELD: Record<string, string | undefined> = { codespar_charge: 'method', codespar_pay: 'method', codespar_notify: 'channel' };
 
@@ -25,17 +29,59 @@ describe('seed rails', () => {
     for (const id of RAIL_PROVIDER_IDS) expect(text).toContain(`"${id}"`);
   });
 
+  it('bind every action of every acting meta-tool, charge and pay on at least two Brazilian rails', () => {
+    for (const tool of ACTING_META_TOOLS)
+      for (const action of META_TOOL_ACTIONS[tool] as readonly string[]) {
+        const bound = RAILS.filter((r) => r.tool === tool && r.actions[action]);
+        expect({ tool, action, bound: bound.length > 0 }).toEqual({ tool, action, bound: true });
+      }
+    for (const [tool, action] of [
+      ['codespar_charge', 'charge'],
+      ['codespar_pay', 'pay'],
+    ] as const) {
+      const providers = new Set(RAILS.filter((r) => r.tool === tool && r.actions[action] && r.countries.includes('BR')).map((r) => r.provider_id));
+      expect(providers.size).toBeGreaterThanOrEqual(2);
+    }
+  });
+
+  it('call only demo catalog tools that say how to reach them, and say which API they model', () => {
+    const file = join(__dirname, '../../../../packages/catalog/data/demo-catalog.json');
+    const catalog = JSON.parse(readFileSync(file, 'utf8')) as {
+      servers: Array<{ id: string; tools: Array<{ name: string; http_method?: string; endpoint_template?: string }> }>;
+    };
+    const servers = new Map(catalog.servers.map((s) => [s.id, s]));
+    for (const rail of RAILS) {
+      const actions = Object.entries(rail.actions);
+      if (actions.length === 0) continue;
+      expect({ rail: rail.id, models: typeof rail.models }).toEqual({ rail: rail.id, models: 'string' });
+      const server = servers.get(rail.provider_id);
+      expect({ rail: rail.id, inCatalog: Boolean(server) }).toEqual({ rail: rail.id, inCatalog: true });
+      for (const [action, b] of actions)
+        for (const name of [b.catalog_tool, ...b.before.map((st) => st.catalog_tool), ...b.after.map((st) => st.catalog_tool)]) {
+          const tool = server!.tools.find((t) => t.name === name);
+          expect({ rail: rail.id, action, name, callable: Boolean(tool?.http_method && tool.endpoint_template) }).toEqual({
+            rail: rail.id,
+            action,
+            name,
+            callable: true,
+          });
+        }
+    }
+  });
+
   it('use real ISO codes and price every currency they accept', () => {
     for (const r of RAILS) {
+      // Crypto rails move coins, named by their ticker.
+      const known = (c: string) => isIsoCurrency(c) || (r.tool === 'codespar_crypto_pay' && c in COIN_DECIMALS);
       for (const c of r.countries) expect(c === '*' || isIsoCountry(c)).toBe(true);
       if (r.currencies !== '*') {
         for (const c of r.currencies) {
-          expect(isIsoCurrency(c)).toBe(true);
+          expect(known(c)).toBe(true);
           expect(r.cost.fixed_minor[c]).toEqual(expect.any(Number));
         }
       }
       for (const [c, v] of Object.entries(r.cost.fixed_minor)) {
-        expect(isIsoCurrency(c)).toBe(true);
+        expect(known(c)).toBe(true);
         expect(Number.isInteger(v) && v >= 0).toBe(true);
       }
       expect(r.cost.bps).toBeGreaterThanOrEqual(0);
@@ -69,5 +115,28 @@ describe('seed rails', () => {
     expect(railCost(card, 'BRL', 4990)).toEqual({ cost_minor: 49 + Math.ceil((4990 * 299) / 10000), fixed_minor: 49, variable_minor: 150, fixed_known: true });
     expect(railCost(card, 'BRL', undefined).cost_minor).toBe(49);
     expect(railCost(card, 'USD', 100).fixed_known).toBe(false);
+  });
+
+  it('accept the example rail of docs/rails.md, whose mappings give a valid result', async () => {
+    const doc = readFileSync(join(__dirname, '../../../../docs/rails.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('## Adding a rail'));
+    const example = /```json\n([\s\S]*?)```/.exec(section)![1]!;
+    const dir = mkdtempSync(join(tmpdir(), 'rota-rails-'));
+    try {
+      writeFileSync(join(dir, 'acme.json'), example);
+      const [rail] = loadRails(dir);
+      expect(rail).toMatchObject({ id: 'acme.pix.out', tool: 'codespar_pay' });
+      const pay = rail!.actions.pay!;
+      const amount = { minor: '4990', major: '49.90', value: 49.9, currency: 'BRL', exponent: 2 };
+      expect(await jsonata(pay.request).evaluate({ input: { recipient: 'ana@example.com' }, amount, idempotency_key: 'k1' })).toEqual({
+        amount_cents: 4990,
+        key: 'ana@example.com',
+        reference: 'k1',
+      });
+      const result = await jsonata(pay.result).evaluate({ response: { status: 201, body: { id: 'p1', state: 'PENDING', amount_cents: 4990 } } });
+      expect(resultSchema('codespar_pay', 'pay')!.safeParse(result).success).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -116,7 +116,9 @@ describe('buildArgsTemplate', () => {
   });
 
   it('every seed rail yields a template its tool accepts', () => {
-    for (const r of RAILS) {
+    // Path C routes five tools; rails of the others are only run by execute.
+    const routed = ['codespar_charge', 'codespar_pay', 'codespar_invoice', 'codespar_notify', 'codespar_ship'];
+    for (const r of RAILS.filter((x) => routed.includes(x.tool))) {
       const op =
         r.tool === 'codespar_charge'
           ? 'charge'

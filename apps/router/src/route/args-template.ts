@@ -30,7 +30,7 @@ const SERVICE_LEVEL: Record<Urgency, 'fastest' | 'standard' | 'cheapest'> = {
 };
 
 /** codespar_invoice's `type` for each fiscal rail method. */
-const INVOICE_TYPE: Partial<Record<Rail['method'], 'nfe' | 'nfse' | 'invoice'>> = { nfe: 'nfe', nfse: 'nfse', cfdi: 'invoice', invoice: 'invoice' };
+const INVOICE_TYPE: Partial<Record<string, 'nfe' | 'nfse' | 'invoice'>> = { nfe: 'nfe', nfse: 'nfse', cfdi: 'invoice', invoice: 'invoice' };
 
 export function buildArgsTemplate(intent: PathCIntent, rail: Rail): ArgsTemplate {
   const hasAmount = intent.amount_minor !== undefined;
@@ -71,5 +71,8 @@ export function buildArgsTemplate(intent: PathCIntent, rail: Rail): ArgsTemplate
         ...metadata,
         missing: ['origin', 'destination', 'items'],
       };
+    default:
+      // Path C routes only the five tools above; other rails never reach here.
+      return { missing: [] };
   }
 }

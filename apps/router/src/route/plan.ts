@@ -42,7 +42,12 @@ export function planRoutes(intent: PathCIntent, set: EligibilitySet, rails: read
   if (routes.length > 0) return { kind: 'routes', routes };
 
   const catalog = new Set(set.catalog);
-  const fixers = rails.filter((r) => catalog.has(r.provider_id) && fitsIntent(r, intent) && carries(r, intent.operation)).map((r) => r.provider_id);
+  // Local specialists first: a provider that serves only this country is the likeliest fix, then the regional ones.
+  const reach = (r: Rail): number => (r.countries.includes('*') ? Number.MAX_SAFE_INTEGER : r.countries.length);
+  const fixers = rails
+    .filter((r) => catalog.has(r.provider_id) && fitsIntent(r, intent) && carries(r, intent.operation))
+    .sort((a, b) => reach(a) - reach(b) || a.provider_id.localeCompare(b.provider_id))
+    .map((r) => r.provider_id);
   const direction = MONEY_OPERATIONS[intent.operation];
   const tool = TOOL_FOR_OPERATION[intent.operation];
 

@@ -1,7 +1,8 @@
-import { AppError, type MetaToolsDiscoverRequest, type MetaToolsDiscoverResponse, type PathCIntent, type Tenant } from '@rota/contracts';
+import { AppError, type RailMethod, type MetaToolsDiscoverRequest, type MetaToolsDiscoverResponse, type PathCIntent, type Tenant } from '@rota/contracts';
 import { currentTenant } from '@rota/service-kit';
 import type Redis from 'ioredis';
 import type { EligibilityService, EligibilitySet } from '../eligibility/eligibility.service';
+import { FxTable, type FxRatesService } from '../fx/fx-rates';
 import { MONEY_OPERATIONS } from '../rails/rail';
 import type { TelemetryStore } from '../telemetry/telemetry.store';
 import { emptyStats } from '../telemetry/window';
@@ -38,6 +39,7 @@ export class RouteService {
     private readonly extractor: IntentExtractor | null,
     private readonly options: RouteServiceOptions,
     private readonly log: RouteLogger,
+    private readonly fx?: FxRatesService,
   ) {}
 
   /** Routes for the request's tenant: its eligible rails depend on its connections and environment. */
@@ -52,7 +54,11 @@ export class RouteService {
 
     // The eligibility set and the telemetry of every pair that could qualify, read together.
     const pairs = candidatePairs(intent);
-    const [set, stats] = await Promise.all([this.eligibility.get(tenant), this.telemetry.read(pairs)]);
+    const [set, stats, fx] = await Promise.all([
+      this.eligibility.get(tenant),
+      this.telemetry.read(tenant.environment, pairs),
+      this.fx?.current() ?? FxTable.EMPTY,
+    ]);
     let plan = planRoutes(intent, set);
     if (plan.kind !== 'routes') plan = await this.repairAndRetry(tenant, intent, plan);
     if (plan.kind !== 'routes') throw new AppError(plan.kind, messageFor(plan.kind), { detail: plan.detail });
@@ -62,19 +68,20 @@ export class RouteService {
       intent,
       plan.routes.map((r) => ({ ...r, stats: byPair.get(`${r.rail.provider_id}|${r.rail.tool}`) ?? emptyStats() })),
       this.options.weights,
+      fx,
     );
     const [best, ...rest] = ranked;
     return {
       recommended: {
         tool: best!.rail.tool,
-        rail: best!.rail.method,
+        rail: best!.rail.method as RailMethod,
         provider_id: best!.rail.provider_id,
         args_template: buildArgsTemplate(intent, best!.rail),
         reasons: best!.reasons,
       },
       alternatives: rest.map((r) => ({
         tool: r.rail.tool,
-        rail: r.rail.method,
+        rail: r.rail.method as RailMethod,
         provider_id: r.rail.provider_id,
         cost_minor: r.cost_minor,
         mean_latency_ms: r.mean_latency_ms,
@@ -125,6 +132,9 @@ export class RouteService {
     const out = await this.extractor.extract(description);
     if (out.kind === 'intent') return out.intent;
     if (out.kind === 'unmappable') throw new AppError('intent_unmappable', out.reason);
+    // The local parser is no dependency: text it cannot read is the caller's to
+    // fix, a 400, never a 5xx. A 502 means the model answered nothing usable.
+    if (this.extractor.name === 'local') throw new AppError('intent_unmappable', `${out.reason} Rephrase it, or send a structured intent.`);
     throw new AppError('nl_extraction_failed', `${out.reason} Rephrase it, or send a structured intent.`);
   }
 }

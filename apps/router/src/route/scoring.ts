@@ -1,6 +1,6 @@
 import type { PathCIntent, Urgency } from '@rota/contracts';
 import type { ConnectionState } from '../eligibility/eligibility.service';
-import { formatMoney, railCost, urgencyRank, type Rail } from '../rails/rail';
+import { formatMoney, railCost, urgencyRank, type FxLookup, type Rail } from '../rails/rail';
 import { medianOf, type WindowStats } from '../telemetry/window';
 
 /**
@@ -61,14 +61,14 @@ function urgencyFit(rail: Rail, asked: Urgency | undefined): number {
 }
 
 /** Scores and orders candidates, best first; ties go to the cheaper, then to the rail id. */
-export function rankRoutes(intent: PathCIntent, candidates: readonly Candidate[], weights: Weights = DEFAULT_WEIGHTS): ScoredRoute[] {
+export function rankRoutes(intent: PathCIntent, candidates: readonly Candidate[], weights: Weights = DEFAULT_WEIGHTS, fx?: FxLookup): ScoredRoute[] {
   const facts = candidates.map((c) => {
     const { attempts, successes } = c.stats;
     const observedP50 = medianOf(c.stats.histogram);
     const p50 = observedP50 ?? c.rail.nominal_latency_ms;
     const mean = attempts > 0 ? Math.round(c.stats.latency_sum_ms / attempts) : c.rail.nominal_latency_ms;
     const smoothed = (successes + PRIOR_SUCCESS_RATE * PRIOR_WEIGHT) / (attempts + PRIOR_WEIGHT);
-    const cost = railCost(c.rail, intent.currency, intent.amount_minor);
+    const cost = railCost(c.rail, intent.currency, intent.amount_minor, fx);
     return { c, attempts, successes, observedP50, p50, mean, smoothed, cost };
   });
   const minCost = Math.min(...facts.map((f) => f.cost.cost_minor));
@@ -114,7 +114,15 @@ export function rankRoutes(intent: PathCIntent, candidates: readonly Candidate[]
         : `No latency measured yet; the rail's nominal ${rail.nominal_latency_ms} ms is used (fastest candidate: ${minP50} ms).`,
     );
     const money = (n: number) => formatMoney(n, intent.currency);
-    if (!f.cost.fixed_known) {
+    const conv = f.cost.converted;
+    if (conv) {
+      const rate = `${conv.rate.toPrecision(6)} ${intent.currency} per ${conv.currency}${conv.via ? ` (through ${conv.via})` : ''}, rate of ${conv.as_of.toISOString().slice(0, 10)}`;
+      reasons.push(
+        `Costs ${money(f.cost.cost_minor)}${intent.amount_minor !== undefined ? ` on ${money(intent.amount_minor)}` : ''}: a fixed ${formatMoney(conv.minor, conv.currency)} converted at ${rate}${
+          rail.cost.bps > 0 ? `, plus ${(rail.cost.bps / 100).toFixed(2)}%` : ''
+        } (illustrative figures; cheapest candidate: ${money(minCost)}).`,
+      );
+    } else if (!f.cost.fixed_known) {
       reasons.push(`No price on record in ${intent.currency}; counted as free (cheapest candidate: ${money(minCost)}).`);
     } else if (intent.amount_minor !== undefined && rail.cost.bps > 0) {
       reasons.push(

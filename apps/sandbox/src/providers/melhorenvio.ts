@@ -19,6 +19,9 @@ interface Order {
   created_at: string;
   paid_at: string | null;
   generated_at: string | null;
+  posted_at: string | null;
+  delivered_at: string | null;
+  canceled_at: string | null;
 }
 
 interface MeState {
@@ -147,6 +150,9 @@ export const melhorenvio: ProviderModel<MeState> = {
           created_at: new Date().toISOString(),
           paid_at: null,
           generated_at: null,
+          posted_at: null,
+          delivered_at: null,
+          canceled_at: null,
         };
         ctx.state.orders.set(order.id, order);
         ctx.created('orders');
@@ -248,6 +254,19 @@ export const melhorenvio: ProviderModel<MeState> = {
             };
         }
         return { status: 200, body };
+      },
+    },
+    {
+      // Finds labels by id, protocol, carrier tracking code or Melhor Envio's
+      // own tracking code: how a caller follows a parcel it knows by its code.
+      name: 'search_orders',
+      method: 'GET',
+      path: '/api/v2/me/orders/search',
+      handle(ctx) {
+        const q = (ctx.query.get('q') ?? '').trim();
+        if (!q) return invalid({ q: ['O campo q é obrigatório.'] });
+        const found = [...ctx.state.orders.values()].filter((o) => [o.id, o.protocol, o.tracking, o.self_tracking].includes(q));
+        return { status: 200, body: found };
       },
     },
     {

@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { pixPayload, PLACEHOLDER_PNG_BASE64 } from './pix';
 import { isObject, round2, type ProviderModel, type Reply } from './types';
 
 /**
- * Mercado Pago v1 payments: card and Pix payments, refunds and search.
+ * Mercado Pago v1 payments: card and Pix payments, refunds and search; and
+ * Checkout Pro preferences, the hosted payment page a buyer is sent to.
  * Numeric ids, `X-Idempotency-Key` required on payment creation, errors
  * `{message, error, status, cause: [{code, description}]}`. Card outcomes
  * follow Mercado Pago's test cardholder names: `APRO` approved (the
@@ -40,7 +42,13 @@ interface MpState {
   nextId: number;
   payments: Map<number, Payment>;
   refunds: Refund[];
+  preferences: Map<string, Record<string, unknown>>;
 }
+
+/** The account's collector id, the first part of every preference id. */
+const COLLECTOR_ID = 1_987_654_321;
+const PREFERENCE_CURRENCIES = ['BRL', 'ARS', 'MXN', 'CLP', 'COP', 'PEN', 'UYU'];
+const PAYMENT_TYPES = ['credit_card', 'debit_card', 'ticket', 'bank_transfer', 'atm', 'account_money', 'prepaid_card'];
 
 const CARD_METHODS = ['visa', 'master', 'amex', 'elo', 'hipercard', 'debvisa', 'debmaster', 'debelo'];
 const TICKET_METHODS = ['bolbradesco', 'pec'];
@@ -65,7 +73,7 @@ export const mercadopago: ProviderModel<MpState> = {
   error: err,
   unauthorized: (status) =>
     status === 401 ? err(401, 'unauthorized', 'invalid access token') : err(403, 'forbidden', 'At least one policy returned UNAUTHORIZED.'),
-  createState: () => ({ nextId: 1_320_000_001, payments: new Map(), refunds: [] }),
+  createState: () => ({ nextId: 1_320_000_001, payments: new Map(), refunds: [], preferences: new Map() }),
   markPaid(state, paymentId) {
     const payment = state.payments.get(Number(paymentId));
     if (!payment) return false;
@@ -126,7 +134,7 @@ export const mercadopago: ProviderModel<MpState> = {
           payment.point_of_interaction = {
             type: 'PIX',
             transaction_data: {
-              qr_code: pixPayload(amount, 'MERCADO PAGO SANDBOX'),
+              qr_code: pixPayload(amount),
               qr_code_base64: PLACEHOLDER_PNG_BASE64,
               ticket_url: `${ctx.baseUrl}/payments/${payment.id}/ticket`,
             },
@@ -148,6 +156,18 @@ export const mercadopago: ProviderModel<MpState> = {
         const limit = Math.min(1000, Math.max(1, Number(ctx.query.get('limit') ?? 30) || 30));
         const all = [...ctx.state.payments.values()].filter((p) => (!ext || p.external_reference === ext) && (!status || p.status === status));
         return { status: 200, body: { paging: { total: all.length, limit, offset }, results: all.slice(offset, offset + limit) } };
+      },
+    },
+    {
+      // The payment a create_payment under this X-Idempotency-Key made, as it
+      // stands now; how Rota reconciles a call whose answer it never saw.
+      name: 'find_payment_by_idempotency_key',
+      method: 'GET',
+      path: '/v1/payments/idempotency/:key',
+      handle(ctx) {
+        const made = ctx.idempotentReply(ctx.params.key ?? '')?.body;
+        const payment = isObject(made) ? ctx.state.payments.get(Number(made.id)) : undefined;
+        return payment ? { status: 200, body: payment } : err(404, 'not_found', 'No payment was created with this idempotency key');
       },
     },
     {
@@ -183,6 +203,81 @@ export const mercadopago: ProviderModel<MpState> = {
         payment.date_last_updated = refund.date_created;
         ctx.created('refunds');
         return { status: 201, body: refund };
+      },
+    },
+    {
+      // Checkout Pro: the items, who pays and which payment types the page
+      // leaves out. The answer carries the page's address (`init_point`);
+      // nothing is charged until the buyer pays there.
+      name: 'create_preference',
+      method: 'POST',
+      path: '/checkout/preferences',
+      handle(ctx) {
+        const b = isObject(ctx.body) ? ctx.body : {};
+        if (!Array.isArray(b.items) || b.items.length === 0) return err(400, 'invalid_items', 'items must be a non-empty array');
+        const currencies = new Set<string>();
+        const items: Record<string, unknown>[] = [];
+        for (const [i, raw] of b.items.entries()) {
+          const item = isObject(raw) ? raw : {};
+          if (typeof item.title !== 'string' || !item.title) return err(400, 'invalid_items', `items[${i}].title is required`);
+          if (typeof item.quantity !== 'number' || !Number.isInteger(item.quantity) || item.quantity < 1)
+            return err(400, 'invalid_items', `items[${i}].quantity must be a positive integer`);
+          if (typeof item.unit_price !== 'number' || !(item.unit_price > 0))
+            return err(400, 'invalid_items', `items[${i}].unit_price must be a positive number`);
+          const currency = typeof item.currency_id === 'string' ? item.currency_id : 'BRL';
+          if (!PREFERENCE_CURRENCIES.includes(currency)) return err(400, 'invalid_items', `items[${i}].currency_id ${currency} is not accepted`);
+          currencies.add(currency);
+          items.push({ id: typeof item.id === 'string' ? item.id : '', category_id: '', description: '', picture_url: '', ...item, currency_id: currency });
+        }
+        if (currencies.size > 1) return err(400, 'invalid_items', 'all items must have the same currency_id');
+        const methods = isObject(b.payment_methods) ? b.payment_methods : {};
+        const excluded = Array.isArray(methods.excluded_payment_types) ? methods.excluded_payment_types : [];
+        for (const e of excluded)
+          if (!isObject(e) || typeof e.id !== 'string' || !PAYMENT_TYPES.includes(e.id))
+            return err(400, 'invalid_payment_methods', 'excluded_payment_types has an unknown id');
+        if (excluded.length >= PAYMENT_TYPES.length) return err(400, 'invalid_payment_methods', 'at least one payment type must remain');
+        const id = `${COLLECTOR_ID}-${randomUUID()}`;
+        const link = `${ctx.baseUrl}/checkout/v1/redirect?pref_id=${id}`;
+        const preference: Record<string, unknown> = {
+          additional_info: '',
+          auto_return: typeof b.auto_return === 'string' ? b.auto_return : '',
+          back_urls: isObject(b.back_urls) ? b.back_urls : { failure: '', pending: '', success: '' },
+          client_id: '6295877106812064',
+          collector_id: COLLECTOR_ID,
+          date_created: now(),
+          expiration_date_from: typeof b.expiration_date_from === 'string' ? b.expiration_date_from : null,
+          expiration_date_to: typeof b.expiration_date_to === 'string' ? b.expiration_date_to : null,
+          expires: b.expires === true,
+          external_reference: typeof b.external_reference === 'string' ? b.external_reference : '',
+          id,
+          init_point: link,
+          items,
+          marketplace: 'NONE',
+          metadata: isObject(b.metadata) ? b.metadata : {},
+          notification_url: typeof b.notification_url === 'string' ? b.notification_url : null,
+          operation_type: 'regular_payment',
+          payer: isObject(b.payer) ? b.payer : null,
+          payment_methods: {
+            default_payment_method_id: methods.default_payment_method_id ?? null,
+            excluded_payment_methods: Array.isArray(methods.excluded_payment_methods) ? methods.excluded_payment_methods : [],
+            excluded_payment_types: excluded,
+            installments: typeof methods.installments === 'number' ? methods.installments : null,
+          },
+          sandbox_init_point: link,
+          statement_descriptor: typeof b.statement_descriptor === 'string' ? b.statement_descriptor : null,
+        };
+        ctx.state.preferences.set(id, preference);
+        ctx.created('checkouts');
+        return { status: 201, body: preference };
+      },
+    },
+    {
+      name: 'get_preference',
+      method: 'GET',
+      path: '/checkout/preferences/:id',
+      handle(ctx) {
+        const preference = ctx.state.preferences.get(ctx.params.id ?? '');
+        return preference ? { status: 200, body: preference } : err(404, 'not_found', 'Preference not found');
       },
     },
   ],

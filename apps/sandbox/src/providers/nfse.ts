@@ -20,6 +20,7 @@ interface Invoice {
   codigo_verificacao?: string;
   data_emissao?: string;
   url?: string;
+  url_danfse?: string;
   caminho_xml_nota_fiscal?: string;
   valor_servicos: number;
 }
@@ -49,6 +50,7 @@ function authorise(state: NfseState, inv: Invoice, baseUrl: string): void {
   inv.codigo_verificacao = createHash('sha256').update(`${inv.ref}:${inv.numero}`).digest('hex').slice(0, 8).toUpperCase();
   inv.data_emissao = new Date().toISOString();
   inv.url = `${baseUrl}/notas_fiscais_servico/${encodeURIComponent(inv.ref)}`;
+  inv.url_danfse = `${baseUrl}/arquivos/nfse/${encodeURIComponent(inv.ref)}.pdf`;
   inv.caminho_xml_nota_fiscal = `/arquivos/nfse/${encodeURIComponent(inv.ref)}.xml`;
 }
 

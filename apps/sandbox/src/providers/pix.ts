@@ -37,5 +37,26 @@ export function pixPayload(amount: number, merchant = 'ROTA SANDBOX', city = 'SA
   return body + crc16(body);
 }
 
+/**
+ * A static Pix payload: the receiving key itself (not a URL) in field 26,
+ * the amount only when it is fixed, so one code can be paid many times.
+ */
+export function staticPixPayload(key: string, amount?: number, description?: string, merchant = 'ROTA SANDBOX', city = 'SAO PAULO'): string {
+  const info = description ? field('02', description.slice(0, 40)) : '';
+  const account = field('00', 'br.gov.bcb.pix') + field('01', key) + info;
+  const body =
+    field('00', '01') +
+    field('26', account) +
+    field('52', '0000') +
+    field('53', '986') +
+    (amount !== undefined ? field('54', amount.toFixed(2)) : '') +
+    field('58', 'BR') +
+    field('59', merchant.slice(0, 25)) +
+    field('60', city.slice(0, 15)) +
+    field('62', field('05', '***')) +
+    '6304';
+  return body + crc16(body);
+}
+
 /** A 1×1 PNG: the shape of a QR image field without drawing one. */
 export const PLACEHOLDER_PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';

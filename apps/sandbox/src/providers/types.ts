@@ -18,6 +18,8 @@ export interface RouteContext<S> {
   baseUrl: string;
   /** Counts a created resource (`charges`, `refunds`, `invoices`…) in the counters. */
   created(resource: string): void;
+  /** The answer of the finished request this prefix took under an idempotency key, if any (for lookups by key). */
+  idempotentReply(key: string): Reply | undefined;
 }
 
 export interface RouteDef<S> {
@@ -48,6 +50,8 @@ export interface ProviderModel<S> {
   conflictStatus: number;
   /** Marks a charge paid, as the provider's sandbox dashboard would; false when the id is unknown. */
   markPaid?(state: S, id: string): boolean;
+  /** Where an `oauth2` prefix serves its token endpoint, when the provider does not use `/oauth/token` (Banco Inter: `/oauth/v2/token`). */
+  oauthTokenPath?: string;
 }
 
 // Each route's state type differs; the registry holds them without it.

@@ -1,7 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Environment } from '@rota/contracts';
-import { newId, Prisma, type PrismaClient } from '@rota/db';
-import { PRISMA } from '@rota/service-kit';
+import { namedStatement, newId, Prisma, type PrismaClient, type SqlPool } from '@rota/db';
+import { PRISMA, SQL_POOL } from '@rota/service-kit';
+
+const SEALED_CREDENTIALS = namedStatement(
+  'SELECT credentials_ciphertext, credentials_key_id FROM connections WHERE project_id = $1 AND environment = $2::environment AND server_id = $3',
+);
 
 /** The provider facts the session service needs. */
 export interface ProviderRow {
@@ -57,7 +61,10 @@ const providerOf = (id: Prisma.Sql, projectId: Prisma.Sql): Prisma.Sql =>
 /** Providers and connections. The only code that reads or writes them for the session service. */
 @Injectable()
 export class ConnectionsRepository {
-  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
+  constructor(
+    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    @Inject(SQL_POOL) private readonly sql: SqlPool,
+  ) {}
 
   /** The providers among `ids` the project sees (its own, else the global ones), in no particular order. */
   async providers(ids: readonly string[], projectId: string): Promise<ProviderRow[]> {
@@ -147,11 +154,13 @@ export class ConnectionsRepository {
 
   /** The sealed credentials of one connection, for executors. */
   async sealed(projectId: string, environment: Environment, serverId: string): Promise<{ ciphertext: Buffer; keyId: string } | null> {
-    const row = await this.prisma.connection.findUnique({
-      where: { projectId_environment_serverId: { projectId, environment, serverId } },
-      select: { credentialsCiphertext: true, credentialsKeyId: true },
+    // Every provider call reads this: a prepared statement on the plain pool, not the query builder.
+    const r = await this.sql.query<{ credentials_ciphertext: Buffer | null; credentials_key_id: string | null }>({
+      ...SEALED_CREDENTIALS,
+      values: [projectId, environment, serverId],
     });
-    if (!row?.credentialsCiphertext || !row.credentialsKeyId) return null;
-    return { ciphertext: Buffer.from(row.credentialsCiphertext), keyId: row.credentialsKeyId };
+    const row = r.rows[0];
+    if (!row?.credentials_ciphertext || !row.credentials_key_id) return null;
+    return { ciphertext: Buffer.from(row.credentials_ciphertext), keyId: row.credentials_key_id };
   }
 }

@@ -13,6 +13,7 @@ import {
 import { currentTenant } from '@rota/service-kit';
 import type { Keyring } from '../credentials/keyring';
 import type { ConnectionRow, ConnectionsRepository, ProviderRow } from './connections.repository';
+import type { EligibilityNotifier } from './eligibility-notifier';
 
 /** Binds sealed credentials to the row they belong to (see keyring.ts). */
 export function credentialsAad(projectId: string, environment: Environment, serverId: string): string {
@@ -25,7 +26,8 @@ export function connectionStatus(authType: string, connected: boolean): Connecti
   return connected ? 'connected' : 'disconnected';
 }
 
-function view(row: ConnectionRow): ConnectionView {
+/** A connection as every answer shows it: never its credentials. */
+export function connectionView(row: ConnectionRow): ConnectionView {
   return {
     id: row.id,
     server_id: row.serverId,
@@ -41,12 +43,14 @@ function view(row: ConnectionRow): ConnectionView {
 /**
  * Stores, lists and removes provider connections of the request's tenant.
  * Credentials are sealed here, before anything reaches the database, and no
- * method ever returns them.
+ * method ever returns them. Every write tells the router before it answers,
+ * so routing never works from connections that no longer exist.
  */
 export class ConnectionsService {
   constructor(
     private readonly repo: ConnectionsRepository,
     private readonly keyring: Keyring,
+    private readonly eligibility: EligibilityNotifier,
   ) {}
 
   async save({ body }: ConnectionSaveCommand): Promise<ConnectionSaved> {
@@ -55,27 +59,40 @@ export class ConnectionsService {
     if (!provider) {
       throw new AppError('unknown_servers', `No provider has the id "${body.server_id}".`, { unknown: [body.server_id] });
     }
-    const sealed = this.sealFor(provider, scope, body.credentials);
-    const { row, created } = await this.repo.upsert({
-      projectId: scope.project_id,
-      environment: scope.environment,
+    const { row, created } = await this.store(scope, provider, body.credentials);
+    return { connection: connectionView(row), created };
+  }
+
+  /**
+   * Seals and stores a provider's credentials for `tenant` (replacing any
+   * earlier ones), then refreshes the router's eligibility. The one way a
+   * connection is written: `POST /v1/connections` and the connect flows of
+   * `codespar_manage_connections` both come through here.
+   */
+  async store(tenant: Tenant, provider: ProviderRow, credentials: ConnectionCredentials | undefined): Promise<{ row: ConnectionRow; created: boolean }> {
+    const sealed = this.sealFor(provider, tenant, credentials);
+    const saved = await this.repo.upsert({
+      projectId: tenant.project_id,
+      environment: tenant.environment,
       serverId: provider.id,
       ciphertext: sealed?.ciphertext ?? null,
       keyId: sealed?.keyId ?? null,
     });
-    return { connection: view(row), created };
+    await this.eligibility.connectionsChanged(tenant);
+    return saved;
   }
 
   async list(): Promise<ConnectionList> {
     const scope = currentTenant();
     const rows = await this.repo.list(scope.project_id, scope.environment);
-    return { environment: scope.environment, connections: rows.map(view) };
+    return { environment: scope.environment, connections: rows.map(connectionView) };
   }
 
   async delete({ connection_id }: { connection_id: string }): Promise<ConnectionDeleted> {
     const scope = currentTenant();
     const row = await this.repo.delete(connection_id, scope.project_id, scope.environment);
     if (!row) throw new AppError('connection_not_found', 'No connection with this id.');
+    await this.eligibility.connectionsChanged(scope);
     return { id: row.id, server_id: row.serverId, environment: row.environment, status: 'disconnected', deleted: true };
   }
 

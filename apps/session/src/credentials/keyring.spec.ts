@@ -43,6 +43,20 @@ describe('credentials keyring', () => {
     expect(() => before.open(fresh.ciphertext, fresh.keyId, 'row')).toThrow(KeyringError);
   });
 
+  it('derives a separate key per purpose, stable per key id and readable after a rotation', () => {
+    const k1 = b64();
+    const ring = keyringFromEnv({ ROTA_CREDENTIALS_KEYS: `k1:${k1}`, ROTA_CREDENTIALS_KEY_ID: 'k1' });
+    const a = ring.derive('oauth-state');
+    expect(a.keyId).toBe('k1');
+    expect(a.key).toHaveLength(32);
+    expect(a.key.equals(Buffer.from(k1, 'base64'))).toBe(false);
+    expect(ring.derive('other').key.equals(a.key)).toBe(false);
+    const rotated = keyringFromEnv({ ROTA_CREDENTIALS_KEYS: `k1:${k1},k2:${b64()}`, ROTA_CREDENTIALS_KEY_ID: 'k2' });
+    expect(rotated.derive('oauth-state').keyId).toBe('k2');
+    expect(rotated.derive('oauth-state', 'k1').key.equals(a.key)).toBe(true);
+    expect(() => rotated.derive('oauth-state', 'gone')).toThrow(KeyringError);
+  });
+
   it.each([
     ['a key that is not 32 bytes', { ROTA_CREDENTIALS_KEY: randomBytes(16).toString('base64') }, /exactly 32 bytes/],
     ['a key that is not base64', { ROTA_CREDENTIALS_KEY: '!'.repeat(44) }, /base64/],

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 
 /**
  * Sealing of provider credentials at rest with AES-256-GCM.
@@ -33,6 +33,12 @@ export interface Keyring {
   /** Throws `KeyringError` on an unknown key id or a blob that does not authenticate. */
   open(ciphertext: Buffer, keyId: string, aad: string): Buffer;
   has(keyId: string): boolean;
+  /**
+   * A 32-byte key for one other purpose (`purpose` names it, e.g. signing
+   * OAuth2 states), derived with HKDF-SHA256 from the current key, or from
+   * `keyId` to check something made before a rotation. Never the sealing key itself.
+   */
+  derive(purpose: string, keyId?: string): { keyId: string; key: Buffer };
 }
 
 function decodeKey(id: string, b64: string): Buffer {
@@ -57,6 +63,9 @@ export function createKeyring(keys: Map<string, Buffer>, currentKeyId: string, i
     currentKeyId,
     insecure,
     has: (id) => keys.has(id),
+    derive(purpose, keyId = currentKeyId) {
+      return { keyId, key: Buffer.from(hkdfSync('sha256', get(keyId), Buffer.alloc(0), `rota/${purpose}`, KEY_BYTES)) };
+    },
     seal(plain, aad) {
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv('aes-256-gcm', current, iv);

@@ -1,13 +1,23 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Environment } from '@rota/contracts';
 import { namedStatement, newId, Prisma, type PrismaClient, type SqlPool } from '@rota/db';
-import { PRISMA, SQL_POOL } from '@rota/service-kit';
+import { currentRequestId, maybeTenant, PRISMA, SQL_POOL } from '@rota/service-kit';
+import { CallLogPublisher } from '../logs/call-log.publisher';
+import { maskParameters } from '../provider-calls/redact';
+
+/**
+ * Who made the call, for the call log: the org (the request's, else the
+ * project's), the session's end user and the request id. `$A`, `$R`: the
+ * parameter numbers of the org and the request id.
+ */
+const callerColumns = (a: number, r: number) =>
+  `COALESCE($${a}::text, (SELECT org_id FROM projects WHERE id = $3::text)), (SELECT user_id FROM sessions WHERE id = $2::text), $${r}::text`;
 
 const RECORD_CALL = namedStatement(`
   WITH commit_mode AS MATERIALIZED (SELECT set_config('synchronous_commit', $13::text, true))
-  INSERT INTO session_tool_calls (id, session_id, project_id, environment, tool, server, input, output, success, error, duration_ms, called_at)
-  SELECT $1::text, $2::text, $3::text, $4::environment, $5::text, $6::text, $7::jsonb, $8::jsonb, $9::boolean, $10::text, $11::int, $12::timestamptz
-  FROM commit_mode`);
+  INSERT INTO session_tool_calls (id, session_id, project_id, environment, tool, server, input, output, success, error, duration_ms, called_at, org_id, user_id, request_id)
+  SELECT $1::text, $2::text, $3::text, $4::environment, $5::text, $6::text, $7::jsonb, $8::jsonb, $9::boolean, $10::text, $11::int, $12::timestamptz, ${callerColumns(14, 15)}
+  FROM commit_mode RETURNING org_id, user_id`);
 
 /**
  * The same row, and in the same statement (one transaction) the caller's
@@ -17,11 +27,13 @@ const RECORD_CALL = namedStatement(`
 const RECORD_CALL_WITH_KEY = namedStatement(`
   WITH commit_mode AS MATERIALIZED (SELECT set_config('synchronous_commit', $13::text, true)),
   call AS (
-    INSERT INTO session_tool_calls (id, session_id, project_id, environment, tool, server, input, output, success, error, duration_ms, called_at)
-    SELECT $1::text, $2::text, $3::text, $4::environment, $5::text, $6::text, $7::jsonb, $8::jsonb, $9::boolean, $10::text, $11::int, $12::timestamptz
-    FROM commit_mode RETURNING id)
-  UPDATE idempotency_keys SET tool_call_id = (SELECT id FROM call), state = $16::text, response = $17::jsonb
-  WHERE org_id = $14::text AND project_id = $3::text AND environment = $4::environment AND key = $15::text`);
+    INSERT INTO session_tool_calls (id, session_id, project_id, environment, tool, server, input, output, success, error, duration_ms, called_at, org_id, user_id, request_id)
+    SELECT $1::text, $2::text, $3::text, $4::environment, $5::text, $6::text, $7::jsonb, $8::jsonb, $9::boolean, $10::text, $11::int, $12::timestamptz, ${callerColumns(18, 19)}
+    FROM commit_mode RETURNING id, org_id, user_id),
+  finished AS (
+    UPDATE idempotency_keys SET tool_call_id = (SELECT id FROM call), state = $16::text, response = $17::jsonb
+    WHERE org_id = $14::text AND project_id = $3::text AND environment = $4::environment AND key = $15::text)
+  SELECT org_id, user_id FROM call`);
 
 /**
  * Tools a project may call: its own, and the global ones of every provider it
@@ -77,6 +89,7 @@ export class ExecuteRepository {
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
     @Inject(SQL_POOL) private readonly sql: SqlPool,
+    @Optional() private readonly callLog?: CallLogPublisher,
   ) {}
 
   /**
@@ -120,14 +133,19 @@ export class ExecuteRepository {
     return newId('tc');
   }
 
-  /** Records one dispatched call; returns its id (`tc_…`). */
+  /**
+   * Records one dispatched call, its parameters masked (docs/logs.md),
+   * and appends it to the call log stream; returns its id (`tc_…`).
+   */
   async recordCall(call: ToolCallInsert): Promise<string> {
     const id = call.id ?? newId('tc');
     const output = call.output === null || call.output === undefined ? null : JSON.stringify(call.output);
+    const input = maskParameters(call.input);
+    const requestId = currentRequestId() ?? null;
     // A named statement (planned once per connection); the commit mode is
     // local to the statement's own implicit transaction.
     const key = call.idempotency;
-    await this.sql.query({
+    const written = await this.sql.query<{ org_id: string | null; user_id: string | null }>({
       ...(key ? RECORD_CALL_WITH_KEY : RECORD_CALL),
       values: [
         id,
@@ -136,7 +154,7 @@ export class ExecuteRepository {
         call.environment,
         call.tool,
         call.server,
-        JSON.stringify(call.input),
+        JSON.stringify(input),
         output,
         call.success,
         call.error,
@@ -144,7 +162,36 @@ export class ExecuteRepository {
         call.calledAt,
         call.durable ? 'on' : 'off',
         ...(key ? [key.orgId, key.key, key.state, JSON.stringify(key.response)] : []),
+        maybeTenant()?.org_id ?? null,
+        requestId,
       ],
+    });
+    const who = written.rows[0];
+    const code = (call.output as { code?: unknown } | null | undefined)?.code;
+    this.callLog?.published({
+      id,
+      called_at: call.calledAt,
+      request_id: requestId,
+      org_id: who?.org_id ?? null,
+      project_id: call.projectId,
+      environment: call.environment,
+      session_id: call.sessionId,
+      user_id: who?.user_id ?? null,
+      connection_id: null,
+      tool: call.tool,
+      server: call.server,
+      input,
+      state: 'done',
+      success: call.success,
+      error: call.error,
+      error_code: !call.success && typeof code === 'string' ? code : null,
+      upstream_status: null,
+      duration_ms: call.durationMs,
+      bytes_in: null,
+      bytes_out: null,
+      attempts: 0,
+      rail_id: null,
+      attempt_log: null,
     });
     return id;
   }

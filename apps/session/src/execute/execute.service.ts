@@ -4,14 +4,15 @@ import {
   AppError,
   LIST_TOOLS_TOOL,
   META_TOOLS,
+  isActingMetaTool,
   isMetaToolName,
+  type ActingMetaTool,
   type Environment,
   type ExecuteCommand,
   type ExecuteFailureCode,
   type ExecuteReply,
   type ExecuteResult,
   type DiscoverResult,
-  type ManageConnectionsData,
   type MetaToolName,
   type Tenant,
 } from '@rota/contracts';
@@ -19,10 +20,10 @@ import { beforeDeadline, CONFIG, createLogger, currentTenant, requestContext, Rp
 import type { SessionConfig } from '../config';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { connectionStatus } from '../connections/connections.service';
-import { PolicyService } from '../policy/policy.service';
+import { PolicyService, type PolicyPass } from '../policy/policy.service';
 import { SessionsService } from '../sessions/sessions.service';
 import { requiredScope } from './action-scopes';
-import { getStarted, listTools, providerConnection, type ProviderState } from './builtins';
+import { getStarted, listTools, type ProviderState } from './builtins';
 import { CatalogSchemas, checkMetaArgs, type ArgsCheck, type MetaToolArgs } from './validate';
 import { ExecuteRepository } from './execute.repository';
 import { claimKey } from './idempotency';
@@ -30,6 +31,9 @@ import { IdempotencyRepository, type KeyRef } from './idempotency.repository';
 import { ProviderCallsService, toolOutcome } from '../provider-calls/provider-calls.service';
 import { requestHash } from './request-hash';
 import { callableCandidates } from './callable-name';
+import { RailsService } from '../rails/rails.service';
+import { MocksService } from '../mocks/mocks.service';
+import { ManageConnectionsService, redactCredentialsInPlace } from '../connections/manage/manage.service';
 
 /** What a call runs against: a session's providers, or the project's connected ones (`POST /mcp`). */
 interface CallContext {
@@ -123,6 +127,9 @@ export class ExecuteService {
     private readonly rpc: RpcClient,
     private readonly policy: PolicyService,
     private readonly providerCalls: ProviderCallsService,
+    private readonly mocks: MocksService,
+    private readonly rails: RailsService,
+    private readonly manage: ManageConnectionsService,
   ) {
     this.log = createLogger('session', config.LOG_LEVEL);
   }
@@ -209,11 +216,22 @@ export class ExecuteService {
     // A prefetched discover has been running since it started.
     const started = early?.started ?? performance.now();
     beforeDeadline();
-    const outcome = await this.dispatch(resolved, coerced.value, ctx, early?.result ?? null, key, calledAt);
+    let outcome: Outcome;
+    try {
+      outcome = await this.dispatch(resolved, coerced.value, ctx, early?.result ?? null, key, calledAt, governed);
+    } catch (err) {
+      // Refusals thrown from dispatch that certainly sent nothing give the user's day back; anything else might have run.
+      const ranNothing = err instanceof AppError && ['unavailable', 'mocks_engine_error'].includes(err.code);
+      if (ranNothing && governed.reservations.length > 0) await this.policy.release(governed.reservations);
+      throw err;
+    }
     // A tool without an executor sent nothing: its amount does not count against the user's day.
     // Nor does a provider call that was refused or provably never sent.
     const sentNothing =
-      !outcome.record || ['not_implemented', 'upstream_unreachable', 'connection_required'].includes(String((outcome.data as { code?: unknown } | null)?.code));
+      !outcome.record ||
+      ['not_implemented', 'upstream_unreachable', 'connection_required', 'no_rail', 'invalid_args'].includes(
+        String((outcome.data as { code?: unknown } | null)?.code),
+      );
     if (governed.reservations.length > 0 && sentNothing) await this.policy.release(governed.reservations);
     const duration = Math.round((performance.now() - started) * 100) / 100;
 
@@ -332,12 +350,16 @@ export class ExecuteService {
     early: Promise<DiscoverResult> | null,
     key: KeyRef | null,
     calledAt: Date,
+    governed: PolicyPass,
   ): Promise<Outcome> {
     switch (resolved.kind) {
       case 'list_tools':
         return this.ok(await this.listTools(ctx));
-      case 'catalog':
-        return this.callProvider(resolved, input, ctx, key, calledAt);
+      case 'catalog': {
+        // A test session with mocks answers from them and never reaches the provider (see MocksService).
+        const mocked = await this.mocks.answer({ tenant: ctx.tenant, sessionId: ctx.sessionId, tool: resolved.name });
+        return mocked ? this.ok(mocked.response, resolved.server) : this.callProvider(resolved, input, ctx, key, calledAt);
+      }
       case 'meta':
         switch (resolved.name) {
           case 'codespar_discover':
@@ -353,7 +375,9 @@ export class ExecuteService {
           case 'codespar_manage_connections':
             return this.manageConnections(input, ctx);
           default:
-            return this.notImplemented(resolved.name, null);
+            return isActingMetaTool(resolved.name)
+              ? this.callRail(resolved.name, input, ctx, key, calledAt, governed)
+              : this.notImplemented(resolved.name, null);
         }
     }
   }
@@ -383,6 +407,62 @@ export class ExecuteService {
     }
     const { success, data, error } = toolOutcome(done);
     return { success, data, error, server: resolved.server, record: true, written: { toolCallId: done.toolCallId, state: done.state } };
+  }
+
+  /**
+   * An acting meta-tool: routed to a rail now, on current telemetry. The
+   * agent never learns which provider ran it (`server` stays null); the
+   * call row keeps the rail and every attempt.
+   */
+  private async callRail(
+    tool: ActingMetaTool,
+    input: Record<string, unknown>,
+    ctx: CallContext,
+    key: KeyRef | null,
+    calledAt: Date,
+    governed: PolicyPass,
+  ): Promise<Outcome> {
+    const call = {
+      tool,
+      input,
+      tenant: ctx.tenant,
+      sessionId: ctx.sessionId,
+      callerKey: key?.key ?? null,
+      calledAt,
+      allowedProviders: governed.allowedProviders,
+    };
+    // The router's choice only reads, so it is asked for while the mocks are looked up; a mocked answer drops it.
+    const planned = this.rails.plan(call).then(
+      (plan) => ({ plan }),
+      (error: unknown) => ({ error }),
+    );
+    // A test session's mock of this meta-tool answers before any rail runs; with none left the rails run (never a 422).
+    const mocked = await this.mocks.answerMetaTool({ tenant: ctx.tenant, sessionId: ctx.sessionId, tool, input });
+    if (mocked) return this.ok(mocked.response);
+    const settled = await planned;
+    if ('error' in settled) throw settled.error;
+    const done = await this.rails.perform(call, settled.plan);
+    switch (done.kind) {
+      case 'not_allowed': {
+        // Policy left no rail: a policy refusal like any other (403, no `error` key), and nothing ran.
+        const body = { reason: done.message, ruleType: 'allow_providers' as const, ruleId: governed.providerRuleId ?? '' };
+        if (governed.reservations.length > 0) await this.policy.release(governed.reservations);
+        throw new AppError('policy_denied', done.message, body);
+      }
+      case 'refused':
+        return { success: false, data: failureData(done.code, done.message, done.details), error: done.message, server: null, record: false };
+      case 'not_sent':
+        return { success: false, data: failureData(done.code, done.message, done.details), error: done.message, server: null, record: true };
+      case 'called':
+        return {
+          success: done.success,
+          data: done.data,
+          error: done.error,
+          server: null,
+          record: true,
+          written: { toolCallId: done.toolCallId, state: done.state },
+        };
+    }
   }
 
   private ok(data: unknown, server: string | null = null): Outcome {
@@ -464,26 +544,12 @@ export class ExecuteService {
     return listTools(catalog, servers);
   }
 
+  /** Every action lives in connections/manage; this only adapts the result. */
   private async manageConnections(input: Record<string, unknown>, ctx: CallContext): Promise<Outcome> {
-    const action = typeof input.action === 'string' ? input.action : 'list';
-    if (action !== 'list' && action !== 'status') return this.notImplemented(`codespar_manage_connections ${action}`, null);
-    // Only the key's own environment gets this far (see `otherEnvironment`).
-    const environment = ctx.tenant.environment;
-    const serverId = typeof input.server_id === 'string' ? input.server_id : undefined;
-    let providers: ProviderState[];
-    if (action === 'status' && serverId) {
-      providers = await this.providerStates(ctx.tenant, environment, [serverId]);
-      if (providers.length === 0) {
-        const message = `No provider has the id "${serverId}".`;
-        return { success: false, data: failureData('unknown_server', message, { server_id: serverId }), error: message, server: null, record: true };
-      }
-    } else if (action === 'status') {
-      providers = await this.providerStates(ctx.tenant, environment, ctx.servers);
-    } else {
-      providers = await this.usableProviders(ctx, environment);
-    }
-    const data: ManageConnectionsData = { action, environment, connections: providers.map(providerConnection) };
-    return this.ok(data);
+    const done = await this.manage.run(input, { tenant: ctx.tenant, sessionId: ctx.sessionId, servers: ctx.servers });
+    // `input` is the object the call row records: credentials sent to connect_start or connect_finish leave it here.
+    redactCredentialsInPlace(input);
+    return { ...done, server: null };
   }
 
   /** The project's connected providers plus the context's own providers, each with its status. */

@@ -1,8 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Environment } from '@rota/contracts';
-import { CatalogRepository, type ProviderForCall } from '@rota/catalog/repository';
-import { namedStatement, newId, type PrismaClient, type SqlPool } from '@rota/db';
-import { PRISMA, SQL_POOL } from '@rota/service-kit';
+import { PROVIDER_FOR_CALL, toProviderForCall, type ProviderForCall, type ProviderForCallRow } from '@rota/catalog/repository';
+import { namedStatement, newId, type SqlPool } from '@rota/db';
+import { currentRequestId, maybeTenant, SQL_POOL } from '@rota/service-kit';
+import { LOG_ROW_COLUMNS, type CallLogRow } from '../logs/call-log';
+import { CallLogPublisher } from '../logs/call-log.publisher';
+import { maskParameters } from './redact';
 
 /**
  * The first write of a provider call: the row, `pending`, before anything is
@@ -12,17 +15,42 @@ import { PRISMA, SQL_POOL } from '@rota/service-kit';
  */
 const INSERT_PENDING = namedStatement(`
   WITH call AS (
-    INSERT INTO session_tool_calls (id, session_id, project_id, environment, tool, server, input, success, duration_ms, called_at, state, attempts, provider_idempotency_key)
-    VALUES ($1::text, $2::text, $3::text, $4::environment, $5::text, $6::text, $7::jsonb, false, 0, $8::timestamptz, 'pending', 0, $9::text)
+    INSERT INTO session_tool_calls (id, session_id, project_id, environment, tool, server, input, success, duration_ms, called_at, state, attempts, provider_idempotency_key, rail_id, attempt_log,
+      org_id, user_id, connection_id, request_id)
+    VALUES ($1::text, $2::text, $3::text, $4::environment, $5::text, $6::text, $7::jsonb, false, 0, $8::timestamptz, 'pending', 0, $9::text, $12::text, $13::jsonb,
+      COALESCE($14::text, (SELECT org_id FROM projects WHERE id = $3::text)), (SELECT user_id FROM sessions WHERE id = $2::text),
+      (SELECT id FROM connections WHERE project_id = $3::text AND environment = $4::environment AND server_id = $6::text), $15::text)
     RETURNING id)
   UPDATE idempotency_keys SET tool_call_id = (SELECT id FROM call)
   WHERE $10::text IS NOT NULL AND org_id = $10::text AND project_id = $3::text AND environment = $4::environment AND key = $11::text`);
+
+/** Another rail is about to be tried: its attempt is on the row before it is sent. */
+const APPEND_ATTEMPT = namedStatement(`
+  UPDATE session_tool_calls SET server = $2::text, rail_id = $3::text, attempt_log = COALESCE(attempt_log, '[]'::jsonb) || $4::jsonb
+  WHERE id = $1::text AND state = 'pending'`);
+
+/** The end of a rail call: the rail that answered, the object it made, and how each attempt ended. */
+const COMPLETE_RAIL = namedStatement(`
+  UPDATE session_tool_calls
+  SET state = $2::text, success = $3::boolean, output = $4::jsonb, error = $5::text, duration_ms = $6::int,
+      upstream_status = $7::int, attempts = $8::int, bytes_in = $9::int, bytes_out = $10::int,
+      server = $11::text, rail_id = $12::text, object_ref = $13::text, attempt_log = $14::jsonb,
+      connection_id = (SELECT c.id FROM connections c WHERE c.project_id = session_tool_calls.project_id AND c.environment = session_tool_calls.environment AND c.server_id = $11::text)
+  WHERE id = $1::text AND state = 'pending'
+  RETURNING ${LOG_ROW_COLUMNS}`);
+
+/** The rail that made an object, for a follow-up on it (newest call first). */
+const RAIL_FOR_OBJECT = namedStatement(`
+  SELECT rail_id FROM session_tool_calls
+  WHERE project_id = $1::text AND environment = $2::environment AND tool = $3::text AND object_ref = $4::text AND rail_id IS NOT NULL
+  ORDER BY called_at DESC LIMIT 1`);
 
 const COMPLETE = namedStatement(`
   UPDATE session_tool_calls
   SET state = $2::text, success = $3::boolean, output = $4::jsonb, error = $5::text, duration_ms = $6::int,
       upstream_status = $7::int, attempts = $8::int, bytes_in = $9::int, bytes_out = $10::int
-  WHERE id = $1::text AND state = 'pending'`);
+  WHERE id = $1::text AND state = 'pending'
+  RETURNING ${LOG_ROW_COLUMNS}`);
 
 export interface PendingCall {
   sessionId: string | null;
@@ -36,6 +64,29 @@ export interface PendingCall {
   providerIdempotencyKey: string;
   /** The caller's key, linked to the row in the same statement. */
   callerKey: { orgId: string; key: string } | null;
+  /** For an acting meta-tool: the rail of the first attempt, and that attempt. */
+  rail?: { railId: string; attempt: RailAttemptRecord };
+}
+
+/** One attempt of a rail call as the row keeps it. */
+export interface RailAttemptRecord {
+  rail_id: string;
+  provider_id: string;
+  /** Key sent to the provider with this attempt. */
+  provider_idempotency_key: string;
+  /** How it ended; `sending` until then (a crash leaves it so). */
+  outcome: 'sending' | 'answered' | 'not_sent' | 'not_processed' | 'outcome_unknown' | 'skipped';
+  upstream_status?: number | null;
+  /** Why it was skipped or not sent. */
+  reason?: string;
+  latency_ms?: number;
+}
+
+export interface CompletedRailCall extends CompletedCall {
+  server: string;
+  railId: string | null;
+  objectRef: string | null;
+  attemptLog: RailAttemptRecord[];
 }
 
 export interface CompletedCall {
@@ -53,18 +104,16 @@ export interface CompletedCall {
 /** What provider calls read from the catalog and write as call rows. */
 @Injectable()
 export class ProviderCallsRepository {
-  private readonly catalog: CatalogRepository;
-
   constructor(
-    @Inject(PRISMA) prisma: PrismaClient,
     @Inject(SQL_POOL) private readonly sql: SqlPool,
-  ) {
-    this.catalog = new CatalogRepository(prisma);
-  }
+    @Optional() private readonly callLog?: CallLogPublisher,
+  ) {}
 
   /** The provider (its own before a global one) and optionally one tool, as the project sees them. */
-  providerForCall(serverId: string, projectId: string, toolName?: string): Promise<ProviderForCall | null> {
-    return this.catalog.providerForCall(serverId, projectId, toolName);
+  async providerForCall(serverId: string, projectId: string, toolName?: string): Promise<ProviderForCall | null> {
+    // Every provider call starts here: the catalog's statement, prepared on the plain pool.
+    const r = await this.sql.query<ProviderForCallRow>({ ...PROVIDER_FOR_CALL, values: [serverId, projectId, toolName ?? null] });
+    return r.rows[0] ? toProviderForCall(r.rows[0]) : null;
   }
 
   newCallId(): string {
@@ -81,17 +130,57 @@ export class ProviderCallsRepository {
         call.environment,
         call.tool,
         call.server,
-        JSON.stringify(call.input),
+        // The service redacted secrets with the tool's schema; the call-log rules mask the rest.
+        JSON.stringify(maskParameters(call.input)),
         call.calledAt,
         call.providerIdempotencyKey,
         call.callerKey?.orgId ?? null,
         call.callerKey?.key ?? null,
+        call.rail?.railId ?? null,
+        call.rail ? JSON.stringify([call.rail.attempt]) : null,
+        maybeTenant()?.org_id ?? null,
+        currentRequestId() ?? null,
       ],
     });
   }
 
+  /** Appends the next attempt of a rail call before it is sent. */
+  async appendAttempt(id: string, attempt: RailAttemptRecord): Promise<void> {
+    await this.sql.query({ ...APPEND_ATTEMPT, values: [id, attempt.provider_id, attempt.rail_id, JSON.stringify([attempt])] });
+  }
+
+  async completeRail(id: string, c: CompletedRailCall): Promise<void> {
+    const done = await this.sql.query<CallLogRow>({
+      ...COMPLETE_RAIL,
+      values: [
+        id,
+        c.state,
+        c.success,
+        c.output === undefined ? null : JSON.stringify(c.output),
+        c.error,
+        c.durationMs,
+        c.upstreamStatus,
+        c.attempts,
+        c.bytesIn,
+        c.bytesOut,
+        c.server,
+        c.railId,
+        c.objectRef,
+        JSON.stringify(c.attemptLog),
+      ],
+    });
+    // The row is final now: one event on the call log stream (none when it was already finished).
+    if (done.rows[0]) this.callLog?.published(done.rows[0]);
+  }
+
+  /** The rail that created `objectRef` with this tool in this project and environment, if Rota made it. */
+  async railForObject(projectId: string, environment: Environment, tool: string, objectRef: string): Promise<string | null> {
+    const r = await this.sql.query<{ rail_id: string }>({ ...RAIL_FOR_OBJECT, values: [projectId, environment, tool, objectRef] });
+    return r.rows[0]?.rail_id ?? null;
+  }
+
   async complete(id: string, c: CompletedCall): Promise<void> {
-    await this.sql.query({
+    const done = await this.sql.query<CallLogRow>({
       ...COMPLETE,
       values: [
         id,
@@ -106,5 +195,7 @@ export class ProviderCallsRepository {
         c.bytesOut,
       ],
     });
+    // The row is final now: one event on the call log stream (none when it was already finished).
+    if (done.rows[0]) this.callLog?.published(done.rows[0]);
   }
 }

@@ -92,7 +92,7 @@ export function endpointProblem(endpoint: string): string | null {
   return null;
 }
 
-function failureOf(result: CallResult): { code: ExecuteFailureCode; message: string } | null {
+export function failureOf(result: CallResult): { code: ExecuteFailureCode; message: string } | null {
   switch (result.kind) {
     case 'response':
       return result.status >= 200 && result.status < 300 ? null : { code: 'upstream_error', message: `The provider answered ${result.status}.` };
@@ -126,11 +126,17 @@ export class ProviderCallsService {
   }
 
   /** The provider and its credentials, or why it cannot be called. */
-  private async prepare(
+  async prepare(
     tenant: Tenant,
     serverId: string,
     toolName?: string,
   ): Promise<{ provider: ProviderForCall; baseUrl: string; credentials: Record<string, string> } | CallRefusal> {
+    // The connection's credentials are read alongside the provider (two queries at once instead of in a row);
+    // they stay in this function and are used only when the provider authenticates.
+    const sealed = this.connections.credentialsFor(tenant.project_id, tenant.environment, serverId).then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
     const provider = await this.repo.providerForCall(serverId, tenant.project_id, toolName);
     if (!provider) return { kind: 'refused', code: 'tool_not_registered', message: `No provider has the id "${serverId}".` };
     const baseUrl = provider.baseUrls[tenant.environment];
@@ -143,7 +149,9 @@ export class ProviderCallsService {
     }
     let credentials: Record<string, string> = {};
     if (provider.http.auth.type !== 'none') {
-      const stored = await this.connections.credentialsFor(tenant.project_id, tenant.environment, serverId);
+      const read = await sealed;
+      if ('error' in read) throw read.error;
+      const stored = read.value;
       if (!stored) {
         return {
           kind: 'refused',
@@ -194,6 +202,7 @@ export class ProviderCallsService {
       request,
       credentials: prepared.credentials,
       tool: a.callable,
+      route: tool.endpointTemplate,
       recordedInput: redactSecrets(a.input, tool.inputSchema),
     });
   }
@@ -250,22 +259,12 @@ export class ProviderCallsService {
     request: ProviderRequest;
     credentials: Record<string, string>;
     tool: string;
+    /** The catalog's endpoint template, when the call is a catalog tool. */
+    route?: string;
     recordedInput: unknown;
     callerKey: string | null;
     calledAt: Date;
   }): Promise<CallDone> {
-    const http = a.provider.http!;
-    // An OAuth2 token URL may be a path under the environment's base URL, so
-    // test tokens come from the sandbox and live ones from the provider.
-    const baseUrl = a.provider.baseUrls[a.tenant.environment]!;
-    const auth: ProviderAuth =
-      http.auth.type === 'oauth2'
-        ? {
-            ...http.auth,
-            token_url: resolveProviderUrl(http.auth.token_url, baseUrl),
-            ...(http.auth.authorize_url ? { authorize_url: resolveProviderUrl(http.auth.authorize_url, baseUrl) } : {}),
-          }
-        : http.auth;
     const id = this.repo.newCallId();
     const providerKey = providerIdempotencyKey(a.tenant, a.callerKey, id);
     // Nobody waits past the deadline: nothing is written or sent after it.
@@ -281,31 +280,64 @@ export class ProviderCallsService {
       providerIdempotencyKey: providerKey,
       callerKey: a.callerKey ? { orgId: a.tenant.org_id, key: a.callerKey } : null,
     });
-    let result: CallDone['result'];
+    const result = await this.sendOnce({ ...a, providerKey, operation: a.tool });
+    const state: CallDone['state'] = result.kind === 'outcome_unknown' ? 'outcome_unknown' : 'done';
+    await this.repo.complete(id, completedRow(result, state));
+    return { kind: 'called', toolCallId: id, result, state };
+  }
+
+  /**
+   * One request to a provider, with its credentials injected and the
+   * provider's idempotency header set. Writes nothing: the caller has put
+   * the call on its row before this and completes it after. Never throws
+   * for the provider's sake: what could not be sent comes back as a result.
+   */
+  async sendOnce(a: {
+    tenant: Tenant;
+    server: string;
+    provider: ProviderForCall;
+    request: ProviderRequest;
+    credentials: Record<string, string>;
+    providerKey: string;
+    /** Names the call on its span (see `CallArgs.operation` and `route`). */
+    operation?: string;
+    route?: string;
+  }): Promise<CallDone['result']> {
+    const http = a.provider.http!;
+    // An OAuth2 token URL may be a path under the environment's base URL, so
+    // test tokens come from the sandbox and live ones from the provider.
+    const baseUrl = a.provider.baseUrls[a.tenant.environment]!;
+    const auth: ProviderAuth =
+      http.auth.type === 'oauth2'
+        ? {
+            ...http.auth,
+            token_url: resolveProviderUrl(http.auth.token_url, baseUrl),
+            ...(http.auth.authorize_url ? { authorize_url: resolveProviderUrl(http.auth.authorize_url, baseUrl) } : {}),
+          }
+        : http.auth;
     try {
-      result = await this.client(a.tenant.environment).call({
+      return await this.client(a.tenant.environment).call({
         providerId: a.server,
         request: a.request,
         auth,
         credentials: a.credentials,
         tenant: a.tenant,
         connectionId: `${a.tenant.environment}:${a.server}`,
-        idempotencyKey: providerKey,
+        idempotencyKey: a.providerKey,
         idempotencyHeader: http.idempotency_header,
+        operation: a.operation,
+        route: a.route,
       });
     } catch (err) {
       // Thrown only before anything was sent (see ProviderClient.call).
       if (!(err instanceof ProviderError)) throw err;
       const code: ExecuteFailureCode = err instanceof CredentialError ? 'connection_required' : 'upstream_unreachable';
-      result = { kind: 'credentials', code, message: err.message };
+      return { kind: 'credentials', code, message: err.message };
     }
-    const state: CallDone['state'] = result.kind === 'outcome_unknown' ? 'outcome_unknown' : 'done';
-    await this.repo.complete(id, completedRow(result, state));
-    return { kind: 'called', toolCallId: id, result, state };
   }
 }
 
-function completedRow(result: CallDone['result'], state: CallDone['state']): CompletedCall {
+export function completedRow(result: CallDone['result'], state: CallDone['state']): CompletedCall {
   if (result.kind === 'credentials') {
     return {
       state,

@@ -3,6 +3,7 @@ import { currentTenant } from '@rota/service-kit';
 import type { IdempotencyRepository, KeyRef } from '../execute/idempotency.repository';
 import { claimKey } from '../execute/idempotency';
 import { requestHash } from '../execute/request-hash';
+import type { PolicyService } from '../policy/policy.service';
 import type { SessionsService } from '../sessions/sessions.service';
 import type { ProviderCallsService } from './provider-calls.service';
 
@@ -15,6 +16,7 @@ export class ProxyService {
     private readonly sessions: SessionsService,
     private readonly idempotency: IdempotencyRepository,
     private readonly calls: ProviderCallsService,
+    private readonly policy: PolicyService,
   ) {}
 
   async proxy(cmd: ProxyCommand): Promise<ProxyReply> {
@@ -35,6 +37,16 @@ export class ProxyService {
     let sent = false;
     try {
       const session = await this.sessions.requireActive(tenant, cmd.session_id);
+      // Policy rules govern the proxy like execute: the last check before anything is sent.
+      await this.policy.checkProxy({
+        tenant,
+        sessionId: session.id,
+        userId: session.userId,
+        keyId: cmd.key_id ?? null,
+        provider: cmd.request.server,
+        method: cmd.request.method,
+        endpoint: cmd.request.endpoint,
+      });
       const done = await this.calls.proxy({
         tenant,
         sessionId: session.id,

@@ -56,6 +56,9 @@ export const META_TOOL_INPUTS = {
     context_id: text('Opaque id of an authorisation flow in progress, returned by connect_start.').optional(),
     consumer_id: text('The shopper whose profile is read or saved.').optional(),
     profile: openObject('Profile fields to save, such as document, e-mail, phone and address.').optional(),
+    credentials: openObject(
+      'Secrets for connecting: with connect_finish, the fields connect_start named for a key-based provider; with connect_start, your own OAuth client (client_id, client_secret) when the deployment has none for that provider. Stored sealed, never echoed or recorded.',
+    ).optional(),
   }),
   codespar_checkout: z.object({
     items: z.array(z.record(z.string(), z.unknown())).min(1).describe('Cart lines: name, quantity and unit price.'),
