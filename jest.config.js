@@ -8,8 +8,9 @@ const common = {
   },
   testEnvironment: 'node',
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
-  // jose ships only ES modules; Jest loads CommonJS, so it is compiled like our sources.
-  transformIgnorePatterns: ['/node_modules/(?!(\\.pnpm/jose@[^/]+/node_modules/)?jose/)'],
+  // jose ships only ES modules; Jest loads CommonJS, so it is compiled like our sources. The OTLP
+  // exporter loads `http` with a dynamic import(), which Jest's VM refuses; compiled, it is a require().
+  transformIgnorePatterns: ['/node_modules/(?!(\\.pnpm/[^/]+/node_modules/)?(jose|@opentelemetry/otlp-exporter-base)/)'],
 };
 module.exports = {
   // Per-project testTimeout is not honoured; e2e hooks boot a whole stack.

@@ -8,6 +8,10 @@ import { pathC } from './path-c.mjs';
 import { policyBench } from './policy.mjs';
 import { sessionsBench } from './sessions.mjs';
 import { providersBench } from './providers.mjs';
+import { railsBench } from './rails.mjs';
+import { oauthReuseBench } from './oauth-reuse.mjs';
+import { logsBench } from './logs.mjs';
+import { healthWebhooksBench } from './health-webhooks.mjs';
 import { replicas, roundTrip } from './transport.mjs';
 
 const suites = {
@@ -21,7 +25,11 @@ const suites = {
   discover: discoverBench,
   sessions: sessionsBench,
   providers: providersBench,
+  rails: railsBench,
+  oauth: oauthReuseBench,
   policy: policyBench,
+  logs: logsBench,
+  health: healthWebhooksBench,
 };
 const only = process.argv[2];
 if (only && !suites[only]) {

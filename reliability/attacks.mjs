@@ -368,20 +368,31 @@ async function odds(stack, keys, report) {
     await send(stack.base, { path: '/v1/catalog/status', headers: bearer(k.key) });
     await repo.revoke(k.id);
     const t0 = performance.now();
+    // How long the revoked key kept working: until the answer to the last
+    // request it passed (the gateway decided before that answer left). The
+    // first refusal's own answer comes one request later, so it is shown
+    // beside it but is not the figure: it adds a round trip and the poll gap.
     let ms = NaN;
+    let lastAccepted = 0;
     while (performance.now() - t0 < 5000) {
       const r = await send(stack.base, { path: '/v1/catalog/status', headers: bearer(k.key) });
       if (r.status === 401) {
         ms = performance.now() - t0;
         break;
       }
+      lastAccepted = performance.now() - t0;
       await sleep(10);
     }
-    report.add(A, 'revoked key refused after (ms)', Number.isNaN(ms) ? '> 5000' : ms.toFixed(0), {
-      target: '< 1000',
-      ok: ms < 1000,
-      finding: 'auth cache outlives its bound',
-    });
+    report.add(
+      A,
+      'revoked key: last request it passed / first refusal answered (ms after revocation)',
+      Number.isNaN(ms) ? '> 5000' : `${lastAccepted.toFixed(0)} / ${ms.toFixed(0)}`,
+      {
+        target: '< 1000 (first figure)',
+        ok: !Number.isNaN(ms) && lastAccepted < 1000,
+        finding: 'auth cache outlives its bound',
+      },
+    );
   } finally {
     await prisma.$disconnect();
   }

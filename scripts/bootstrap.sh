@@ -10,6 +10,8 @@ if ! command -v pnpm >/dev/null 2>&1 || [ "$(pnpm --version)" != "10.34.9" ]; th
 fi
 
 bash scripts/ensure-services.sh
+# The dashboard tests drive Debian's chromium headless.
+bash scripts/ensure-chromium.sh
 
 pnpm install --frozen-lockfile --reporter=silent
 bash scripts/prisma-generate.sh --if-stale

@@ -15,12 +15,24 @@ describe('provider catalog routes', () => {
     http(`${stack.url}/v1/catalog/import${query}`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, json: body });
 
   beforeAll(async () => {
-    stack = await startStack({ env: { ROTA_EMBED_SWEEP_EVERY_MS: '1000', ROTA_CATALOG_ALLOW_PRIVATE_URLS: 'false' } });
+    // The former escape hatch, set on purpose: it must open nothing any more.
+    stack = await startStack({ env: { ROTA_EMBED_SWEEP_EVERY_MS: '1000', ROTA_CATALOG_ALLOW_PRIVATE_URLS: 'true' } });
     reader = (await stack.key(['servers:read'])).key;
     admin = (await stack.operatorKey()).key;
     writer = (await stack.key(['servers:read', 'catalog:write'])).key;
   });
   afterAll(() => stack?.close());
+
+  it('answers an import without a body 400 invalid_body', async () => {
+    for (const headers of [{}, { 'content-type': 'application/json' }] as Record<string, string>[]) {
+      const r = await http(`${stack.url}/v1/catalog/import?prune=false&owner=project`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${writer}`, ...headers },
+      });
+      expect(r.status).toBe(400);
+      expect(r.json.error).toBe('invalid_body');
+    }
+  });
 
   it('imports only with the catalog:write scope, and a second import of the same body changes nothing', async () => {
     const refused = await importBody(smallCatalog(), '', reader);
@@ -362,7 +374,7 @@ describe('provider catalog routes', () => {
     });
     afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-    it('refuses URLs that resolve to loopback or private addresses unless configured', async () => {
+    it('refuses URLs that resolve to loopback or private addresses, whatever the configuration', async () => {
       for (const target of [
         url,
         `http://localhost:${new URL(url).port}/x`,
@@ -373,11 +385,11 @@ describe('provider catalog routes', () => {
         const r = await importBody({ url: target });
         expect(r.status).toBe(400);
         expect(r.json.error).toBe('invalid_body');
-        expect(r.json.message).toMatch(/ROTA_CATALOG_ALLOW_PRIVATE_URLS/);
+        expect(r.json.message).toMatch(/public address/);
       }
       const mcp = await importBody({ url, mcp: true }, '?server=pixpay');
       expect(mcp.status).toBe(400);
-      expect(mcp.json.message).toMatch(/ROTA_CATALOG_ALLOW_PRIVATE_URLS/);
+      expect(mcp.json.message).toMatch(/public address/);
       expect((await importBody({ url: 'ftp://example.com/x' })).status).toBe(400);
     });
   });

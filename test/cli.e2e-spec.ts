@@ -74,6 +74,64 @@ describe('the rota CLI over HTTP', () => {
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
   });
 
+  it('rate-limits, approvals and usage go through the API; the requesting key cannot approve', async () => {
+    const admin = (await stack.key(['servers:read', 'policy:write', 'approvals:write'])).key;
+    const requester = (await stack.key(['servers:read', 'sessions:create', 'tools:execute', 'approvals:write'])).key;
+    const auth = { authorization: `Bearer ${admin}` };
+    const limitsFile = join(configDir, 'limits.json');
+    writeFileSync(limitsFile, JSON.stringify([{ scope: 'tool', target: 'codespar_checkout', per_minute: 1000 }]));
+    try {
+      const set = await rota(['rate-limits', 'set', limitsFile, '--json'], { ROTA_API_KEY: admin });
+      expect(set.code).toBe(0);
+      expect(JSON.parse(set.stdout).limits).toEqual([{ scope: 'tool', target: 'codespar_checkout', per_minute: 1000 }]);
+      const got = await rota(['rate-limits', 'get']);
+      expect(got).toMatchObject({ code: 0, stderr: '' });
+      expect(got.stdout).toMatch(/tool\s+codespar_checkout\s+-\s+1000/);
+
+      // A call above an approval threshold opens an approval.
+      const rules = [{ type: 'approval_above', tool: 'codespar_pay', currency: 'BRL', above_minor: 100, ttl_seconds: 600 }];
+      expect((await http(`${stack.url}/v1/policy`, { method: 'PUT', headers: auth, json: { rules } })).status).toBe(200);
+      const ses = await http(`${stack.url}/v1/sessions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${requester}` },
+        json: { servers: ['zzpay'], user_id: 'user_cli' },
+      });
+      const refused = await http(`${stack.url}/v1/sessions/${ses.json.id}/execute`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${requester}` },
+        json: { tool: 'codespar_pay', input: { action: 'pay', method: 'pix', amount: 5000, currency: 'BRL', recipient: 'pix-key-cli' } },
+      });
+      expect(refused.status).toBe(403);
+      const id = refused.json.approval_id as string;
+      expect(id).toMatch(/^apr_/);
+
+      const pending = await rota(['approvals', 'list', '--status', 'pending', '--json']);
+      expect(pending.code).toBe(0);
+      expect(JSON.parse(pending.stdout).approvals.map((a: { id: string }) => a.id)).toContain(id);
+      const table = await rota(['approvals', 'list']);
+      expect(table.stdout).toMatch(new RegExp(`${id}\\s+pending\\s+codespar_pay pay\\s+5000 BRL\\s+user_cli`));
+
+      const own = await rota(['approvals', 'approve', id], { ROTA_API_KEY: requester });
+      expect(own.code).toBe(1);
+      expect(own.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(own.stderr).toContain('forbidden');
+      const approved = await rota(['approvals', 'approve', id], { ROTA_API_KEY: admin });
+      expect(approved).toMatchObject({ code: 0, stdout: `${id} approved (codespar_pay pay)\n` });
+      const again = await rota(['approvals', 'deny', id], { ROTA_API_KEY: admin });
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain('approval_not_pending');
+
+      const usage = await rota(['usage', '--json']);
+      expect(usage.code).toBe(0);
+      expect(JSON.parse(usage.stdout)).toMatchObject({ environment: 'live', quota: { plan: expect.any(String), limit: expect.any(Number) } });
+      expect((await rota(['usage'])).stdout).toMatch(/^live \d{4}-\d{2}-01 to .*: \d+ calls\n/);
+      await http(`${stack.url}/v1/sessions/${ses.json.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${requester}` } });
+    } finally {
+      await http(`${stack.url}/v1/policy`, { method: 'PUT', headers: auth, json: { rules: [] } });
+      await http(`${stack.url}/v1/rate-limits`, { method: 'PUT', headers: auth, json: { limits: [] } });
+    }
+  });
+
   it('--version prints the version and exits 0', async () => {
     const r = await rota(['--version']);
     expect(r).toMatchObject({ code: 0, stderr: '' });

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { currentEmbeddingModel, DEFAULT_SANDBOX_URL, importCatalog, parseCatalogValue, substituteSandboxUrl } from '@rota/catalog';
+import { currentEmbeddingModel, importCatalog, parseCatalogValue, substituteSandboxUrl } from '@rota/catalog';
+import { startSandbox, type Sandbox } from '../apps/sandbox/src';
 import { startStack, type Stack } from './helpers/stack';
 
 jest.setTimeout(180_000);
@@ -66,6 +67,7 @@ function bash(script: string, env: Record<string, string>): Promise<{ code: numb
  */
 describe('docs that run', () => {
   let stack: Stack;
+  let sandbox: Sandbox;
   let env: Record<string, string>;
 
   beforeAll(async () => {
@@ -74,7 +76,9 @@ describe('docs that run', () => {
     // The quick start assumes the demo catalog; the providers it names are
     // loaded from it (the whole catalog would keep the embedder busy for the
     // length of the test on a small machine).
-    const text = substituteSandboxUrl(readFileSync(join(ROOT, 'packages/catalog/data/demo-catalog.json'), 'utf8'), DEFAULT_SANDBOX_URL);
+    // The sandbox on a free port plays the demo providers' test environment.
+    sandbox = await startSandbox({ port: 0 });
+    const text = substituteSandboxUrl(readFileSync(join(ROOT, 'packages/catalog/data/demo-catalog.json'), 'utf8'), sandbox.url);
     const demo = JSON.parse(text) as { servers: Array<{ id: string }> };
     const named = { ...demo, servers: demo.servers.filter((s) => ['asaas', 'zapi', 'viacep'].includes(s.id)) };
     await importCatalog(stack.db.prisma, parseCatalogValue(named), { model: currentEmbeddingModel(stack.env) });
@@ -82,7 +86,10 @@ describe('docs that run', () => {
     delete env.ROTA_API_KEY;
     delete env.ROTA_PROFILE;
   });
-  afterAll(() => stack?.close());
+  afterAll(async () => {
+    await stack?.close();
+    await sandbox?.close();
+  });
 
   const localise = (script: string) => script.split(DOCS_URL).join(stack.url);
 
@@ -106,6 +113,25 @@ describe('docs that run', () => {
     expect(r.stdout).toMatch(/recommended: /);
     const sessions = await stack.db.prisma.session.findMany({ where: { id: { in: ses } } });
     expect(sessions.map((s) => s.status).sort()).toEqual(['closed', 'closed']);
+  });
+
+  it('docs/sessions.md raw tool walkthrough: connect, session, a charge, its replay, a proxy GET', async () => {
+    const shell = blocks('docs/sessions.md', '## A raw tool call, end to end', 'bash');
+    expect(shell).toHaveLength(1);
+    const charges = sandbox.control.counters().charges_created;
+    const r = await bash(localise(shell[0]!), env);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const json = jsonObjects(r.stdout);
+    expect(json.find((j) => j.server_id === 'asaas')).toMatchObject({ environment: 'test', status: 'connected', has_credentials: true });
+    const charge = json.find((j) => j.tool === 'asaas/create_payment');
+    expect(charge).toMatchObject({ success: true, server: 'asaas', data: { status: 200, body: { object: 'payment', billingType: 'PIX', value: 49.9 } } });
+    expect(r.stdout).toMatch(/^idempotent-replayed: true\r?$/im);
+    expect(json.find((j) => j.proxy_call_id)).toMatchObject({ status: 200, data: { id: charge.data.body.id } });
+    expect(json.find((j) => j.status === 'closed')).toBeDefined();
+    // One charge for the two requests with the same key.
+    expect(sandbox.control.counters().charges_created).toBe(charges + 1);
+    expect(r.stdout).not.toContain('sandbox-asaas-key');
   });
 
   it('README path A example', async () => {

@@ -128,6 +128,20 @@ describe('foundation: gateway pipeline over the running stack', () => {
       expect(typeof r.json.message).toBe('string');
     });
 
+    it('an unknown route is 404 whatever body or media type it is sent with; the body is never parsed', async () => {
+      // `/v1/sessions/../mcp` is normalised by the client to `/v1/mcp`, which no route serves.
+      for (const [ct, body] of [
+        ['', '{"jsonrpc":"2.0"}'],
+        ['text/plain', 'x'],
+        ['application/x-www-form-urlencoded', 'a=1'],
+        ['application/json', '{"a":'],
+        ['application/json; charset=latin1', '{}'],
+      ] as const) {
+        const r = await http(`${stack.url}/v1/sessions/../mcp`, { method: 'POST', headers: { ...auth(key), 'content-type': ct }, body });
+        expect([ct, r.status, r.json.error]).toEqual([ct, 404, 'not_found']);
+      }
+    });
+
     it('malformed JSON is 400 invalid_body', async () => {
       const r = await http(`${stack.url}/__test/echo`, {
         method: 'POST',
@@ -197,6 +211,15 @@ describe('foundation: gateway pipeline over the running stack', () => {
       expect(r.json).toEqual({ error: 'internal', message: expect.any(String), request_id: 'boom-1' });
       expect(r.text).not.toContain('hunter2');
     });
+  });
+
+  it('answers an overlong path parameter 414 and a non-JSON body on a DELETE 415, both in the envelope', async () => {
+    const long = await http(`${stack.url}/v1/servers/${'a'.repeat(101)}/tools`, { headers: { ...auth(key), 'x-request-id': 'long-1' } });
+    expect(long.status).toBe(414);
+    expect(long.json).toEqual({ error: 'uri_too_long', message: expect.any(String), request_id: 'long-1' });
+    const del = await http(`${stack.url}/v1/sessions/ses_x`, { method: 'DELETE', headers: { ...auth(key), 'content-type': 'text/plain' }, body: 'x' });
+    expect(del.status).toBe(415);
+    expect(del.json.error).toBe('unsupported_media_type');
   });
 
   it('ready turns 503 when a service stops answering', async () => {

@@ -33,9 +33,16 @@ describe('Governance: policy rules, approvals, rate limits, usage', () => {
 
   beforeAll(async () => {
     // Rules and limits are read on every call, and a rate-limit window lasts
-    // an hour: the counts below never depend on how fast the machine is.
+    // an hour: the counts below never depend on how fast the machine is. The
+    // long transport deadline keeps a burst of 20 from timing out on a busy machine.
     stack = await startStack({
-      env: { ROTA_POLICY_CACHE_MS: '0', ROTA_RATE_LIMIT_CACHE_MS: '0', ROTA_RATE_LIMIT_WINDOW_SCALE: '3600', ROTA_QUOTA_ENFORCE: 'true' },
+      env: {
+        ROTA_POLICY_CACHE_MS: '0',
+        ROTA_RATE_LIMIT_CACHE_MS: '0',
+        ROTA_RATE_LIMIT_WINDOW_SCALE: '3600',
+        ROTA_QUOTA_ENFORCE: 'true',
+        ROTA_RPC_TIMEOUT_MS: '20000',
+      },
     });
     await insertProviders(stack.db.prisma, await insertOtherProject(stack.db.prisma));
     ({ key, id: keyId } = await stack.key([...CALLER]));
@@ -87,10 +94,33 @@ describe('Governance: policy rules, approvals, rate limits, usage', () => {
 
     const below = await execute(pay(10_000));
     expect(below.status).toBe(200);
-    // Dispatch ran: the tool has no executor yet, and the call has its row.
-    expect(below.json.data.code).toBe('not_implemented');
+    // Dispatch ran: no pay rail's provider is connected in this project, and the call has its row.
+    expect(below.json.data.code).toBe('connection_required');
     expect(below.json.tool_call_id).toMatch(/^tc_/);
     expect(await rows()).toBe(before + 1);
+  });
+
+  it('the proxy is governed too: deny_tools names it by method, and the money guard refuses a non-GET to a payments provider', async () => {
+    const proxy = (method: string) =>
+      http(`${stack.url}/v1/sessions/${session}/proxy`, { method: 'POST', headers: auth(key), json: { server: 'zzpay', endpoint: '/v1/payments', method } });
+    try {
+      const deny = await setRules([{ type: 'deny_tools', tools: ['proxy'], actions: ['POST'] }]);
+      const [before, decided] = [await rows(), await decisions()];
+      const refused = await proxy('POST');
+      expect(refused.status).toBe(403);
+      expect(refused.json).toEqual({ reason: expect.any(String), ruleType: 'deny_tools', ruleId: deny.json.rules[0].id });
+      expect(await rows()).toBe(before);
+      expect(await decisions()).toBe(decided + 1);
+      // Another method is not named by the rule: it goes on to the provider (which this fixture cannot reach).
+      expect((await proxy('GET')).status).not.toBe(403);
+
+      const guard = await setRules([{ type: 'max_amount', tool: 'codespar_pay', currency: 'BRL', max_minor: 10_000 }]);
+      const guarded = await proxy('POST');
+      expect(guarded.status).toBe(403);
+      expect(guarded.json).toMatchObject({ ruleType: 'max_amount', ruleId: guard.json.rules[0].id });
+    } finally {
+      await setRules([]);
+    }
   });
 
   it('approval_above: opens an approval; approved passes once; used, expired and denied ones are refused', async () => {
@@ -267,6 +297,65 @@ describe('Governance: policy rules, approvals, rate limits, usage', () => {
       }
       // Every key has its own counter under a per-key limit.
       expect((await burst(key)).filter((a) => a.status === 200)).toHaveLength(5);
+    });
+
+    it('over MCP, a call over a limit is an isError result with code rate_limited and retry_after, counted with execute', async () => {
+      const { key: caller } = await stack.key(['tools:execute', 'sessions:create']);
+      const put = await http(`${stack.url}/v1/rate-limits`, {
+        method: 'PUT',
+        headers: auth(key),
+        json: { limits: [{ scope: 'tool', target: 'codespar_list_tools', per_minute: 2 }] },
+      });
+      expect(put.status).toBe(200);
+      const mcp = (url: string) =>
+        http(`${url}/v1/sessions/${session}/mcp`, {
+          method: 'POST',
+          headers: { ...auth(caller), accept: 'application/json, text/event-stream' },
+          json: { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'codespar_list_tools', arguments: {} } },
+        });
+      // One call over HTTP and one over MCP on the other replica spend the limit together.
+      const viaHttp = await http(`${stack.url}/v1/sessions/${session}/execute`, {
+        method: 'POST',
+        headers: auth(caller),
+        json: { tool: 'codespar_list_tools' },
+      });
+      expect(viaHttp.status).toBe(200);
+      const passed = await mcp(secondUrl);
+      expect(passed.json.result.isError).toBeFalsy();
+      const limited = await mcp(stack.url);
+      expect(limited.status).toBe(200);
+      expect(limited.json.result.isError).toBe(true);
+      expect(limited.json.result.structuredContent).toMatchObject({ code: 'rate_limited', retry_after: expect.any(Number) });
+      expect(limited.json.result.structuredContent.retry_after).toBeGreaterThan(0);
+    });
+
+    it('the proxy counts against a provider limit, on either replica; execute of another provider does not', async () => {
+      const { key: caller } = await stack.key(['tools:execute', 'sessions:create']);
+      const ses = (await http(`${stack.url}/v1/sessions`, { method: 'POST', headers: auth(caller), json: { servers: ['zzpay'] } })).json.id as string;
+      const put = await http(`${stack.url}/v1/rate-limits`, {
+        method: 'PUT',
+        headers: auth(key),
+        json: { limits: [{ scope: 'provider', target: 'zzpay', per_minute: 2 }] },
+      });
+      expect(put.status).toBe(200);
+      const proxy = (url: string) =>
+        http(`${url}/v1/sessions/${ses}/proxy`, { method: 'POST', headers: auth(caller), json: { server: 'zzpay', endpoint: '/v1/payments', method: 'GET' } });
+      // Whatever the provider answers, the two calls the limit allows get through the gateway.
+      const first = await proxy(stack.url);
+      const second = await proxy(secondUrl);
+      for (const r of [first, second]) {
+        expect(r.status).not.toBe(429);
+        expect(r.headers.get('ratelimit-policy')).toBe('"provider:zzpay/min";q=2;w=216000');
+      }
+      const third = await proxy(stack.url);
+      expect(third.status).toBe(429);
+      expect(third.json.error).toBe('rate_limited');
+      expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(third.headers.get('ratelimit')).toMatch(/^"provider:zzpay\/min";r=0;t=\d+$/);
+      // A meta-tool names no provider before routing: the provider limit does not count it.
+      const listed = await http(`${stack.url}/v1/sessions/${ses}/execute`, { method: 'POST', headers: auth(caller), json: { tool: 'codespar_list_tools' } });
+      expect(listed.status).toBe(200);
+      expect(listed.headers.get('ratelimit')).toBeNull();
     });
   });
 

@@ -48,7 +48,7 @@ describe('MCP conformance', () => {
   it('initialize hands the model instructions', async () => {
     const client = await connect();
     expect(client.getInstructions()).toMatch(/codespar_discover/);
-    expect(client.getInstructions()).toMatch(/not_implemented/);
+    expect(client.getInstructions()).toMatch(/outcome_unknown/);
   });
 
   it('lists 15 tools, each with read-only, destructive and idempotent hints, and discover with an outputSchema', async () => {
@@ -98,6 +98,18 @@ describe('MCP conformance', () => {
       body: '{"intent":',
     });
     expect(rest.json.error).toBe('invalid_body');
+  });
+
+  it('a body that is not JSON answers 415 with a JSON-RPC error, not the REST envelope', async () => {
+    const r = await post('x', { 'content-type': 'text/plain' });
+    expect(r.status).toBe(415);
+    expect(r.json).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringMatching(/^Unsupported Media Type/) }, id: null });
+  });
+
+  it('a body the gateway refuses (a NUL in a string) answers JSON-RPC -32600, not the REST envelope', async () => {
+    const r = await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { cursor: 'a\u0000b' } }));
+    expect(r.status).toBe(400);
+    expect(r.json).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: expect.stringMatching(/^Invalid Request: .*NUL/) }, id: null });
   });
 
   it.each([

@@ -108,9 +108,10 @@ describe('MCP over Streamable HTTP with the official SDK client', () => {
       const empty = await client.callTool({ name: 'codespar_discover', arguments: { use_case: '' } });
       expect(empty.isError).toBe(true);
       expect(payload(empty)).toMatchObject({ success: false, tool_call_id: null, data: { code: 'invalid_args' } });
-      const notYet = await client.callTool({ name: 'codespar_pay', arguments: { action: 'pay' } });
-      expect(notYet.isError).toBe(true);
-      expect(payload(notYet).data.code).toBe('not_implemented');
+      // Pay rails exist, but this project has none of their providers connected.
+      const unconnected = await client.callTool({ name: 'codespar_pay', arguments: { action: 'pay' } });
+      expect(unconnected.isError).toBe(true);
+      expect(payload(unconnected).data).toMatchObject({ code: 'connection_required', connect: expect.arrayContaining(['asaas']) });
     });
 
     it.each(['zzpay/create_payment', 'asaas/create_payment'])('calling %s gives isError with tool_not_published and writes nothing', async (name) => {

@@ -73,7 +73,8 @@ describe('path C: POST /v1/meta-tools/discover', () => {
   let rpc: RpcClient;
 
   beforeAll(async () => {
-    stack = await startStack({ env: { ANTHROPIC_API_KEY: '', NL_EXTRACTOR: '' } });
+    // Rates are read on every route here, so a test sees the rates it stores at once.
+    stack = await startStack({ env: { ANTHROPIC_API_KEY: '', NL_EXTRACTOR: '', ROTA_ROUTER_FX_CACHE_MS: '0' } });
     await forceProviders(stack.db.prisma, { correios: { authType: 'none' } });
     t = await tenant(stack, 'live', ['asaas', 'pagarme', 'stp', 'wise', 'transbank', 'focusnfe', 'twilio', 'melhorenvio']);
     rpc = new RpcClient({ url: stack.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: stack.env.ROTA_REDIS_PREFIX!, timeoutMs: 5000 });
@@ -181,6 +182,44 @@ describe('path C: POST /v1/meta-tools/discover', () => {
     });
   });
 
+  describe('amounts across currencies', () => {
+    const ship = () => discover(stack, t.key, { intent: { operation: 'ship', currency: 'USD', country: 'BR' } });
+    const byProvider = (json: any) => Object.fromEntries([json.recommended, ...json.alternatives].map((x: any) => [x.provider_id, x]));
+
+    it('prices a fee kept in another currency at the stored rate, directly or through a third currency, and says so', async () => {
+      // Both Brazilian carriers price labels in BRL only: with no rate, neither has a price in USD.
+      const before = await ship();
+      expect(before.status).toBe(200);
+      for (const x of Object.values(byProvider(before.json)) as any[]) expect(x.reasons.join(' ')).toContain('No price on record in USD');
+      await stack.db.prisma.fxRate.create({ data: { base: 'USD', quote: 'BRL', rate: '5', source: 'test', fetchedAt: new Date('2026-11-30T12:00:00Z') } });
+      try {
+        const after = await ship();
+        expect(after.status).toBe(200);
+        const all = byProvider(after.json);
+        // BRL 22.50 and BRL 18.90 at 0.2 USD per BRL.
+        // The alternative's cost is in USD cents too.
+        expect(after.json.alternatives.map((a: any) => a.cost_minor)).toEqual([after.json.alternatives[0].provider_id === 'correios' ? 450 : 378]);
+        const reasons = (p: string) => all[p].reasons.join(' ');
+        expect(reasons('correios')).toMatch(/Costs USD 4\.50: a fixed BRL 22\.50 converted at 0\.200000 USD per BRL, rate of 2026-11-30/);
+        expect(reasons('melhorenvio')).toMatch(/Costs USD 3\.78: a fixed BRL 18\.90 converted at 0\.200000 USD per BRL/);
+        // Quoted against a third currency only: crossed through it.
+        await stack.db.prisma.fxRate.deleteMany({ where: { source: 'test' } });
+        await stack.db.prisma.fxRate.createMany({
+          data: [
+            { base: 'EUR', quote: 'BRL', rate: '6', source: 'test', fetchedAt: new Date('2026-11-29T12:00:00Z') },
+            { base: 'EUR', quote: 'USD', rate: '1.2', source: 'test', fetchedAt: new Date('2026-11-30T12:00:00Z') },
+          ],
+        });
+        const crossed = byProvider((await ship()).json);
+        expect(crossed.correios.reasons.join(' ')).toMatch(
+          /Costs USD 4\.50: a fixed BRL 22\.50 converted at 0\.200000 USD per BRL \(through EUR\), rate of 2026-11-29/,
+        );
+      } finally {
+        await stack.db.prisma.fxRate.deleteMany({ where: { source: 'test' } });
+      }
+    });
+  });
+
   describe('descriptions with the local extractor (the default without a model key)', () => {
     it('reads a Portuguese sentence into the intent and echoes it', async () => {
       const r = await discover(stack, t.key, { description: 'cobrar R$ 49,90 via pix de um cliente no Brasil' });
@@ -203,10 +242,11 @@ describe('path C: POST /v1/meta-tools/discover', () => {
       expect(r.json.error).toBe('intent_unmappable');
     });
 
-    it('502 nl_extraction_failed when nothing usable comes out', async () => {
+    it('400 intent_unmappable when the local parser cannot read the text (the caller’s to fix, never a 5xx)', async () => {
       const r = await discover(stack, t.key, { description: 'qwrt zxcv plmk' }, { 'x-request-id': 'nl-1' });
-      expect(r.status).toBe(502);
-      expect(r.json).toMatchObject({ error: 'nl_extraction_failed', request_id: 'nl-1' });
+      expect(r.status).toBe(400);
+      expect(r.json).toMatchObject({ error: 'intent_unmappable', request_id: 'nl-1' });
+      expect(r.json.message).toMatch(/Rephrase it/);
     });
   });
 
@@ -258,9 +298,11 @@ describe('path C: POST /v1/meta-tools/discover', () => {
       expect(before.status).toBe(200);
       const first = before.json.recommended.provider_id as string;
       const second = before.json.alternatives[0].provider_id as string;
+      // Telemetry is kept per environment: these calls are the live environment's.
+      const live = { tenant: { org_id: 'org_dev', project_id: t.projectId, environment: 'live' as const } };
       for (let i = 0; i < 30; i++) {
-        await rpc.send('router.record', { provider_id: first, tool: 'codespar_charge', success: false, latency_ms: 2000, error_code: 'upstream_5xx' });
-        await rpc.send('router.record', { provider_id: second, tool: 'codespar_charge', success: true, latency_ms: 300 });
+        await rpc.send('router.record', { provider_id: first, tool: 'codespar_charge', success: false, latency_ms: 2000, error_code: 'upstream_5xx' }, live);
+        await rpc.send('router.record', { provider_id: second, tool: 'codespar_charge', success: true, latency_ms: 300 }, live);
       }
       const after = await discover(stack, t.key, { intent });
       expect(after.json.recommended.provider_id).toBe(second);

@@ -110,6 +110,38 @@ describe('@rota/sdk against the stack', () => {
     expect(r.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('a policy refusal comes back as data with its approval; once approved, execute with approvalId passes once', async () => {
+    const { key: adminKey } = await stack.key(['servers:read', 'policy:write', 'approvals:write']);
+    const admin = new Rota({ apiKey: adminKey, baseUrl: stack.url, timeoutMs: 30_000 });
+    await admin.api.put('/v1/policy', {
+      body: { rules: [{ type: 'approval_above', tool: 'codespar_pay', currency: 'BRL', above_minor: 1000, ttl_seconds: 600 }] },
+    });
+    const session = await rota.sessions.create('user_123', { servers: ['asaas'] });
+    const pay = { action: 'pay', method: 'pix', amount: 5000, currency: 'BRL', recipient: 'pix-key-sdk' };
+    try {
+      const refused = await session.execute('codespar_pay', pay);
+      expect(refused).toMatchObject({ success: false, status: 403, code: 'policy_denied', data: { ruleType: 'approval_above' } });
+      const approvalId = (refused.data as { approval_id: string }).approval_id;
+      expect(approvalId).toMatch(/^apr_/);
+      // The SDK's error type reads the same body.
+      await expect(rota.api.post('/v1/approvals/{id}/approve', { params: { path: { id: approvalId } } })).rejects.toMatchObject({
+        name: 'RotaError',
+        status: 403,
+      });
+      await admin.api.post('/v1/approvals/{id}/approve', { params: { path: { id: approvalId } } });
+
+      // Past policy, whatever the rail answers; a second use of the approval is refused again.
+      const passed = await session.execute('codespar_pay', pay, { approvalId });
+      expect(passed.status).toBe(200);
+      const again = await session.execute('codespar_pay', pay, { approvalId });
+      expect(again).toMatchObject({ success: false, status: 403, code: 'policy_denied' });
+      expect(String(again.error)).toMatch(/is used/);
+    } finally {
+      await admin.api.put('/v1/policy', { body: { rules: [] } });
+      await session.close();
+    }
+  });
+
   it('execute sends the idempotency key: a repeat with the same key is the stored answer', async () => {
     const session = await rota.sessions.create('user_123', { servers: ['asaas'] });
     const a = await session.execute('codespar_list_tools', {}, { idempotencyKey: `sdk-${Date.now()}` });

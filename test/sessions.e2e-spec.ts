@@ -602,11 +602,13 @@ describe('connections, sessions and execute', () => {
       expect(row!.output).toEqual({ omitted: true, bytes: Buffer.byteLength(JSON.stringify(r.json.data)) });
     });
 
-    it('resolved tools without an executor answer not_implemented and are recorded; raw tools are called', async () => {
+    it('calls that reach dispatch but cannot run are answered with their reason and recorded; raw tools are called', async () => {
       const id = await newSession();
       for (const [tool, input, code] of [
-        ['codespar_charge', { amount: '50', currency: 'BRL', method: 'pix', description: 'x', buyer: {} }, 'not_implemented'],
-        ['codespar_manage_connections', { action: 'connect_start', server_id: 'zzcert' }, 'not_implemented'],
+        // Charge rails exist, but none of their providers is connected here: nothing is sent.
+        ['codespar_charge', { amount: '50', currency: 'BRL', method: 'pix', description: 'x', buyer: {} }, 'connection_required'],
+        // zzcert's catalog entry does not say how it authenticates: nothing to connect through.
+        ['codespar_manage_connections', { action: 'connect_start', server_id: 'zzcert' }, 'provider_not_callable'],
         ['zzpay/get_payment', { id: 'p1' }, 'upstream_unreachable'],
       ] as const) {
         const r = await execute(id, tool, input);

@@ -2,6 +2,7 @@
 import { fork, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
@@ -63,6 +64,19 @@ export async function stop(proc) {
     proc.kill('SIGTERM');
     setTimeout(() => proc.kill('SIGKILL'), 5000).unref();
   });
+}
+
+/** Calls `fn(i)` one at a time (20 warm-up calls, then `n` timed ones) and returns p50 and p95 in ms. */
+export async function sequential(fn, n) {
+  for (let i = 0; i < 20; i++) await fn(i);
+  const ms = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await fn(i);
+    ms.push(performance.now() - t0);
+  }
+  ms.sort((a, b) => a - b);
+  return { p50: ms[Math.floor(n * 0.5)], p95: ms[Math.floor(n * 0.95)] };
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

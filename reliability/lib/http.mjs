@@ -19,6 +19,19 @@ function watch(text, label) {
   }
 }
 
+/** The first chunk of a streamed body (or '' after a second without one); the stream is then closed. */
+async function firstChunk(res) {
+  const reader = res.body.getReader();
+  let timer;
+  try {
+    const first = await Promise.race([reader.read(), new Promise((r) => (timer = setTimeout(() => r({ done: true }), 1000)))]);
+    return first.value ? new TextDecoder().decode(first.value) : '';
+  } finally {
+    clearTimeout(timer);
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
 /**
  * Sends one request; never throws. `status` is 0 when the connection failed
  * and -1 when no answer came before `timeoutMs`.
@@ -27,7 +40,9 @@ export async function send(base, { method = 'GET', path, headers = {}, body, tim
   const t0 = performance.now();
   try {
     const res = await fetch(base + path, { method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
-    const text = await res.text();
+    // An event stream never ends by itself: its answer is the status, the
+    // headers and what arrived first.
+    const text = (res.headers.get('content-type') ?? '').startsWith('text/event-stream') ? await firstChunk(res) : await res.text();
     const ms = performance.now() - t0;
     watch(text, `${method} ${path} ${res.status}`);
     let json;

@@ -220,6 +220,10 @@ export async function startStack({ replicas = { search: 1, session: 2, router: 1
     ANTHROPIC_API_KEY: '',
     OPENAI_API_KEY: '',
     ROTA_EMBEDDER: 'local',
+    // The faults measure exactly-once embedding across a kill, not the model: the
+    // hashing model keeps the re-embedding window short and the same on every
+    // machine (the neural model's speed is a catalog benchmark figure).
+    ROTA_LOCAL_EMBEDDER: 'hash',
     ...extra,
   };
   const run = (script, args = []) => execFileSync(NODE, [join(ROOT, script), ...args], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });

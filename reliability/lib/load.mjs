@@ -56,7 +56,8 @@ export function startLoad(stack, key, fx, { concurrency = 6 } = {}) {
       t,
       ms: r.ms,
       status: r.status,
-      code: r.json?.error ?? r.json?.data?.code ?? r.error ?? null,
+      // A policy refusal has no `error` key: its `ruleType` says what it is.
+      code: r.json?.error ?? r.json?.data?.code ?? (r.json?.ruleType ? 'policy_denied' : null) ?? r.error ?? null,
       success: r.json?.success,
     });
   };

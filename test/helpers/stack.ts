@@ -33,6 +33,13 @@ export interface Stack {
 }
 
 /**
+ * Suites run the hashing model unless they (or the environment) choose
+ * another: the default local model runs a sentence encoder, whose embedding
+ * of the demo catalog takes about a minute on a busy machine.
+ */
+const TEST_EMBEDDER = { ROTA_LOCAL_EMBEDDER: process.env.ROTA_LOCAL_EMBEDDER || 'hash' };
+
+/**
  * Boots the whole stack in this process against its own database (cloned
  * from the migrated template) and its own Redis prefix, with the gateway on a
  * random port. Tests drive it over HTTP like any client.
@@ -42,6 +49,11 @@ export async function startStack(
     env?: Record<string, string>;
     extraGatewayModules?: Type<unknown>[];
     /** Also load packages/catalog/data/demo-catalog.json (the worker embeds it). */ demoCatalog?: boolean;
+    /**
+     * Every log line of every app (gateway and services alike) goes to this
+     * file, at `trace` unless `env.LOG_LEVEL` says otherwise, until `close()`.
+     */
+    logFile?: string;
   } = {},
 ): Promise<Stack> {
   const db = await createTestDatabase();
@@ -49,12 +61,14 @@ export async function startStack(
     db.prisma,
     opts.demoCatalog
       ? {
-          providerCatalog: (p) => seedDemoCatalog(p, { model: currentEmbeddingModel({ ...process.env, ...opts.env }), sandboxUrl: opts.env?.ROTA_SANDBOX_URL }),
+          providerCatalog: (p) =>
+            seedDemoCatalog(p, { model: currentEmbeddingModel({ ...process.env, ...TEST_EMBEDDER, ...opts.env }), sandboxUrl: opts.env?.ROTA_SANDBOX_URL }),
         }
       : {},
   );
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
+    ...TEST_EMBEDDER,
     DATABASE_URL: db.url,
     ROTA_REDIS_PREFIX: testPrefix('e2e'),
     LOG_LEVEL: 'silent',
@@ -63,8 +77,11 @@ export async function startStack(
     // Suites send many deliberate 401s from one address; the limiter still
     // runs on every request, and its own suite sets a small limit.
     ROTA_AUTH_FAIL_LIMIT: '10000',
+    ...(opts.logFile ? { LOG_LEVEL: 'trace' } : {}),
     ...opts.env,
   };
+  // Loggers read it when they are made, which is while the apps boot below.
+  if (opts.logFile) process.env.ROTA_LOG_FILE = opts.logFile;
   const base = loadConfig(BaseConfig, env);
   const services = {
     search: await startService('search', SearchModule.forConfig(loadConfig(SearchConfig, env)), base),
@@ -97,6 +114,7 @@ export async function startStack(
       await gateway.close();
       for (const s of Object.values(services)) await s.app.close();
       await db.drop();
+      if (opts.logFile) delete process.env.ROTA_LOG_FILE;
       // Every response of the run, held to the OpenAPI document.
       if (contract.violations.length > 0) throw new Error(`Responses that break the OpenAPI document:\n${[...new Set(contract.violations)].join('\n')}`);
     },

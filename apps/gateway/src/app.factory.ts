@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '@rota/contracts';
-import { createLogger, PinoNestLogger, requestContext } from '@rota/service-kit';
+import { createLogger, httpMetrics, PinoNestLogger, requestContext, startTracing } from '@rota/service-kit';
 import { GatewayModule } from './app.module';
 import type { GatewayConfig } from './config';
 import { EnvelopeFilter } from './http/envelope.filter';
@@ -18,6 +20,40 @@ export const BODY_LIMIT = 1024 * 1024;
 export const REGISTERED_ROUTES = new WeakMap<object, { method: string; url: string }[]>();
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The server span of one request and the context its work runs in. */
+const TRACE = Symbol('rota.trace');
+type Traced = FastifyRequest & { [TRACE]?: { span: Span; ctx: Context; ended: boolean } };
+
+/**
+ * Starts the request's server span, continuing the caller's `traceparent`
+ * when it sends one. Named after the route template, never the URL, whose
+ * query may hold credentials.
+ */
+function startRequestSpan(req: Traced): Context {
+  const parent = req.headers.traceparent ? propagation.extract(ROOT_CONTEXT, req.headers) : ROOT_CONTEXT;
+  const route = req.routeOptions.url;
+  const span = trace.getTracer('rota.gateway').startSpan(route ? `${req.method} ${route}` : req.method, { kind: SpanKind.SERVER }, parent);
+  if (span.isRecording()) {
+    span.setAttributes({ 'http.request.method': req.method, 'http.route': route ?? 'unmatched', 'rota.request_id': String(req.id) });
+  }
+  const ctx = trace.setSpan(parent, span);
+  req[TRACE] = { span, ctx, ended: false };
+  return ctx;
+}
+
+function endRequestSpan(req: Traced, status: number | undefined) {
+  const t = req[TRACE];
+  if (!t || t.ended) return;
+  t.ended = true;
+  if (t.span.isRecording()) {
+    if (status === undefined) t.span.setAttribute('error.type', 'aborted');
+    else t.span.setAttribute('http.response.status_code', status);
+    // A 4xx is the caller's mistake, not the server failing.
+    if (status === undefined || status >= 500) t.span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+  t.span.end();
+}
 
 /**
  * Answers what Node's HTTP parser refuses before any route exists (an
@@ -56,6 +92,7 @@ function clientErrorHandler(err: Error & { code?: string }, socket: import('node
  */
 export async function createGateway(config: GatewayConfig, extra: Type<unknown>[] = []): Promise<NestFastifyApplication> {
   const log = createLogger('gateway', config.LOG_LEVEL);
+  const tracing = startTracing('gateway', config, log);
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT,
     // Echo a caller's X-Request-Id when it is sane, else mint one.
@@ -67,6 +104,16 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
     // Shutdown refusals go through the onRequest hook below, in the envelope.
     return503OnClosing: false,
     clientErrorHandler,
+    // The router's own refusals, before any route runs (a path parameter
+    // over 100 characters, a path that does not decode), in the envelope too.
+    frameworkErrors: (err: Error & { code?: string }, req: FastifyRequest, reply: FastifyReply) => {
+      const refusal =
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? new AppError('uri_too_long', 'A path parameter is longer than the gateway reads (100 characters).')
+          : new AppError('invalid_query', 'The URL is not valid.');
+      const { status, body } = toHttpError(refusal, String(req.id));
+      void reply.code(status).header('x-request-id', req.id).send(body);
+    },
   });
   const fastify = adapter.getInstance();
   // Every route Fastify registers, so a test can hold the OpenAPI document to it.
@@ -83,6 +130,7 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
   });
   fastify.addHook('onRequest', (req, reply, done) => {
     void reply.header('x-request-id', req.id);
+    const traced = startRequestSpan(req);
     if (closing) {
       void reply.header('connection', 'close');
       return done(new AppError('unavailable', 'The gateway is shutting down; send the request again.'));
@@ -96,7 +144,26 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
     if ((req.method === 'DELETE' || req.method === 'GET') && !Number(req.headers['content-length'] ?? 0) && !req.headers['transfer-encoding']) {
       delete req.headers['content-type'];
     }
+    // The rest of the hooks (authentication) run inside the request's span.
+    context.with(traced, done);
+  });
+  // Reading the body leaves the span's context behind (its chunks arrive on
+  // the socket's own), so validation and the handler enter it again. This
+  // hook is registered before the pipeline's, so that one runs inside too.
+  fastify.addHook('preValidation', (req: Traced, _reply, done) => {
+    const t = req[TRACE];
+    if (t) context.with(t.ctx, done);
+    else done();
+  });
+  fastify.addHook('onRequestAbort', (req, done) => {
+    endRequestSpan(req, undefined);
     done();
+  });
+  fastify.addHook('onClose', (_instance, next) => {
+    tracing.close().then(
+      () => next(),
+      () => next(),
+    );
   });
   // Only JSON bodies are accepted: without this, Fastify's built-in text
   // parser would hand a text/plain body to validation (a 400) instead of
@@ -108,7 +175,14 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
   // route definitions are installed by HttpPipeline (http/pipeline.ts).
   // One access line per request; headers are not logged, and credentials in
   // the URL are masked, so keys never are.
+  const httpSeconds = httpMetrics.seconds();
+  const httpTotal = httpMetrics.total();
   fastify.addHook('onResponse', (req, reply, done) => {
+    endRequestSpan(req, reply.statusCode);
+    // Route templates only, so label values stay a bounded set.
+    const labels = { method: req.method, route: req.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
+    httpSeconds.observe(labels, reply.elapsedTime / 1000);
+    httpTotal.inc(labels);
     log.info(
       { request_id: req.id, method: req.method, url: redactUrl(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request',

@@ -11,11 +11,20 @@ import { OpenApiController } from './openapi/openapi.controller';
 import { MetaToolsController } from './tools/meta-tools.controller';
 import { ToolsSearchController } from './tools/tools-search.controller';
 import { ConnectionsController } from './connections/connections.controller';
+import { OAuthCallbackController } from './connections/oauth-callback.controller';
 import { McpController } from './mcp/mcp.controller';
 import { SessionsController } from './sessions/sessions.controller';
+import { MocksController } from './sessions/mocks.controller';
 import { RouteController } from './router/route.controller';
 import { GovernanceController } from './governance/governance.controller';
 import { CallRateLimiter } from './governance/rate-limits';
+import { LogsController } from './logs/logs.controller';
+import { LogStreamHub } from './logs/log-stream';
+import { OperationsController } from './operations/operations.controller';
+import { WebhooksController } from './webhooks/webhooks.controller';
+import { DashboardController } from './dashboard/dashboard.controller';
+import { DashboardRepository } from './dashboard/dashboard.repository';
+import { DashboardSessions } from './dashboard/dashboard-sessions';
 
 @Module({})
 export class GatewayModule {
@@ -42,10 +51,16 @@ export class GatewayModule {
         MetaToolsController,
         OpenApiController,
         SessionsController,
+        MocksController,
         ConnectionsController,
+        OAuthCallbackController,
         McpController,
         RouteController,
         GovernanceController,
+        LogsController,
+        OperationsController,
+        WebhooksController,
+        DashboardController,
       ],
       providers: [
         // @rota/db has no Nest decorators, so its repository is built here.
@@ -54,6 +69,9 @@ export class GatewayModule {
         AuthFailureLimiter,
         CallRateLimiter,
         HttpPipeline,
+        LogStreamHub,
+        DashboardRepository,
+        DashboardSessions,
       ],
     };
   }

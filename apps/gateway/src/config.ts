@@ -35,5 +35,16 @@ export const GatewayConfig = BaseConfig.extend({
   ROTA_MCP_ALLOWED_ORIGINS: z.string().default(''),
   /** Deadline of each service ping in `/health/ready`. */
   ROTA_READY_TIMEOUT_MS: z.coerce.number().int().positive().default(1000),
+  /** How often an open `GET /v1/logs/stream` gets a comment line (and its key is checked again). */
+  ROTA_SSE_HEARTBEAT_MS: z.coerce.number().int().min(100).default(15_000),
+  /** Log streams one gateway replica serves at once; past it, 503 `unavailable`. */
+  ROTA_SSE_MAX_SUBSCRIBERS: z.coerce.number().int().min(1).default(1000),
+  /** Lifetime of a dashboard cookie (`POST /dashboard/session`), in seconds. */
+  ROTA_DASHBOARD_SESSION_S: z.coerce.number().int().min(60).max(86_400).default(900),
+  /** Adds `Secure` to the dashboard cookie; set it wherever the gateway is served over HTTPS. */
+  ROTA_DASHBOARD_SECURE_COOKIE: z
+    .enum(['true', 'false', '1', '0', ''])
+    .default('false')
+    .transform((v) => v === 'true' || v === '1'),
 });
 export type GatewayConfig = z.infer<typeof GatewayConfig>;

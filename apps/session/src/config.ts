@@ -1,6 +1,12 @@
 import { BaseConfig } from '@rota/service-kit';
 import { z } from 'zod';
 
+const OAuthClient = z.strictObject({ client_id: z.string().min(1).max(500), client_secret: z.string().min(1).max(2000) });
+const OAuthClients = z.strictObject({
+  live: z.record(z.string(), OAuthClient).optional(),
+  test: z.record(z.string(), OAuthClient).optional(),
+});
+
 const flag = z
   .enum(['true', 'false', '1', '0', ''])
   .default('false')
@@ -58,5 +64,48 @@ export const SessionConfig = BaseConfig.extend({
   ROTA_PROVIDER_TIMEOUT_MS: z.coerce.number().int().positive().default(4000),
   /** Upper bound of one `codespar_discover` call to the search service. */
   ROTA_DISCOVER_TIMEOUT_MS: z.coerce.number().int().positive().default(4000),
+  /**
+   * The address browsers and clients reach the gateway at (the gateway reads
+   * it too). Connect flows build their OAuth2 redirect URI from it:
+   * `<ROTA_PUBLIC_URL>/v1/connections/oauth/callback`.
+   */
+  ROTA_PUBLIC_URL: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .or(z.literal('')),
+  /**
+   * OAuth clients this deployment registered with providers, used by
+   * `connect_start` when the caller brings none:
+   * `{"live":{"mercadopago":{"client_id":"…","client_secret":"…"}},"test":{…}}`.
+   */
+  ROTA_OAUTH_CLIENTS: z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      if (!text.trim()) return {};
+      try {
+        const parsed = OAuthClients.safeParse(JSON.parse(text));
+        if (parsed.success) return parsed.data;
+      } catch {
+        // reported below
+      }
+      ctx.addIssue({ code: 'custom', message: 'must be JSON like {"test":{"<provider>":{"client_id":"…","client_secret":"…"}}}' });
+      return z.NEVER;
+    }),
+  /**
+   * Append every finished call to the deployment's log stream in Redis
+   * (`GET /v1/logs/stream`). Off, calls are still recorded for `GET /v1/logs`
+   * but nothing is streamed (the benchmark measures the difference).
+   */
+  ROTA_LOG_STREAM: z
+    .enum(['true', 'false', '1', '0', ''])
+    .default('true')
+    .transform((v) => v !== 'false' && v !== '0'),
+  /**
+   * Entries the log stream keeps (approximately; older ones are trimmed as
+   * new ones arrive): the window within which `Last-Event-ID` resumes with
+   * no gap. About 1 KiB each.
+   */
+  ROTA_LOG_STREAM_MAXLEN: z.coerce.number().int().min(100).default(100_000),
 });
 export type SessionConfig = z.infer<typeof SessionConfig>;

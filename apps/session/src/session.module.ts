@@ -1,21 +1,35 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { createPrisma, createSqlPool } from '@rota/db';
-import { createLogger, InfraModule, loadConfig, REDIS } from '@rota/service-kit';
+import { createLogger, InfraModule, loadConfig, REDIS, RpcClient } from '@rota/service-kit';
 import type Redis from 'ioredis';
-import { providerClients } from './provider-calls/clients';
+import { oauth2Tokens, providerClients } from './provider-calls/clients';
 import { ProviderCallsRepository } from './provider-calls/provider-calls.repository';
 import { ProviderCallsService } from './provider-calls/provider-calls.service';
+import { RailsService } from './rails/rails.service';
 import { ProxyController } from './provider-calls/proxy.controller';
+import { CallLookupController } from './provider-calls/call-lookup.controller';
+import { CallLookupRepository } from './provider-calls/call-lookup.repository';
+import { CallLookupService } from './provider-calls/call-lookup.service';
 import { ProxyService } from './provider-calls/proxy.service';
 import { SessionConfig } from './config';
 import { ConnectionsController } from './connections/connections.controller';
 import { ExecuteController } from './execute/execute.controller';
 import { ConnectionsRepository } from './connections/connections.repository';
 import { ConnectionsService } from './connections/connections.service';
+import { EligibilityNotifier } from './connections/eligibility-notifier';
+import { ConnectFlowService } from './connections/manage/connect-flow.service';
+import { ManageRepository } from './connections/manage/manage.repository';
+import { ManageConnectionsService } from './connections/manage/manage.service';
+import { OAuthCallbackController } from './connections/manage/oauth-callback.controller';
 import { keyringFromEnv } from './credentials/keyring';
+import { CanaryController, KEYRING } from './credentials/canary.controller';
+import { CanaryRepository } from './credentials/canary.repository';
 import { ExecuteRepository } from './execute/execute.repository';
 import { IdempotencyRepository } from './execute/idempotency.repository';
 import { ExecuteService } from './execute/execute.service';
+import { MocksController } from './mocks/mocks.controller';
+import { MocksRepository } from './mocks/mocks.repository';
+import { MocksService } from './mocks/mocks.service';
 import { PingController } from './ping.controller';
 import { PolicyController } from './policy/policy.controller';
 import { PolicyRepository } from './policy/policy.repository';
@@ -23,6 +37,10 @@ import { PolicyService } from './policy/policy.service';
 import { SessionsController } from './sessions/sessions.controller';
 import { SessionsRepository } from './sessions/sessions.repository';
 import { SessionsService } from './sessions/sessions.service';
+import { CallLogPublisher } from './logs/call-log.publisher';
+import { LogsController } from './logs/logs.controller';
+import { LogsRepository } from './logs/logs.repository';
+import { LogsService } from './logs/logs.service';
 
 @Module({})
 export class SessionModule {
@@ -48,8 +66,25 @@ export class SessionModule {
           redis: { maxRetriesPerRequest: 1, quiet: true },
         }),
       ],
-      controllers: [PingController, SessionsController, ExecuteController, ProxyController, ConnectionsController, PolicyController],
+      controllers: [
+        PingController,
+        SessionsController,
+        ExecuteController,
+        ProxyController,
+        CallLookupController,
+        ConnectionsController,
+        OAuthCallbackController,
+        PolicyController,
+        MocksController,
+        LogsController,
+        CanaryController,
+      ],
       providers: [
+        { provide: KEYRING, useValue: keyring },
+        CanaryRepository,
+        CallLogPublisher,
+        LogsRepository,
+        LogsService,
         ConnectionsRepository,
         SessionsRepository,
         ExecuteRepository,
@@ -57,7 +92,28 @@ export class SessionModule {
         PolicyRepository,
         PolicyService,
         // The keyring and the idle settings are computed from the config at boot.
-        { provide: ConnectionsService, inject: [ConnectionsRepository], useFactory: (r: ConnectionsRepository) => new ConnectionsService(r, keyring) },
+        // Every connection write refreshes the router's eligibility before it answers.
+        {
+          provide: ConnectionsService,
+          inject: [ConnectionsRepository, RpcClient],
+          useFactory: (r: ConnectionsRepository, rpc: RpcClient) =>
+            new ConnectionsService(r, keyring, new EligibilityNotifier(rpc, createLogger('session', config.LOG_LEVEL))),
+        },
+        ManageRepository,
+        {
+          provide: ConnectFlowService,
+          inject: [ManageRepository, ConnectionsService, ConnectionsRepository, REDIS],
+          useFactory: (m: ManageRepository, c: ConnectionsService, r: ConnectionsRepository, redis: Redis) =>
+            new ConnectFlowService(m, c, r, keyring, providerClients(config, keyring, redis), oauth2Tokens(config, keyring, redis), {
+              publicUrl: (config.ROTA_PUBLIC_URL || 'http://127.0.0.1:3000').replace(/\/+$/, ''),
+              oauthClients: config.ROTA_OAUTH_CLIENTS,
+            }),
+        },
+        {
+          provide: ManageConnectionsService,
+          inject: [ConnectionsRepository, ManageRepository, ConnectFlowService],
+          useFactory: (r: ConnectionsRepository, m: ManageRepository, f: ConnectFlowService) => new ManageConnectionsService(r, m, f),
+        },
         {
           provide: SessionsService,
           inject: [SessionsRepository, ConnectionsRepository],
@@ -71,11 +127,22 @@ export class SessionModule {
           useFactory: (repo: ProviderCallsRepository, connections: ConnectionsService, redis: Redis) =>
             new ProviderCallsService(repo, connections, providerClients(config, keyring, redis)),
         },
+        CallLookupRepository,
+        {
+          // Its own clients: a lookup never waits behind, or trips, the breaker of live calls.
+          provide: CallLookupService,
+          inject: [CallLookupRepository, ProviderCallsRepository, ConnectionsService, REDIS],
+          useFactory: (calls: CallLookupRepository, repo: ProviderCallsRepository, connections: ConnectionsService, redis: Redis) =>
+            new CallLookupService(calls, repo, connections, providerClients(config, keyring, redis)),
+        },
         {
           provide: ProxyService,
-          inject: [SessionsService, IdempotencyRepository, ProviderCallsService],
-          useFactory: (s: SessionsService, i: IdempotencyRepository, p: ProviderCallsService) => new ProxyService(s, i, p),
+          inject: [SessionsService, IdempotencyRepository, ProviderCallsService, PolicyService],
+          useFactory: (s: SessionsService, i: IdempotencyRepository, p: ProviderCallsService, g: PolicyService) => new ProxyService(s, i, p, g),
         },
+        MocksRepository,
+        MocksService,
+        RailsService,
         ExecuteService,
       ],
     };

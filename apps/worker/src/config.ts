@@ -1,5 +1,6 @@
 import { EmbedderEnv } from '@rota/catalog';
 import { BaseConfig } from '@rota/service-kit';
+import { FX_FORMATS } from '@rota/contracts';
 import { z } from 'zod';
 
 export const WorkerConfig = BaseConfig.extend(EmbedderEnv.shape).extend({
@@ -32,5 +33,53 @@ export const WorkerConfig = BaseConfig.extend(EmbedderEnv.shape).extend({
   ROTA_EMBED_REINDEX_THRESHOLD: z.coerce.number().int().min(0).default(1000),
   /** A job held by a worker that died is retried after this long. */
   ROTA_WORKER_LOCK_MS: z.coerce.number().int().min(1000).default(30_000),
+  /** How often the worker evaluates the health rollup (deployment-wide and every project with connections), in seconds. */
+  ROTA_HEALTH_INTERVAL_S: z.coerce.number().int().min(1).default(60),
+  /** Budget of each health check, in ms. */
+  ROTA_HEALTH_CHECK_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(3000),
+  /** Days of health snapshots kept (transitions are kept twice as long). */
+  ROTA_HEALTH_RETENTION_DAYS: z.coerce.number().int().min(1).default(7),
+  /** A currency pair last fetched longer ago than this is stale (the FX check degrades). */
+  ROTA_FX_STALE_AFTER_H: z.coerce.number().int().min(1).default(72),
+  /** HTTP source of exchange rates; unset: no refresh job (rates come from `rota fx import`). */
+  ROTA_FX_URL: z
+    .string()
+    .url()
+    .refine((u) => /^https?:/i.test(u), 'ROTA_FX_URL must be an http(s) URL')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  /** Shape of the source's answer: `rates` ({base, rates: {QUOTE: rate}}) or `pairs` ({rates: [{base, quote, rate}]}); see docs/operations.md. */
+  ROTA_FX_FORMAT: z.enum(FX_FORMATS).default('rates'),
+  /** How often the refresh job fetches the source, in seconds. */
+  ROTA_FX_REFRESH_S: z.coerce.number().int().min(60).default(3600),
+  /** Deadline of one fetch of the source, in ms. */
+  ROTA_FX_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  /**
+   * The worker's own key (32 bytes, base64) that seals webhook signing
+   * secrets at rest; never the credentials key. Unset: webhooks cannot be
+   * created, except in ROTA_DEV_MODE, which uses a built-in key.
+   */
+  ROTA_WEBHOOK_KEY: z
+    .string()
+    .optional()
+    .refine((v) => !v || Buffer.from(v, 'base64').length === 32, 'ROTA_WEBHOOK_KEY must be 32 bytes in base64 (openssl rand -base64 32)'),
+  /** Development only: a built-in webhook key when ROTA_WEBHOOK_KEY is unset. */
+  ROTA_DEV_MODE: z
+    .enum(['true', 'false', '1', '0', ''])
+    .default('false')
+    .transform((v) => v === 'true' || v === '1'),
+  /** Attempts of one webhook delivery before it is dead (the dead-letter list). */
+  ROTA_WEBHOOK_ATTEMPTS: z.coerce.number().int().min(1).max(30).default(8),
+  /** First retry delay of a failed delivery; each further retry waits twice as long. */
+  ROTA_WEBHOOK_BACKOFF_MS: z.coerce.number().int().min(10).default(2000),
+  /** Deadline of one delivery attempt, in ms. */
+  ROTA_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  /** Lets webhook URLs reach private and loopback addresses (local development and tests only). */
+  ROTA_WEBHOOK_ALLOW_PRIVATE: z
+    .enum(['true', 'false', '1', '0', ''])
+    .default('false')
+    .transform((v) => v === 'true' || v === '1'),
+  /** How often the outbox is swept for undispatched events (a transition also dispatches at once). */
+  ROTA_EVENTS_DISPATCH_EVERY_MS: z.coerce.number().int().min(100).default(10_000),
 });
 export type WorkerConfig = z.infer<typeof WorkerConfig>;

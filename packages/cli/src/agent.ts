@@ -336,43 +336,6 @@ export function registerAgentCommands(program: Command, io: CliIo, exit: ExitCod
       }
     });
 
-  const policy = program.command('policy').description("Policy rules of the key's project and environment (docs/governance.md)");
-  const printRules = (view: { environment: string; rules: Array<Record<string, unknown>>; updated_at: string | null }) => {
-    if (view.rules.length === 0) return io.stdout(`no policy rules in ${view.environment}\n`);
-    io.stdout(
-      formatTable(
-        ['ID', 'TYPE', 'RULE'],
-        view.rules.map(({ id, type, ...rest }) => [String(id), String(type), JSON.stringify(rest)]),
-      ),
-    );
-  };
-  policy
-    .command('get')
-    .description('Print the rules (GET /v1/policy, scope servers:read)')
-    .option('--json', "print the API's body")
-    .action(async (o: { json?: boolean }) => {
-      const view = (await client().api.get('/v1/policy')) as Parameters<typeof printRules>[0];
-      if (o.json) print(io, view);
-      else printRules(view);
-    });
-  policy
-    .command('set')
-    .description('Replace every rule with those of a JSON file: {"rules": [...]} or an array of rules (PUT /v1/policy, scope policy:write)')
-    .argument('<file>', 'a JSON file, or - for standard input')
-    .option('--json', "print the API's body")
-    .action(async (file: string, o: { json?: boolean }) => {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8'));
-      } catch (err) {
-        throw new CliError(`${file}: ${(err as Error).message}`);
-      }
-      const body = Array.isArray(parsed) ? { rules: parsed } : parsed;
-      const view = (await client().api.put('/v1/policy', { body: body as never })) as Parameters<typeof printRules>[0];
-      if (o.json) print(io, view);
-      else printRules(view);
-    });
-
   const sessions = program.command('sessions').description('Open, read and close sessions');
   sessions
     .command('create')

@@ -22,16 +22,23 @@ describe('rota catalog', () => {
   let mcp: FakeMcpServer;
 
   async function rotaWith(env: Record<string, string>, ...argv: string[]) {
+    return rotaIo({ env }, ...argv);
+  }
+  async function rotaIo(extra: { env?: Record<string, string>; addressAllowed?: (a: string) => boolean }, ...argv: string[]) {
     let stdout = '';
     let stderr = '';
     const code = await run(argv, {
       stdout: (t) => void (stdout += t),
       stderr: (t) => void (stderr += t),
-      env: { DATABASE_URL: db.url, REDIS_URL, ROTA_REDIS_PREFIX: prefix, ...env },
+      // The hashing model, not the default sentence encoder: fast, and its model name is what the figures print.
+      env: { DATABASE_URL: db.url, REDIS_URL, ROTA_REDIS_PREFIX: prefix, ROTA_LOCAL_EMBEDDER: 'hash', ...extra.env },
+      addressAllowed: extra.addressAllowed,
     });
     return { code, stdout, stderr };
   }
   const rota = (...argv: string[]) => rotaWith({}, ...argv);
+  /** The fakes listen on loopback, which an import never reaches; only these tests let exactly that address through. */
+  const LOOPBACK_FAKES = { addressAllowed: (a: string) => a === '127.0.0.1' };
   const file = (name: string, content: unknown) => {
     const path = join(dir, name);
     writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
@@ -144,8 +151,33 @@ describe('rota catalog', () => {
     expect(noServer.stderr).toMatch(/--server/);
   });
 
+  it('refuses a catalog URL or MCP server on a loopback address, as the HTTP route does', async () => {
+    const listing = await rota(
+      'catalog',
+      'import',
+      mcp.url,
+      '--mcp',
+      '--server',
+      'shipfast',
+      '--name',
+      'ShipFast',
+      '--category',
+      'logistics',
+      '--auth-type',
+      'oauth2',
+    );
+    expect(listing.code).toBe(1);
+    expect(listing.stderr).toMatch(/127\.0\.0\.1 is not a public address/);
+    const file = await rota('catalog', 'import', `http://localhost:${new URL(mcp.url).port}/catalog.json`);
+    expect(file.code).toBe(1);
+    expect(file.stderr).toMatch(/non-public address/);
+    expect(mcp.authorizations).toEqual([]);
+    expect(await db.prisma.provider.count({ where: { id: 'shipfast' } })).toBe(0);
+  });
+
   it('lists the tools of a live MCP server and imports them; --prune drops what it no longer lists', async () => {
-    const res = await rota(
+    const res = await rotaIo(
+      LOOPBACK_FAKES,
       'catalog',
       'import',
       mcp.url,

@@ -28,6 +28,7 @@ import {
   type McpServerTarget,
   type ProviderInput,
   type QueueCounts,
+  type UrlPolicy,
 } from '@rota/catalog';
 import { CatalogRepository } from '@rota/catalog/repository';
 import type { PrismaClient } from '@rota/db';
@@ -96,18 +97,18 @@ function headers(list: string[]): Record<string, string> {
   return out;
 }
 
-async function readSource(source: string, o: ImportOpts): Promise<CatalogDocument> {
+async function readSource(source: string, o: ImportOpts, policy: UrlPolicy): Promise<CatalogDocument> {
   const server = serverTarget(o);
   const opts = { server, format: o.format };
   try {
     if (o.mcp) {
       if (!isUrl(source)) throw new CatalogCliError('--mcp needs the http(s) URL of an MCP server');
       if (!server) throw new CatalogCliError('--mcp needs --server <id> (a known provider, or a new one with --name, --category and --auth-type)');
-      // The operator chose the URL; the private-address guard is for the HTTP route.
-      const listed = await listMcpTools(source, { allowPrivate: true, headers: headers(o.header) });
+      // Public addresses only, as for the HTTP route: a private host's catalog is imported from a file.
+      const listed = await listMcpTools(source, { ...policy, headers: headers(o.header) });
       return parseCatalogValue(listed, { server, format: 'mcp' });
     }
-    const text = isUrl(source) ? await fetchCatalogText(source, { allowPrivate: true }) : readFile(source);
+    const text = isUrl(source) ? await fetchCatalogText(source, policy) : readFile(source);
     return parseCatalogText(text, opts);
   } catch (err) {
     if (err instanceof CatalogFormatError) {
@@ -192,7 +193,7 @@ export function registerCatalogCommands(program: Command, io: CliIo, db: () => P
     .option('--embed', 'embed new and edited tools in this process, inside the import (no worker needed)')
     .option('--bulk', 'for large first loads: --embed, and build the HNSW index once at the end instead of row by row')
     .action(async (source: string, o: ImportOpts) => {
-      const doc = await withProgress(io, `reading ${source}`, readSource(source, o));
+      const doc = await withProgress(io, `reading ${source}`, readSource(source, o, { addressAllowed: io.addressAllowed }));
       const m = model();
       const inline = o.embed || o.bulk;
       const embedder = inline

@@ -54,9 +54,9 @@ describe('rota CLI', () => {
     const res = await rota(db, 'keys', 'create', '--operator', '--name', 'ops');
     expect(res.code).toBe(0);
     const found = await new ApiKeyRepository(db.prisma).findActiveByKey(res.stdout.trim());
-    expect(found).toMatchObject({ projectId: null, environment: null, scopes: ['admin', 'catalog:write', 'servers:read'] });
+    expect(found).toMatchObject({ projectId: null, environment: null, scopes: ['admin', 'catalog:write', 'servers:read', 'webhooks:write'] });
     const listed = await rota(db, 'keys', 'list', '--operator');
-    expect(listed.stdout).toMatch(new RegExp(`^${found!.id}\\s+\\S+\\s+operator\\s+admin,catalog:write,servers:read\\s`, 'm'));
+    expect(listed.stdout).toMatch(new RegExp(`^${found!.id}\\s+\\S+\\s+operator\\s+admin,catalog:write,servers:read,webhooks:write\\s`, 'm'));
 
     const before = await db.prisma.apiKey.count();
     const project = await rota(db, 'keys', 'create', '--scopes', 'servers:read,admin');

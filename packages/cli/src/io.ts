@@ -11,6 +11,12 @@ export interface CliIo {
   env: Record<string, string | undefined>;
   /** stdout is a terminal: progress redraws one line instead of printing many. */
   isTTY?: boolean;
+  /**
+   * Which addresses a catalog URL import may reach. Unset (always, outside
+   * this package's tests, which serve fakes on loopback): public ones only.
+   * No flag or environment variable sets it.
+   */
+  addressAllowed?: (address: string) => boolean;
 }
 
 /** A mistake on the caller's side: printed as one line, exit code 1, no stack. */

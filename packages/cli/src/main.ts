@@ -28,7 +28,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { registerAgentCommands, type ExitCodeSink } from './agent';
+import { registerGovernanceCommands } from './governance';
 import { registerMcpCommands } from './mcp';
+import { registerLogsCommands } from './logs';
+import { registerOperationsCommands } from './operations';
 import { CatalogCliError, registerCatalogCommands } from './catalog';
 import { ConnectionsCliError, registerConnectionCommands } from './connections';
 import { EXIT, RotaError, exitCodeFor, formatRotaError } from './http';
@@ -183,7 +186,10 @@ function buildProgram(io: CliIo, db: () => PrismaClient, exit: ExitCodeSink): Co
   registerCatalogCommands(program, io, db);
   registerConnectionCommands(program, io, db);
   registerAgentCommands(program, io, exit);
+  registerGovernanceCommands(program, io);
   registerMcpCommands(program, io);
+  registerLogsCommands(program, io);
+  registerOperationsCommands(program, io);
 
   return program;
 }

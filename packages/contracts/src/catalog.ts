@@ -116,6 +116,14 @@ export const CatalogStatus = z.object({
   failed_jobs: z.number().int().nonnegative(),
   /** A sentence for people, present while `vector_search` is `partial`. */
   note: z.string().optional(),
+  /**
+   * Ids of the worker's job schedulers (`catalog-sweep`, `sessions-expire`,
+   * `calls-reconcile`, `health-evaluate`, and `fx-refresh` while an FX source
+   * is set) that Redis does not hold right now: while one is
+   * missing, its sweep does not run. Empty when all are present; absent when
+   * no worker answered in time.
+   */
+  schedulers_missing: z.array(z.string()).optional(),
 });
 export type CatalogStatus = z.infer<typeof CatalogStatus>;
 

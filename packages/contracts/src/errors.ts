@@ -29,6 +29,16 @@ export const ERROR_STATUS = {
   upstream_unreachable: 502,
   /** `Idempotency-Key` is not 1..255 printable ASCII characters. */
   invalid_idempotency_key: 400,
+  /** Mocks: the session is not in the test environment. */
+  mocks_test_only: 400,
+  /** `Last-Event-ID` is not an event id of the log stream (`<ms>-<seq>`). */
+  invalid_last_event_id: 400,
+  /** OAuth2 callback: the `state` is missing, malformed, not signed by this deployment, expired or already used. Nothing was stored. */
+  oauth_state_invalid: 400,
+  /** OAuth2 callback: the provider sent an error instead of a code, or refused the code at its token endpoint. Nothing was stored. */
+  oauth_authorization_failed: 400,
+  /** OAuth2 callback: the provider's token endpoint could not be reached or gave no usable token. Nothing was stored. */
+  oauth_exchange_failed: 502,
   /** Missing or unknown credential. Sent as the raw body `{"error":"unauthorized"}`. */
   unauthorized: 401,
   /** The key lacks the scope the route needs. */
@@ -54,6 +64,12 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   /** An approval id that names nothing in the caller's project and environment. */
   approval_not_found: 404,
+  /** A webhook id that names nothing the caller's key may see (its project and environment, or the deployment's for an operator key). */
+  webhook_not_found: 404,
+  /** A delivery id that names no delivery of this webhook. */
+  webhook_delivery_not_found: 404,
+  /** The webhook URL's host is, or resolves to, an address Rota does not call (private, loopback, link-local, metadata). */
+  webhook_url_refused: 400,
   /** A unique constraint was violated. */
   conflict: 409,
   /** The approval was already approved, denied or used, or it expired. */
@@ -66,8 +82,14 @@ export const ERROR_STATUS = {
   request_in_progress: 409,
   /** The body exceeds the route's size limit. */
   payload_too_large: 413,
-  /** Unsupported media type for the body. */
+  /** A path segment is longer than the gateway reads (more than 100 characters in one `{id}`). */
+  uri_too_long: 414,
+  /** Unsupported media type for the body (also a body that is not JSON on a route that takes none, such as a DELETE). */
   unsupported_media_type: 415,
+  /** Execute, test session with mocks: every mock of this raw tool is used up. Carries `tool`. */
+  mocks_exhausted: 422,
+  /** Execute, test session with mocks: none of them is for this raw tool. Carries `tool`. */
+  tool_not_mocked: 422,
   /** Path C: nothing eligible for this combination. */
   eligibility_empty: 424,
   /** Path C: candidates exist but all move money the wrong way. */
@@ -95,6 +117,11 @@ export const ERROR_STATUS = {
   outcome_unknown: 503,
   /** The policy rules could not be read; every call of a project that has rules is refused (fail closed). */
   policy_engine_error: 503,
+  /**
+   * The mocks store could not be read; nothing was sent. Never rendered in the
+   * envelope: the body is `{code, message, request_id}` (a `code` key, no `error`).
+   */
+  mocks_engine_error: 503,
   /** A service did not answer within the call's deadline (never on patterns that act). */
   upstream_timeout: 504,
 } as const satisfies Record<string, number>;

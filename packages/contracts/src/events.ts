@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { HealthScope, HealthStatus } from './health';
+import { Environment } from './tenant';
 
 /**
  * The event catalog: every event Rota emits, by name, with its payload
@@ -16,7 +18,42 @@ const ApprovalEvent = z.object({
   at: z.string(),
 });
 
+/**
+ * A change of a scope's stored health status. Deployment-wide ones carry no
+ * org or project and go to operator subscriptions; per-project ones go to that
+ * project's subscribers. Emitted exactly once per change, whatever the number
+ * of worker replicas (compare-and-set on the stored status).
+ */
+const HealthEvent = z.object({
+  scope: HealthScope,
+  org_id: z.string().nullable(),
+  project_id: z.string().nullable(),
+  environment: Environment.nullable(),
+  status: HealthStatus,
+  previous_status: HealthStatus.nullable().describe('Null on the first evaluation of the scope.'),
+  /** The checks of the scope that are off nominal, with their status. */
+  checks: z.array(z.object({ name: z.string(), status: z.string(), message: z.string().optional() })),
+  at: z.string(),
+});
+
 export const EVENTS = {
+  /** A scope's health went from `healthy` (or from nothing) to `degraded` or `down`, or between those two. */
+  'system.health.degraded': HealthEvent,
+  /** A scope's health is `healthy` again. */
+  'system.health.recovered': HealthEvent,
+  /** A call through the router ended unsuccessfully (an upstream error, no answer, or an unknown outcome). */
+  'call.failed': z.object({
+    call_id: z.string(),
+    session_id: z.string().nullable(),
+    org_id: z.string().nullable(),
+    project_id: z.string(),
+    environment: Environment,
+    tool: z.string(),
+    server: z.string().nullable(),
+    outcome: z.string(),
+    upstream_status: z.number().int().nullable(),
+    at: z.string(),
+  }),
   /** A policy refusal opened an approval; `expires_at` says until when it can be decided. */
   'approval.requested': ApprovalEvent.extend({ expires_at: z.string(), requested_by_key: z.string() }),
   /** A key other than the caller's approved it: the call may be retried once with `Rota-Approval-Id`. */
@@ -29,3 +66,4 @@ export const EVENTS = {
 
 export type EventName = keyof typeof EVENTS;
 export type EventPayload<E extends EventName> = z.infer<(typeof EVENTS)[E]>;
+export const EVENT_NAMES = Object.keys(EVENTS) as EventName[];

@@ -37,6 +37,14 @@ export const EXECUTE_FAILURE_CODES = [
   'upstream_unreachable',
   /** The request reached (or may have reached) the provider and no complete answer came back: retry only with the same Idempotency-Key. */
   'outcome_unknown',
+  /** Nothing in the rail catalog carries this meta-tool, action, method or currency. Nothing was sent. */
+  'no_rail',
+  /** `codespar_manage_connections`: the connect context is unknown here, expired or already used. Start again with `connect_start`. */
+  'connect_context_invalid',
+  /** `codespar_manage_connections` `connect_finish`: the user has not come back from the authorization page yet. */
+  'connect_pending',
+  /** `codespar_manage_connections` `connect_finish`: the provider refused the authorization or its token exchange failed. Start again with `connect_start`. */
+  'connect_failed',
 ] as const;
 export type ExecuteFailureCode = (typeof EXECUTE_FAILURE_CODES)[number];
 

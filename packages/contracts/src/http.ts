@@ -50,6 +50,10 @@ export const ROUTE_TAGS = {
   sessions: 'Sessions, execute and the MCP endpoints.',
   router: 'Path C: the provider rail for an operation, and router telemetry.',
   governance: 'Policy rules, approvals, rate limits and usage of a project and environment.',
+  operations: 'Prometheus metrics, the health rollup and its history, and exchange rates.',
+  logs: 'Call records of a project and environment, listed and streamed live.',
+  webhooks: 'Webhook subscriptions to events, their deliveries, the dead-letter list and replays.',
+  dashboards: 'Browser pages: health, triggers, router metrics, router candidates and queues, behind a short-lived cookie.',
   docs: 'This document and its readable page.',
 } as const;
 export type RouteTag = keyof typeof ROUTE_TAGS;
@@ -138,7 +142,14 @@ export function routeErrorCodes(route: RouteDef): ErrorCode[] {
     codes.add('payload_too_large');
     codes.add('unsupported_media_type');
     if ((route.bodyValidation ?? 'gateway') === 'gateway') codes.add('invalid_body');
+  } else if (route.method !== 'get') {
+    // A body the route does not take (a DELETE with one) is still read first:
+    // anything but JSON is refused, and so is one over the size limit.
+    codes.add('payload_too_large');
+    codes.add('unsupported_media_type');
   }
+  // The router reads at most 100 characters per path parameter.
+  if (route.params) codes.add('uri_too_long');
   if (route.query) codes.add('invalid_query');
   if (route.headers) codes.add(route.headersInvalid ?? 'invalid_body');
   if (route.notFound) codes.add(route.notFound.code);

@@ -88,6 +88,6 @@ export const MCP_INSTRUCTIONS = [
   'Rota routes commerce operations (charges, payouts, invoices, shipping, messages) to the right provider for the country, currency and method.',
   'Start with codespar_get_started when unsure what the project can do, and codespar_discover to find the tool for a use case; prefer the meta-tools it names in meta_tools.',
   'codespar_manage_connections lists and checks provider connections; codespar_list_tools lists what is callable here.',
-  'In this release codespar_discover, codespar_get_started, codespar_manage_connections (list, status) and codespar_list_tools act; the other meta-tools answer not_implemented until their provider rails land.',
+  'The meta-tools that move money or send things (charge, pay, checkout, wallet, shop, invoice, ship, notify, crypto_pay, kyc, ledger, issue) run on the best connected provider for the call; connection_required names what to connect, and outcome_unknown means the call may have run: never repeat it with a new idempotency key.',
   'A refusal is a tool result with isError true and a code in its content: read it, do not retry an identical call. Send params._meta.idempotency_key on calls that act, and reuse it when you retry one.',
 ].join(' ');

@@ -10,6 +10,8 @@ import type { PatternName } from './patterns';
 export const ACTING_PATTERNS: Partial<Record<PatternName, 'acts'>> = {
   'session.execute': 'acts',
   'session.proxy': 'acts',
+  /** Spends a one-time state and code and stores a connection. */
+  'session.connections.oauth_callback': 'acts',
 };
 
 /** Whether a pattern acts (see {@link ACTING_PATTERNS}). Unknown names do not. */

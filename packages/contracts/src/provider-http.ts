@@ -124,11 +124,31 @@ export const ProviderAuth = z.discriminatedUnion('type', [
 export type ProviderAuth = z.infer<typeof ProviderAuth>;
 export type ProviderAuthType = ProviderAuth['type'];
 
+/**
+ * How to ask a provider what became of a request sent with an idempotency
+ * key: `endpoint_template` is a path under the environment's base URL with
+ * an `{idempotency_key}` placeholder (in the path or the query), filled with
+ * the key Rota sent. A 2xx answer is the resource that request made; a 404
+ * means the provider holds nothing under that key. The reconcile sweep asks
+ * this before it gives a call left `pending` up as `outcome_unknown`.
+ */
+export const IdempotencyLookup = z.strictObject({
+  method: z.literal('GET').default('GET'),
+  endpoint_template: z
+    .string()
+    .max(2000)
+    .regex(/^\/(?!\/)[^\s#]*$/, 'must be a path starting with "/"')
+    .refine((t) => t.includes('{idempotency_key}'), 'must contain the {idempotency_key} placeholder'),
+});
+export type IdempotencyLookup = z.infer<typeof IdempotencyLookup>;
+
 /** A provider's HTTP facts beyond its base URLs. */
 export const ProviderHttp = z.strictObject({
   auth: ProviderAuth,
   /** The header the provider reads an idempotency key from, when it has one. */
   idempotency_header: HeaderName.optional(),
+  /** Where the provider answers "what did the request with this key make?", when it can. */
+  lookup_by_idempotency_key: IdempotencyLookup.optional(),
 });
 export type ProviderHttp = z.infer<typeof ProviderHttp>;
 

@@ -47,6 +47,8 @@ export const ProxyCommand = z
     session_id: z.string().min(1).max(200),
     request: ProxyRequest,
     idempotency_key: z.string().optional(),
+    /** The calling key's id, for the policy decision record. */
+    key_id: z.string().max(200).optional(),
   })
   .strict();
 export type ProxyCommand = z.infer<typeof ProxyCommand>;

@@ -10,11 +10,14 @@ import {
   ServerToolsQuery,
 } from './catalog';
 import { ConnectionCreateRequest, ConnectionDeleted, ConnectionList, ConnectionView } from './connections';
+import { OAuthCallbackQuery, OAuthCallbackView } from './connect';
 import { ExecuteQuery, ExecuteRequest, ExecuteResult, IDEMPOTENCY_KEY } from './execute';
 import { ProxyRequest, ProxyResult } from './proxy';
+import { LOG_EVENT_ID, LogList, LogsQuery, LogStreamQuery } from './logs';
 import { defineRoutes, ErrorEnvelope, type RouteDef } from './http';
 import { MetaToolsDiscoverRequest, MetaToolsDiscoverResponse, RouterMetricsQuery, RouterMetricsResponse } from './path-c';
 import { SessionClosed, SessionCreated, SessionCreateRequest, SessionView } from './sessions';
+import { MockCreateRequest, MockList, MocksEngineError, MockView } from './mocks';
 import {
   ApprovalList,
   ApprovalsQuery,
@@ -27,6 +30,19 @@ import {
   UsageView,
 } from './policy';
 import { ToolSearchRequest, ToolSearchResponse } from './tools-search';
+import { HealthHistory, HealthHistoryQuery, HealthReport } from './health';
+import { FxImportResult, FxRatesImport, FxRatesList } from './fx';
+import {
+  WEBHOOK_DELIVERY_ID,
+  WEBHOOK_ID,
+  WebhookCreated,
+  WebhookCreateRequest,
+  WebhookDeleted,
+  WebhookDeliveriesQuery,
+  WebhookDelivery,
+  WebhookDeliveryList,
+  WebhookList,
+} from './webhooks';
 
 /**
  * Every HTTP route the gateway serves, one definition each. The gateway
@@ -48,7 +64,16 @@ const ReadyCheck = z.object({
 export const Readiness = c(
   z.object({
     status: z.enum(['ready', 'not_ready']),
-    checks: z.object({ postgres: ReadyCheck, redis: ReadyCheck, services: z.record(z.string(), ReadyCheck) }),
+    checks: z.object({
+      postgres: ReadyCheck,
+      redis: ReadyCheck,
+      services: z.record(z.string(), ReadyCheck),
+      schedulers: ReadyCheck.extend({
+        missing: z
+          .array(z.string())
+          .describe('Ids of the worker’s job schedulers Redis does not hold (their sweeps do not run); empty when the check could not ask.'),
+      }).describe('Every job scheduler of the worker is present in Redis.'),
+    }),
   }),
   'Readiness',
 );
@@ -107,12 +132,42 @@ const RATE_LIMIT_HEADERS = {
 /** A 403 on execute: a policy refusal (no `error` key) or the error envelope (`forbidden`, `quota_exceeded`). */
 const ExecuteForbidden = z.union([PolicyRefusal, ErrorEnvelope]);
 
+/** A 503 where the mocks store is read: the error envelope, or `{code: "mocks_engine_error", message, request_id}` (no `error` key). */
+const MocksUnavailable = z.union([ErrorEnvelope, MocksEngineError]);
+const mocksStoreDown = 'or `{code: "mocks_engine_error", message, request_id}`, with a `code` key and no `error`, when the mocks store cannot be read';
+
 /** Ids are opaque; anything that cannot be one names nothing. */
 const OpaqueId = z.string().regex(/^[A-Za-z0-9_-]{1,200}$/);
 const SessionParams = z.object({ id: OpaqueId.describe('Session id (`ses_…`).') });
 const sessionNotFound = { code: 'session_not_found', message: 'No session with this id.' } as const;
 const ApprovalParams = z.object({ id: OpaqueId.describe('Approval id (`apr_…`).') });
 const approvalNotFound = { code: 'approval_not_found', message: 'No approval with this id.' } as const;
+const WebhookParams = z.object({ id: z.string().regex(WEBHOOK_ID).describe('Webhook id (`whk_…`).') });
+const webhookNotFound = { code: 'webhook_not_found', message: 'No webhook with this id.' } as const;
+const WebhookDeliveryParams = WebhookParams.extend({ delivery_id: z.string().regex(WEBHOOK_DELIVERY_ID).describe('Delivery id (`wdl_…`).') });
+
+/** The dashboard pages, each a self-contained HTML document that reads its data from `/dashboard/data/{view}` with the dashboard cookie. */
+export const DASHBOARD_PAGES = ['health', 'triggers', 'router', 'router-candidates', 'queues'] as const;
+/** The data behind the pages; `queues` needs an operator key. */
+export const DASHBOARD_VIEWS = ['health', 'triggers', 'router', 'queues'] as const;
+export const DashboardSessionRequest = c(
+  z.object({ key: z.string().min(1).max(200).describe('An API key; it is never stored in the browser, only the cookie is.') }).strict(),
+  'DashboardSessionRequest',
+);
+const html = (description: string) => ({ description, schema: z.string(), contentType: 'text/html' });
+const dashboardPage = <const Id extends string>(operationId: Id, page: (typeof DASHBOARD_PAGES)[number], summary: string, description: string) =>
+  ({
+    operationId,
+    method: 'get',
+    path: `/dashboard/${page}`,
+    summary,
+    description: `${description} Without a valid dashboard cookie the page asks for a key and exchanges it at \`POST /dashboard/session\`.`,
+    tag: 'dashboards',
+    scope: null,
+    success: 200,
+    responses: { 200: html('The page.') },
+    hop: 'none',
+  }) as const satisfies RouteDef;
 
 /** Static files of the `/docs` page, served from the gateway itself (works offline). */
 export const DOCS_ASSETS = ['swagger-ui.css', 'swagger-ui-bundle.js', 'docs.js'] as const;
@@ -137,6 +192,7 @@ const mcpPost = <const Id extends string>(operationId: Id, path: string, descrip
       202: { description: 'Accepted: the body held only notifications or responses.' },
       400: json('Not JSON (`-32700` parse error) or not a valid JSON-RPC message (`-32600`): a JSON-RPC error object, not the REST envelope.', JsonRpcMessage),
       406: json('The Accept header does not allow application/json and text/event-stream (JSON-RPC error object).', JsonRpcMessage),
+      415: json('The body is not application/json (JSON-RPC error object, `-32000`).', JsonRpcMessage),
     },
     hop: 'acts',
   }) as const satisfies RouteDef;
@@ -185,7 +241,8 @@ export const ROUTES = defineRoutes({
     method: 'get',
     path: '/health/ready',
     summary: 'Readiness',
-    description: 'Ready when Postgres and Redis answer and every service answers a ping over the transport, each within its own budget.',
+    description:
+      'Ready when Postgres and Redis answer, every service answers a ping over the transport and every job scheduler of the worker is present in Redis, each within its own budget.',
     tag: 'health',
     scope: null,
     success: 200,
@@ -379,6 +436,33 @@ export const ROUTES = defineRoutes({
     responses: { 200: json('Deleted.', ConnectionDeleted) },
     hop: 'reads',
   },
+  // A browser redirect target: the provider's authorization page sends the
+  // user here, and a browser carries no API key. The signed, single-use
+  // `state` (HMAC under a server key, bound to the tenant, provider and
+  // PKCE verifier that `connect_start` stored) is the whole authentication,
+  // so the route takes no credential and needs no scope; anything without a
+  // valid state is refused before a code is exchanged.
+  oauthCallback: {
+    operationId: 'oauthCallback',
+    method: 'get',
+    path: '/v1/connections/oauth/callback',
+    summary: 'OAuth2 authorization callback',
+    description:
+      'Where a provider’s authorization page sends the user back after `codespar_manage_connections` `connect_start`. Authenticated by the signed, single-use `state` alone (no API key: a browser follows this redirect): the state names the tenant and provider and expires after 15 minutes. The code is exchanged with the flow’s PKCE verifier and the tokens are stored sealed as the connection’s credentials, exactly as `POST /v1/connections` stores them. With a `return_to`, the answer is a 303 to it carrying `status` (`connected` or `failed`), `server_id`, `context_id` and, on failure, `error`; without one, a JSON body or an error.',
+    tag: 'connections',
+    scope: null,
+    query: OAuthCallbackQuery,
+    success: 200,
+    responses: {
+      200: json('Connected.', OAuthCallbackView),
+      303: {
+        description: 'Back to the flow’s `return_to`, connected or not.',
+        headers: { location: 'The `return_to` URL with `status`, `server_id`, `context_id` and, on failure, `error`.' },
+      },
+    },
+    errors: ['oauth_state_invalid', 'oauth_authorization_failed', 'oauth_exchange_failed'],
+    hop: 'acts',
+  },
   createSession: {
     operationId: 'createSession',
     method: 'post',
@@ -446,8 +530,26 @@ export const ROUTES = defineRoutes({
         'Refused. A policy rule answers `{reason, ruleType, ruleId}` with no `error` key (plus `approval_id` and `expires_at` when it opened an approval); otherwise the error envelope with `forbidden` or `quota_exceeded` (`plan`, `limit`, `used`). Branch on whether `error` is present.',
         ExecuteForbidden,
       ),
+      422: json(
+        'A raw catalog tool in a test session that has raw-tool mocks: every mock of the tool is used up (`mocks_exhausted`), or none is for it (`tool_not_mocked`); `tool` names it. Nothing was sent or written. Never for a meta-tool.',
+        ErrorEnvelope,
+      ),
+      503: json(
+        `Our side. The error envelope with \`unavailable\` (certainly never ran), \`outcome_unknown\` (may have run) or \`policy_engine_error\`; ${mocksStoreDown} (nothing was sent).`,
+        MocksUnavailable,
+      ),
     },
-    errors: ['session_not_active', 'quota_exceeded', 'policy_denied', 'policy_engine_error', 'idempotency_key_reused', 'request_in_progress'],
+    errors: [
+      'session_not_active',
+      'quota_exceeded',
+      'policy_denied',
+      'policy_engine_error',
+      'mocks_exhausted',
+      'tool_not_mocked',
+      'mocks_engine_error',
+      'idempotency_key_reused',
+      'request_in_progress',
+    ],
     hop: 'acts',
   },
   proxyExecute: {
@@ -469,9 +571,15 @@ export const ROUTES = defineRoutes({
       200: json('The provider’s answer (any status).', ProxyResult, {
         'idempotent-replayed': '`true` when this is the stored answer of an earlier request with the same Idempotency-Key.',
       }),
+      403: json(
+        'Refused. A policy rule answers `{reason, ruleType, ruleId}` with no `error` key (rules name the proxy `proxy`, with the HTTP method as its action); otherwise the error envelope with `forbidden`. Branch on whether `error` is present.',
+        ExecuteForbidden,
+      ),
     },
     errors: [
       'session_not_active',
+      'policy_denied',
+      'policy_engine_error',
       'server_not_in_session',
       'invalid_endpoint',
       'forbidden_header',
@@ -482,6 +590,44 @@ export const ROUTES = defineRoutes({
       'request_in_progress',
     ],
     hop: 'acts',
+  },
+  createMock: {
+    operationId: 'createMock',
+    method: 'post',
+    path: '/v1/sessions/{id}/mocks',
+    summary: 'Mock a tool in a test session',
+    description:
+      'Defines a fixed answer for a raw catalog tool of a test-environment session, or for an acting meta-tool (`codespar_charge`…): the next `times` executes of that tool answer `success: true` with `response` as `data`, without reaching any provider. Once a session has any raw-tool mock, its raw tools answer only from mocks (422 `mocks_exhausted` when used up, 422 `tool_not_mocked` for a tool without one). An acting meta-tool whose mocks are used up runs on its rails again: a meta-tool never answers 422. `codespar_discover`, `codespar_get_started`, `codespar_manage_connections` and `codespar_list_tools` are never mocked. A live session is 400 `mocks_test_only`.',
+    tag: 'sessions',
+    scope: 'tools:execute',
+    params: SessionParams,
+    notFound: sessionNotFound,
+    body: MockCreateRequest,
+    success: 201,
+    responses: {
+      201: json('The mock, with its answers left.', MockView),
+      503: json(`Our side. The error envelope with \`unavailable\`; ${mocksStoreDown}.`, MocksUnavailable),
+    },
+    errors: ['mocks_test_only', 'session_not_active', 'mocks_engine_error'],
+    hop: 'reads',
+  },
+  listMocks: {
+    operationId: 'listMocks',
+    method: 'get',
+    path: '/v1/sessions/{id}/mocks',
+    summary: 'List a session’s mocks',
+    description: 'The mocks of a session in the order they answer (oldest first), each with its answers left.',
+    tag: 'sessions',
+    scope: 'tools:execute',
+    params: SessionParams,
+    notFound: sessionNotFound,
+    success: 200,
+    responses: {
+      200: json('The mocks.', MockList),
+      503: json(`Our side. The error envelope with \`unavailable\`; ${mocksStoreDown}.`, MocksUnavailable),
+    },
+    errors: ['mocks_engine_error'],
+    hop: 'reads',
   },
   mcpProject: mcpPost(
     'mcpProject',
@@ -635,6 +781,254 @@ export const ROUTES = defineRoutes({
     success: 200,
     responses: { 200: json('Usage.', UsageView) },
     hop: 'reads',
+  },
+  getMetrics: {
+    operationId: 'getMetrics',
+    method: 'get',
+    path: '/metrics',
+    summary: 'Prometheus metrics of this gateway',
+    description:
+      'The gateway process’s series in the Prometheus text format: HTTP requests by route and status with their latency, service transport latency and errors by pattern, and the Node.js process. For operator keys (`admin`). The services expose their own series on `ROTA_METRICS_PORT`.',
+    tag: 'operations',
+    scope: 'admin',
+    success: 200,
+    responses: { 200: { description: 'Exposition text, version 0.0.4.', schema: z.string(), contentType: 'text/plain' } },
+    hop: 'none',
+  },
+  getHealth: {
+    operationId: 'getHealth',
+    method: 'get',
+    path: '/v1/health',
+    summary: 'Health rollup',
+    description:
+      'Evaluates six checks now, each within its own budget: database, credential store, embeddings coverage and FX freshness (deployment-wide), router telemetry activity and provider connections (the key’s project and environment; absent for an operator key). `down` when the database or the credential store fails, `degraded` when another check is off nominal, `healthy` otherwise. Answers 200 whatever the status. A change of a stored status emits `system.health.degraded` or `system.health.recovered`.',
+    tag: 'operations',
+    scope: 'servers:read',
+    operators: true,
+    success: 200,
+    responses: { 200: json('The checks and their rollup.', HealthReport) },
+    hop: 'reads',
+  },
+  getHealthHistory: {
+    operationId: 'getHealthHistory',
+    method: 'get',
+    path: '/v1/health/history',
+    summary: 'Stored health snapshots',
+    description:
+      'Snapshots newest first: the worker stores one per scope every `ROTA_HEALTH_INTERVAL_S`, and one whenever an evaluation changes a stored status. Deployment-wide snapshots and the key’s project and environment’s own (an operator key sees the deployment-wide ones).',
+    tag: 'operations',
+    scope: 'servers:read',
+    operators: true,
+    query: HealthHistoryQuery,
+    success: 200,
+    responses: { 200: json('One page of snapshots.', HealthHistory) },
+    hop: 'reads',
+  },
+  listFxRates: {
+    operationId: 'listFxRates',
+    method: 'get',
+    path: '/v1/fx/rates',
+    summary: 'Exchange rates',
+    description: 'Every stored currency pair with its latest rate (decimal text), its source and when it was observed.',
+    tag: 'operations',
+    scope: 'servers:read',
+    operators: true,
+    success: 200,
+    responses: { 200: json('The rates.', FxRatesList) },
+    hop: 'reads',
+  },
+  importFxRates: {
+    operationId: 'importFxRates',
+    method: 'post',
+    path: '/v1/fx/rates',
+    summary: 'Import exchange rates',
+    description:
+      'Stores rates for offline installs or corrections (`rota fx import <file>`). For operator keys (`admin`). A pair whose stored rate was observed later than the imported one keeps the stored rate.',
+    tag: 'operations',
+    scope: 'admin',
+    body: FxRatesImport,
+    success: 200,
+    responses: { 200: json('What was written.', FxImportResult) },
+    hop: 'reads',
+  },
+  createWebhook: {
+    operationId: 'createWebhook',
+    method: 'post',
+    path: '/v1/webhooks',
+    summary: 'Subscribe a URL to events',
+    description:
+      'A subscription of the key’s project and environment (an operator key’s receives deployment-wide events) to event names or prefixes (`system.health.*`). Answers the signing secret once; it is stored sealed. Each delivery is a POST signed as Standard Webhooks does (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`), retried with exponential backoff; after the last attempt it is dead and can be replayed. The URL obeys the address rules of provider calls.',
+    tag: 'webhooks',
+    scope: 'webhooks:write',
+    operators: true,
+    body: WebhookCreateRequest,
+    success: 201,
+    responses: { 201: json('The subscription and its secret (shown once).', WebhookCreated) },
+    errors: ['webhook_url_refused'],
+    hop: 'reads',
+  },
+  listWebhooks: {
+    operationId: 'listWebhooks',
+    method: 'get',
+    path: '/v1/webhooks',
+    summary: 'List webhook subscriptions',
+    description: 'The subscriptions of the key’s project and environment (the deployment’s for an operator key), newest first, without secrets.',
+    tag: 'webhooks',
+    scope: 'webhooks:write',
+    operators: true,
+    success: 200,
+    responses: { 200: json('The subscriptions.', WebhookList) },
+    hop: 'reads',
+  },
+  deleteWebhook: {
+    operationId: 'deleteWebhook',
+    method: 'delete',
+    path: '/v1/webhooks/{id}',
+    summary: 'Delete a webhook subscription',
+    description: 'Stops deliveries to it; deliveries not yet sent are dropped.',
+    tag: 'webhooks',
+    scope: 'webhooks:write',
+    operators: true,
+    params: WebhookParams,
+    notFound: webhookNotFound,
+    success: 200,
+    responses: { 200: json('Deleted.', WebhookDeleted) },
+    hop: 'reads',
+  },
+  listWebhookDeliveries: {
+    operationId: 'listWebhookDeliveries',
+    method: 'get',
+    path: '/v1/webhooks/{id}/deliveries',
+    summary: 'A webhook’s deliveries',
+    description: 'Deliveries newest first, each with every attempt (status code, error, time taken). `status=dead` is the dead-letter list.',
+    tag: 'webhooks',
+    scope: 'webhooks:write',
+    operators: true,
+    params: WebhookParams,
+    notFound: webhookNotFound,
+    query: WebhookDeliveriesQuery,
+    success: 200,
+    responses: { 200: json('The deliveries.', WebhookDeliveryList) },
+    hop: 'reads',
+  },
+  replayWebhookDelivery: {
+    operationId: 'replayWebhookDelivery',
+    method: 'post',
+    path: '/v1/webhooks/{id}/deliveries/{delivery_id}/replay',
+    summary: 'Send a delivery again',
+    description: 'Sends the same event again with the same `webhook-id` (receivers deduplicate on it), a dead delivery included; its attempts start over.',
+    tag: 'webhooks',
+    scope: 'webhooks:write',
+    operators: true,
+    params: WebhookDeliveryParams,
+    notFound: webhookNotFound,
+    success: 202,
+    responses: { 202: json('The delivery, queued again.', WebhookDelivery) },
+    errors: ['webhook_delivery_not_found'],
+    hop: 'reads',
+  },
+  createDashboardSession: {
+    operationId: 'createDashboardSession',
+    method: 'post',
+    path: '/dashboard/session',
+    summary: 'Exchange a key for a dashboard cookie',
+    description:
+      'Checks the key and answers 204 with `Set-Cookie: rota_dashboard=…; HttpOnly; SameSite=Strict; Path=/dashboard`, valid `ROTA_DASHBOARD_SESSION_S` seconds (15 minutes). The key itself never travels in a URL and is not kept by the browser; a revoked key’s cookie stops working at once.',
+    tag: 'dashboards',
+    scope: null,
+    body: DashboardSessionRequest,
+    success: 204,
+    responses: { 204: { description: 'The cookie is set.', headers: { 'set-cookie': 'The dashboard cookie.' } } },
+    errors: ['unauthorized', 'rate_limited'],
+    hop: 'none',
+  },
+  getDashboardData: {
+    operationId: 'getDashboardData',
+    method: 'get',
+    path: '/dashboard/data/{view}',
+    summary: 'Data of a dashboard page',
+    description:
+      'What a page shows, for the cookie’s key: `health` (the rollup, as `GET /v1/health`), `router` (as `GET /v1/router/metrics`), `triggers` (the webhooks with their latest deliveries), `queues` (job counts and failed jobs per queue; operator keys only). Authenticated by the dashboard cookie alone.',
+    tag: 'dashboards',
+    scope: null,
+    params: z.object({ view: z.enum(DASHBOARD_VIEWS) }),
+    notFound: { code: 'not_found', message: 'No such dashboard view.' },
+    success: 200,
+    responses: { 200: json('The view’s data.', z.record(z.string(), z.unknown())) },
+    errors: ['unauthorized', 'forbidden'],
+    hop: 'reads',
+  },
+  getDashboardHealth: dashboardPage(
+    'getDashboardHealth',
+    'health',
+    'Health dashboard',
+    'The six checks, the connections panel, and a link to the triggers page filtered on `system.health.degraded`.',
+  ),
+  getDashboardTriggers: dashboardPage(
+    'getDashboardTriggers',
+    'triggers',
+    'Triggers dashboard',
+    'Webhook subscriptions and their latest deliveries; `?event=` fills the event filter.',
+  ),
+  getDashboardRouter: dashboardPage(
+    'getDashboardRouter',
+    'router',
+    'Router dashboard',
+    'One row per provider and tool, as `GET /v1/router/metrics`, with a 24-hour latency sparkline.',
+  ),
+  getDashboardCandidates: dashboardPage(
+    'getDashboardCandidates',
+    'router-candidates',
+    'Router candidates triage',
+    'Loads a report of `rota router candidates` from a local file (it never leaves the browser); each candidate is marked claimed, deferred or rejected, kept in localStorage by the report’s checksum, and the claimed ones export as JSON.',
+  ),
+  getDashboardQueues: dashboardPage(
+    'getDashboardQueues',
+    'queues',
+    'Queue dashboard',
+    'Job counts per queue and the latest failed jobs of the worker (operator keys).',
+  ),
+  listLogs: {
+    operationId: 'listLogs',
+    method: 'get',
+    path: '/v1/logs',
+    summary: 'List call records',
+    description:
+      'Call records of the key’s project and environment, newest first, with cursor paging: execute, proxy and MCP calls that reached dispatch, with the session, user, connection, tool or endpoint, masked parameters, upstream status, latency, bytes, attempts and outcome. Filters combine with AND; `from` is inclusive and `to` exclusive.',
+    tag: 'logs',
+    scope: 'logs:read',
+    query: LogsQuery,
+    success: 200,
+    responses: { 200: json('One page of call records, newest first.', LogList) },
+    hop: 'reads',
+  },
+  streamLogs: {
+    operationId: 'streamLogs',
+    method: 'get',
+    path: '/v1/logs/stream',
+    summary: 'Follow call records live (Server-Sent Events)',
+    description:
+      'A `text/event-stream` of the key’s project and environment: one `call` event per call that finished (its data is a `LogEntry`), whichever gateway replica or session replica handled it. Each event id is a position in the deployment’s log stream: reconnecting with `Last-Event-ID` resumes right after it, with no gap and no duplicate while that position is within the retention window (`ROTA_LOG_STREAM_MAXLEN` entries); past it, a `gap` event (no id) says what was trimmed, and `GET /v1/logs` fills it. A comment line is sent every `ROTA_SSE_HEARTBEAT_MS` (15 s). A stream ends when its key is revoked or the replica shuts down; reconnect with `Last-Event-ID`.',
+    tag: 'logs',
+    scope: 'logs:read',
+    query: LogStreamQuery,
+    headers: z.object({
+      'last-event-id': z.string().regex(LOG_EVENT_ID).optional().describe('The id of the last event received: the stream resumes right after it.'),
+    }),
+    headersInvalid: 'invalid_last_event_id',
+    success: 200,
+    responses: {
+      200: {
+        description:
+          'The stream: `id: <event id>`, `event: call`, `data: <LogEntry as JSON>` per call; `event: gap` with `{after, oldest_id}` when resuming past the retention window; `: heartbeat` comment lines.',
+        schema: z.string(),
+        contentType: 'text/event-stream',
+        headers: { 'cache-control': '`no-cache`: every event is sent once.' },
+      },
+    },
+    // Served by the gateway from Redis, without a service hop; Redis out of reach is 503 `unavailable`.
+    errors: ['internal'],
+    hop: 'none',
   },
 });
 

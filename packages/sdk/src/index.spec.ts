@@ -66,9 +66,21 @@ describe('errorFromResponse', () => {
   });
 
   it('names a policy refusal policy_denied and keeps its rule and approval', () => {
-    const e = errorFromResponse(403, { reason: 'amount above the daily cap', ruleType: 'amount_cap', ruleId: 'rule_9', approval_id: 'appr_1' });
+    const e = errorFromResponse(403, {
+      reason: 'amount above the daily cap',
+      ruleType: 'amount_cap',
+      ruleId: 'rule_9',
+      approval_id: 'appr_1',
+      expires_at: '2026-12-01T00:10:00.000Z',
+    });
     expect(e).toMatchObject({ status: 403, code: 'policy_denied', message: 'amount above the daily cap' });
-    expect(e.policy).toEqual({ reason: 'amount above the daily cap', ruleType: 'amount_cap', ruleId: 'rule_9', approval_id: 'appr_1' });
+    expect(e.policy).toEqual({
+      reason: 'amount above the daily cap',
+      ruleType: 'amount_cap',
+      ruleId: 'rule_9',
+      approval_id: 'appr_1',
+      expires_at: '2026-12-01T00:10:00.000Z',
+    });
   });
 
   it('uses the code of a {code} body, and http_<status> when the body says nothing', () => {
@@ -147,6 +159,42 @@ describe('Rota against a scripted gateway', () => {
     await expect(s.execute('codespar_pay', {})).resolves.toMatchObject({ success: false, status: 403, code: 'policy_denied' });
     await expect(s.execute('codespar_discover', {})).resolves.toMatchObject({ success: false, status: 200, code: 'invalid_args' });
     expect(gw.requests.filter((q) => q.path.endsWith('/execute'))).toHaveLength(2);
+  });
+
+  it('execute sends Rota-Approval-Id when given, and keeps a refusal’s approval on data', async () => {
+    const opened = { reason: 'needs an approval', ruleType: 'approval_above', ruleId: 'pr_1', approval_id: 'apr_1', expires_at: '2026-12-01T00:10:00.000Z' };
+    const s = await sessionOn({
+      '/v1/sessions/ses_abc/execute': [
+        { status: 403, body: opened },
+        { status: 200, body: OK_RESULT },
+      ],
+    });
+    const refused = await s.execute('codespar_pay', { amount: 5000 });
+    expect(refused).toMatchObject({ success: false, status: 403, code: 'policy_denied', data: { approval_id: 'apr_1' } });
+    const passed = await s.execute('codespar_pay', { amount: 5000 }, { approvalId: 'apr_1' });
+    expect(passed.success).toBe(true);
+    const sent = gw.requests.filter((q) => q.path.endsWith('/execute')).map((q) => q.headers['rota-approval-id']);
+    expect(sent).toEqual([undefined, 'apr_1']);
+  });
+
+  it('execute with no answer at all throws status 0 with the key it sent, and does not resend', async () => {
+    gw = await fakeGateway({ '/v1/sessions': [{ status: 201, body: SESSION }] });
+    let executes = 0;
+    // The connection drops once the request is out: the call may have run.
+    const dropping: typeof fetch = async (input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      if (url.endsWith('/execute')) {
+        executes++;
+        throw new TypeError('fetch failed', { cause: { code: 'ECONNRESET' } });
+      }
+      return fetch(input, init);
+    };
+    const rota = new Rota({ apiKey: 'csk_live_test', baseUrl: gw.url, retries: 2, fetch: dropping });
+    const s = await rota.sessions.create('user_1', { servers: ['asaas'] });
+    const err = await s.execute('codespar_pay', { amount: 1 }, { idempotencyKey: 'order-7' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RotaError);
+    expect(err).toMatchObject({ status: 0, code: 'network_error', idempotencyKey: 'order-7' });
+    expect(executes).toBe(1);
   });
 
   it('discover throws a RotaError carrying the tool’s code', async () => {

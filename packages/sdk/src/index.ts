@@ -46,8 +46,23 @@ export class RotaError extends Error {
   readonly body: unknown;
   /** Present when `code` is `policy_denied`: which rule refused and why. */
   readonly policy?: PolicyDenial;
+  /**
+   * Set when `session.execute` got no answer (status 0): the key the call was
+   * sent with. The call may have run; send it again with this key and Rota
+   * answers the stored result instead of running it twice.
+   */
+  readonly idempotencyKey?: string;
 
-  constructor(init: { status: number; code: string; message: string; requestId?: string | null; body?: unknown; policy?: PolicyDenial; cause?: unknown }) {
+  constructor(init: {
+    status: number;
+    code: string;
+    message: string;
+    requestId?: string | null;
+    body?: unknown;
+    policy?: PolicyDenial;
+    idempotencyKey?: string;
+    cause?: unknown;
+  }) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = 'RotaError';
     this.status = init.status;
@@ -55,6 +70,7 @@ export class RotaError extends Error {
     this.requestId = init.requestId ?? null;
     this.body = init.body;
     if (init.policy) this.policy = init.policy;
+    if (init.idempotencyKey !== undefined) this.idempotencyKey = init.idempotencyKey;
   }
 }
 
@@ -63,8 +79,10 @@ export interface PolicyDenial {
   reason: string;
   ruleType: string | null;
   ruleId: string | null;
-  /** Set when the refusal waits on a human approval. */
+  /** Set when the refusal opened a human approval: retry the same call with the header `Rota-Approval-Id` once it is approved. */
   approval_id?: string;
+  /** When that approval lapses (ISO 8601). */
+  expires_at?: string;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -87,6 +105,8 @@ export function errorFromResponse(status: number, body: unknown, headers?: Heade
       const policy: PolicyDenial = { reason, ruleType: str(body.ruleType) ?? null, ruleId: str(body.ruleId) ?? null };
       const approval = str(body.approval_id);
       if (approval) policy.approval_id = approval;
+      const expires = str(body.expires_at);
+      if (expires) policy.expires_at = expires;
       return new RotaError({ status, code: 'policy_denied', message: reason, requestId, body, policy });
     }
     const code = str(body.code);
@@ -115,7 +135,11 @@ export interface RotaOptions {
   baseUrl?: string;
   /** Deadline of one HTTP attempt in milliseconds; default 30000. */
   timeoutMs?: number;
-  /** Extra attempts for answers that are safe to retry (see `session.execute`); default 2. */
+  /**
+   * Extra attempts after an answer that says a retry is safe; default 2.
+   * `session.execute` retries only a 503 `unavailable` or `outcome_unknown`,
+   * with the same idempotency key; reads (`GET`) also retry a lost connection.
+   */
   retries?: number;
   /** A `fetch` to use instead of the global one (tests, proxies). */
   fetch?: typeof fetch;
@@ -296,6 +320,10 @@ export type RouteResponse = paths['/v1/meta-tools/discover']['post']['responses'
 export type SessionCreated = paths['/v1/sessions']['post']['responses'][201]['content']['application/json'];
 /** `GET /v1/sessions/{id}` answer. */
 export type SessionView = paths['/v1/sessions/{id}']['get']['responses'][200]['content']['application/json'];
+/** A mock of a test session (`POST /v1/sessions/{id}/mocks` answer). */
+export type MockView = paths['/v1/sessions/{id}/mocks']['post']['responses'][201]['content']['application/json'];
+/** `GET /v1/sessions/{id}/mocks` answer. */
+export type MockList = paths['/v1/sessions/{id}/mocks']['get']['responses'][200]['content']['application/json'];
 /** `DELETE /v1/sessions/{id}` answer; closing again answers the first `closed_at`. */
 export type SessionClosed = paths['/v1/sessions/{id}']['delete']['responses'][200]['content']['application/json'];
 /** The body of `POST /v1/sessions/{id}/execute`. */
@@ -431,27 +459,33 @@ export class Session {
 
   /**
    * Runs a tool in the session. Never throws on an HTTP status: a refusal
-   * (closed session, unknown tool, policy, quota) answers `success: false`
-   * with its `code`, `status` and `requestId`. Always sends an
-   * `Idempotency-Key` (a fresh UUID unless given) and, after a 503
-   * `unavailable` or `outcome_unknown` or a lost connection, sends the same
-   * request again with the same key, so a call that did run is answered from
-   * the stored result rather than run twice. Throws `RotaError` only when no
-   * answer arrived after every retry.
+   * (closed session, unknown tool, policy, quota, rate limit) answers
+   * `success: false` with its `code`, `status` and `requestId`. Always sends
+   * an `Idempotency-Key` (a fresh UUID unless given). After a 503
+   * `unavailable` (the call never ran) or `outcome_unknown` (it may have run)
+   * it sends the same request again with the same key, up to `retries` times,
+   * so a call that did run is answered from the stored result rather than run
+   * twice; no other answer is retried. When no answer arrives at all (timeout,
+   * connection lost) it throws a `RotaError` with status 0 carrying the
+   * `idempotencyKey`: the call may still be running, so retrying at once
+   * would only meet `request_in_progress`; retry later with that key.
+   *
+   * `approvalId` sends `Rota-Approval-Id`: after a policy refusal opened an
+   * approval (`code: "policy_denied"`, `data.approval_id`) and someone
+   * approved it, the very same call sent with it passes once.
    */
-  async execute(tool: string, input?: Record<string, unknown>, opts: { idempotencyKey?: string } = {}): Promise<ExecuteResponse> {
+  async execute(tool: string, input?: Record<string, unknown>, opts: { idempotencyKey?: string; approvalId?: string } = {}): Promise<ExecuteResponse> {
     const idempotencyKey = opts.idempotencyKey ?? newIdempotencyKey();
     const path = `/v1/sessions/${encodeURIComponent(this.id)}/execute`;
     const body = input === undefined ? { tool } : { tool, input };
+    const headers: Record<string, string> = { 'idempotency-key': idempotencyKey };
+    if (opts.approvalId !== undefined) headers['rota-approval-id'] = opts.approvalId;
     for (let attempt = 0; ; attempt++) {
       let res: RawResponse;
       try {
-        res = await this.t.once('POST', path, body, { 'idempotency-key': idempotencyKey });
+        res = await this.t.once('POST', path, body, headers);
       } catch (err) {
-        if (attempt < this.t.opts.retries && err instanceof RotaError && err.status === 0) {
-          await sleep(backoff(attempt));
-          continue;
-        }
+        if (err instanceof RotaError) throw new RotaError({ status: err.status, code: err.code, message: err.message, idempotencyKey, cause: err.cause });
         throw err;
       }
       if (res.status === 200 && isRecord(res.body)) {
@@ -519,6 +553,22 @@ export class Session {
   /** Reads the session's current state (status, expiry, `closed_at`). Throws `RotaError`. */
   async get(): Promise<SessionView> {
     return this.t.json<SessionView>('GET', `/v1/sessions/${encodeURIComponent(this.id)}`);
+  }
+
+  /**
+   * `POST /v1/sessions/{id}/mocks`, test sessions only: the next `times`
+   * calls of `tool` (a raw `server/tool` or an acting meta-tool such as
+   * `codespar_charge`) answer `success: true` with `response` as `data`,
+   * without reaching a provider. Throws `RotaError` (`mocks_test_only` on a
+   * live session).
+   */
+  async mock(tool: string, response: unknown, times = 1): Promise<MockView> {
+    return this.t.json<MockView>('POST', `/v1/sessions/${encodeURIComponent(this.id)}/mocks`, { tool, response, times });
+  }
+
+  /** `GET /v1/sessions/{id}/mocks`: the session's mocks, oldest first, with the answers each has left. Throws `RotaError`. */
+  async mocks(): Promise<MockList> {
+    return this.t.json<MockList>('GET', `/v1/sessions/${encodeURIComponent(this.id)}/mocks`);
   }
 
   /** Closes the session. Idempotent: closing again answers the first `closed_at`. Throws `RotaError`. */

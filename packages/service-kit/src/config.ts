@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TracingConfig } from './tracing';
 
 /** Settings every app shares. Each app extends this with its own. */
 export const BaseConfig = z.object({
@@ -15,6 +16,16 @@ export const BaseConfig = z.object({
   /** How long SIGTERM waits for in-flight work before exiting. */
   ROTA_DRAIN_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * Port of this process's Prometheus listener (`GET /metrics`, no
+   * authentication). Unset or empty: no listener. The gateway also serves
+   * `/metrics` on its own port to operator keys.
+   */
+  ROTA_METRICS_PORT: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(0).max(65535).optional()),
+  /** Address the metrics listener binds; keep it off public networks. */
+  ROTA_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  /** OpenTelemetry export (see `TracingConfig`): off unless a collector address is set. */
+  ...TracingConfig.shape,
 });
 export type BaseConfig = z.infer<typeof BaseConfig>;
 

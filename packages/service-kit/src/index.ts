@@ -5,6 +5,8 @@ export * from './rpc';
 export * from './rpc-filter';
 export * from './zod-pipe';
 export * from './bootstrap';
+export * from './metrics';
+export * from './tracing';
 export * from './transport/keys';
 export * from './transport/server';
 export * from './transport/client';

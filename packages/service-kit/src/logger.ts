@@ -1,6 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import pino, { type Logger } from 'pino';
 import { currentRequestId } from './context';
+import { currentTraceId } from './tracing';
 
 /** Paths whose values never reach a log line. */
 export const REDACT_PATHS = [
@@ -26,19 +27,27 @@ export const REDACT_PATHS = [
 
 /**
  * JSON logger for every app. The current request id (from AsyncLocalStorage)
- * is stamped on every line so one request can be followed across services.
+ * is stamped on every line so one request can be followed across services,
+ * and so is the trace id when the line is written inside a trace.
  */
 export function createLogger(app: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
-  return pino({
+  const options = {
     name: app,
     level,
     base: { app, pid: process.pid },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     mixin() {
       const request_id = currentRequestId();
-      return request_id ? { request_id } : {};
+      const trace_id = currentTraceId();
+      if (!trace_id) return request_id ? { request_id } : {};
+      return request_id ? { request_id, trace_id } : { trace_id };
     },
-  });
+  };
+  // ROTA_LOG_FILE sends the lines to a file instead of stdout (appended,
+  // written synchronously); the end-to-end suites read it back to prove no
+  // credential is ever logged.
+  const file = process.env.ROTA_LOG_FILE;
+  return file ? pino(options, pino.destination({ dest: file, append: true, sync: true, mkdir: true })) : pino(options);
 }
 
 /** Adapts pino to Nest's LoggerService so framework messages are JSON too. */

@@ -4,7 +4,10 @@ import { throwError, type Observable } from 'rxjs';
 import { ZodError } from 'zod';
 import { createLogger } from './logger';
 
-const log = createLogger('rpc-errors');
+// Made on first use, so it follows the logging settings (ROTA_LOG_FILE) of
+// the process by then rather than at import.
+let logger: ReturnType<typeof createLogger> | undefined;
+const log = () => (logger ??= createLogger('rpc-errors'));
 
 /** Socket errors: the database (or any dependency) could not be reached or dropped the connection. */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH']);
@@ -70,12 +73,12 @@ export function toWire(err: unknown, opts: ToWireOptions = {}): WireError {
   if (prismaCode === 'P2002') return { code: 'conflict', message: 'The resource already exists.' };
   if (prismaCode === 'P2025') return { code: 'not_found', message: 'The resource was not found.' };
   if (isConnectionError(err)) {
-    log.warn({ err }, 'dependency connection failed in service handler');
+    log().warn({ err }, 'dependency connection failed in service handler');
     return opts.acts
       ? { code: 'outcome_unknown', message: 'A dependency failed while the request was running; it may have taken effect.' }
       : { code: 'unavailable', message: 'A dependency is unavailable.' };
   }
-  log.error({ err }, 'unhandled error in service handler');
+  log().error({ err }, 'unhandled error in service handler');
   return { code: 'internal', message: 'Internal error' };
 }
 

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { PatternName, RequestOf, ResponseOf, Tenant } from '@rota/contracts';
+import { context, SpanKind, trace } from '@opentelemetry/api';
+import { AppError, type PatternName, type RequestOf, type ResponseOf, type Tenant } from '@rota/contracts';
 import { firstValueFrom } from 'rxjs';
 import { currentRequestId, maybeTenant } from './context';
+import { transportMetrics } from './metrics';
+import { recordErrorCode, traceCarrier } from './tracing';
 import { RedisStreamsClient, type RedisStreamsClientOptions } from './transport/client';
 
 export interface SendOptions {
@@ -22,6 +25,8 @@ export interface SendOptions {
  */
 export class RpcClient {
   readonly transport: RedisStreamsClient;
+  private readonly seconds = transportMetrics.clientSeconds();
+  private readonly errors = transportMetrics.clientErrors();
 
   constructor(options: RedisStreamsClientOptions) {
     this.transport = new RedisStreamsClient(options);
@@ -38,6 +43,27 @@ export class RpcClient {
   send<P extends PatternName>(pattern: P, payload: RequestOf<P>, opts: SendOptions = {}): Promise<ResponseOf<P>> {
     const requestId = opts.requestId ?? currentRequestId() ?? randomUUID();
     const tenant = opts.tenant ?? maybeTenant();
-    return firstValueFrom(this.transport.send<ResponseOf<P>>(pattern, { payload, requestId, timeoutMs: opts.timeoutMs, tenant }));
+    const started = performance.now();
+    // The handler's span is a child of this one. With export off the span
+    // records nothing and the caller's own context, if any, travels on.
+    const active = context.active();
+    const span = trace.getTracer('rota.transport').startSpan(pattern, { kind: SpanKind.CLIENT }, active);
+    if (span.isRecording()) span.setAttributes({ 'rpc.system': 'rota', 'rpc.method': pattern, 'rota.request_id': requestId });
+    const carrier = traceCarrier(trace.setSpan(active, span));
+    return firstValueFrom(this.transport.send<ResponseOf<P>>(pattern, { payload, requestId, timeoutMs: opts.timeoutMs, tenant, trace: carrier })).then(
+      (answer) => {
+        this.seconds.observe({ pattern, outcome: 'ok' }, (performance.now() - started) / 1000);
+        span.end();
+        return answer;
+      },
+      (err: unknown) => {
+        const code = err instanceof AppError ? err.code : 'internal';
+        this.seconds.observe({ pattern, outcome: code }, (performance.now() - started) / 1000);
+        this.errors.inc({ pattern, code });
+        recordErrorCode(span, code);
+        span.end();
+        throw err;
+      },
+    );
   }
 }

@@ -18,6 +18,8 @@ import { Input, Route, type In } from '../http/route';
 
 /** An import of a large catalog takes a while; reads keep the default deadline. */
 const IMPORT_TIMEOUT_MS = 300_000;
+/** How long the status waits for the worker's list of missing schedulers. */
+const SCHEDULERS_TIMEOUT_MS = 2000;
 /** When `GET /v1/servers` was deprecated in favour of `GET /v1/providers` (RFC 9745 date). */
 const SERVERS_DEPRECATED_AT = '@1767225600';
 
@@ -83,9 +85,19 @@ export class CatalogController {
     return this.rpc.send('search.catalog.tools', { ...query, server_id: params.id });
   }
 
+  /**
+   * Coverage from the search service, and from the worker which of its job
+   * schedulers Redis lost (while `catalog-sweep` is missing, imported tools
+   * wait for vectors). A worker that does not answer leaves the field out
+   * rather than the whole status.
+   */
   @Route(ROUTES.getCatalogStatus)
-  getCatalogStatus(): Promise<CatalogStatus> {
-    return this.rpc.send('search.catalog.status', {});
+  async getCatalogStatus(): Promise<CatalogStatus> {
+    const [status, schedulers] = await Promise.all([
+      this.rpc.send('search.catalog.status', {}),
+      this.rpc.send('worker.schedulers', {}, { timeoutMs: SCHEDULERS_TIMEOUT_MS }).catch(() => undefined),
+    ]);
+    return schedulers ? { ...status, schedulers_missing: schedulers.missing } : status;
   }
 
   /**
@@ -100,7 +112,9 @@ export class CatalogController {
     // The definition has the body parsed on a worker thread: the text goes on
     // to the search service, which parses it; this thread never builds it.
     const body = raw as unknown;
-    if (!(body instanceof OffThreadJson)) throw new Error('importCatalog expects its body parsed off the main thread');
+    // No body at all (nothing for the JSON parser to read) is the caller's mistake, not ours.
+    if (!(body instanceof OffThreadJson))
+      throw new AppError('invalid_body', 'The request body must be a catalog document, or {"url": …}, sent as application/json.');
     const source = urlSource(body) ?? { kind: 'text' as const, text: body.text };
     return this.rpc.send('search.catalog.import', { source, server: query.server, prune: query.prune ?? false, owner }, { timeoutMs: IMPORT_TIMEOUT_MS });
   }

@@ -38,17 +38,32 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** Ready when Postgres and Redis answer and every service answers a ping over the transport. */
+  /**
+   * Ready when Postgres and Redis answer, every service answers a ping over
+   * the transport, and Redis holds every job scheduler of the worker (a Redis
+   * restart without persistence drops them, and their sweeps stop until the
+   * worker puts them back).
+   */
   @Route(ROUTES.healthReady)
   async healthReady(@Res({ passthrough: true }) reply: FastifyReply): Promise<Readiness> {
     const budget = this.config.ROTA_READY_TIMEOUT_MS;
-    const [postgres, redis, ...services] = await Promise.all([
+    let missing: string[] = [];
+    const [postgres, redis, schedulers, ...services] = await Promise.all([
       timed(() => this.prisma.$queryRaw`SELECT 1`, budget),
       timed(() => this.redis.ping(), budget),
+      timed(async () => {
+        missing = (await this.rpc.send('worker.schedulers', {}, { timeoutMs: budget })).missing;
+        if (missing.length > 0) throw new Error(`missing job schedulers: ${missing.join(', ')}`);
+      }, budget),
       ...SERVICES.map((s: ServiceName) => timed(() => this.rpc.send(`${s}.ping`, {}, { timeoutMs: budget }), budget)),
     ]);
-    const checks = { postgres, redis, services: Object.fromEntries(SERVICES.map((s, i) => [s, services[i]])) };
-    const ok = postgres.ok && redis.ok && services.every((c) => c.ok);
+    const checks = {
+      postgres,
+      redis,
+      services: Object.fromEntries(SERVICES.map((s, i) => [s, services[i]!])),
+      schedulers: { ...schedulers, missing },
+    };
+    const ok = postgres.ok && redis.ok && schedulers.ok && services.every((c) => c.ok);
     void reply.status(ok ? 200 : 503);
     return { status: ok ? 'ready' : 'not_ready', checks };
   }

@@ -74,6 +74,8 @@ export function toHttpError(err: unknown, requestId: string): HttpErrorOut {
   if (code === 'unauthorized') return { status, body: { error: 'unauthorized' } };
   // A policy refusal is its own body, with no `error` key: clients tell it from quota by that.
   if (code === 'policy_denied') return { status, body: { ...(details ?? {}) } };
+  // The mocks store's 503 carries `code`, not `error`, as the published refusal table shows.
+  if (code === 'mocks_engine_error') return { status, body: { code, message, request_id: requestId } };
   if (status >= 500) {
     // Generic text only: whatever went wrong stays in our logs.
     const generic = code === 'internal' ? 'Something went wrong on our side.' : message;

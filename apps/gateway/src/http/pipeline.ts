@@ -18,7 +18,8 @@ const configOf = (req: FastifyRequest) => req.routeOptions.config as RotaRouteCo
  *    explicit `@Public()` / `@RequireScope()`; otherwise the gateway refuses
  *    to start, so no route can be mounted without deciding its
  *    authentication. A definition's body limit becomes the route's limit.
- * 2. `onRequest`: authentication and the scope check, before a single byte
+ * 2. `onRequest`: a path no route matches is answered 404 at once; then
+ *    authentication and the scope check, before a single byte
  *    of the body is read, so an unknown caller gets its 401 whatever it
  *    sends and cannot make the gateway parse anything. An address over the
  *    failed-authentication limit gets 429 before its key is looked up.
@@ -40,7 +41,11 @@ export function installPipeline(fastify: FastifyInstance, keys: ApiKeyService, f
     const config = configOf(req);
     const scope: Scope | null | undefined = config?.rota ? config.rota.scope : config?.rotaAuth;
     const checkUrl = () => (urlContainsNul(req.url) ? done(new AppError('invalid_query', 'The URL must not contain the NUL character (U+0000).')) : done());
-    // No scope: a public route, or an unknown one the not-found handler answers.
+    // A path no route matches is a 404 whatever the body: refused here, its
+    // body is never parsed, so a missing or odd media type cannot turn the
+    // answer into a 415 (or a bad-JSON 400) for a route that does not exist.
+    if (req.is404 && !urlContainsNul(req.url)) return done(new AppError('not_found', 'No route matches this method and path.'));
+    // No scope: a public route.
     if (!scope) return checkUrl();
     const admit = (principal: Principal) => {
       // An operator key has no tenant: a route that acts for a project must not run without one.

@@ -11,6 +11,7 @@ describe('redactUrl', () => {
     ],
     ['/x?Api-Key=abc', '/x?Api-Key=[REDACTED]'],
     ['/x?api%5Fkey=abc', '/x?api%5Fkey=[REDACTED]'],
+    ['/v1/connections/oauth/callback?code=c0de&state=s.t', '/v1/connections/oauth/callback?code=[REDACTED]&state=[REDACTED]'],
   ])('hides the value of a credential parameter: %s', (url, expected) => {
     expect(redactUrl(url)).toBe(expected);
   });

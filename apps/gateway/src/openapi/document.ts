@@ -14,6 +14,7 @@ const ERROR_DESCRIPTIONS: Partial<Record<number, string>> = {
   405: 'Method not allowed.',
   409: 'The resource is not in a state that allows this.',
   413: 'The body is larger than the route accepts.',
+  414: 'A path parameter is longer than the gateway reads.',
   415: 'The body is not application/json.',
   424: 'Nothing can carry the operation.',
   429: 'Too many requests.',

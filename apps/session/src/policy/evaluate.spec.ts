@@ -1,5 +1,5 @@
 import type { PolicyRule } from '@rota/contracts';
-import { evaluate, type PolicyCall } from './evaluate';
+import { evaluate, proxyCall, PROXY_TOOL, type PolicyCall } from './evaluate';
 
 const call = (over: Partial<PolicyCall> = {}): PolicyCall => ({
   tool: 'codespar_pay',
@@ -76,5 +76,35 @@ describe('evaluate', () => {
       evaluate([providers], call({ tool: 'zzpay/get_payment', action: null, args: {}, raw: { provider: 'zzpay', category: 'payments', method: 'GET' } })).kind,
     ).toBe('deny');
     expect(evaluate([providers], call())).toMatchObject({ kind: 'pass', allowedProviders: ['zzopen'] });
+  });
+
+  describe('a proxy call', () => {
+    const proxy = (method: string, category: string | null = 'payments', provider = 'zzpay') =>
+      proxyCall({ provider, category, method, endpoint: '/v1/payments', userId: 'u1' });
+
+    it('is named proxy, with its method (upper case) as the action', () => {
+      expect(proxy('post')).toMatchObject({ tool: PROXY_TOOL, action: 'POST', raw: { provider: 'zzpay', category: 'payments', method: 'POST' } });
+    });
+
+    it('a non-GET request to a money provider is refused by any amount rule unless allow_tools names proxy', () => {
+      expect(evaluate([max], proxy('POST'))).toMatchObject({ kind: 'deny', rule: { id: 'pr_max' } });
+      expect(evaluate([max], proxy('DELETE'))).toMatchObject({ kind: 'deny', rule: { id: 'pr_max' } });
+      expect(evaluate([max], proxy('GET')).kind).toBe('pass');
+      expect(evaluate([max], proxy('POST', 'logistics')).kind).toBe('pass');
+      expect(evaluate([], proxy('POST')).kind).toBe('pass');
+      const allow: PolicyRule = { id: 'pr_a', type: 'allow_tools', tools: ['proxy', 'codespar_pay'] };
+      expect(evaluate([max, allow], proxy('POST')).kind).toBe('pass');
+    });
+
+    it('deny_tools and allow_tools name it with methods as actions; allow_providers names its one rail', () => {
+      const noWrites: PolicyRule = { id: 'pr_d', type: 'deny_tools', tools: ['proxy'], actions: ['POST', 'PUT', 'PATCH', 'DELETE'] };
+      expect(evaluate([noWrites], proxy('POST'))).toMatchObject({ kind: 'deny', rule: { id: 'pr_d' } });
+      expect(evaluate([noWrites], proxy('GET')).kind).toBe('pass');
+      const onlyMeta: PolicyRule = { id: 'pr_o', type: 'allow_tools', tools: ['codespar_pay'] };
+      expect(evaluate([onlyMeta], proxy('GET'))).toMatchObject({ kind: 'deny', rule: { id: 'pr_o' } });
+      const providers: PolicyRule = { id: 'pr_p', type: 'allow_providers', providers: ['zzopen'] };
+      expect(evaluate([providers], proxy('GET'))).toMatchObject({ kind: 'deny', rule: { id: 'pr_p' } });
+      expect(evaluate([providers], proxy('GET', 'banking', 'zzopen')).kind).toBe('pass');
+    });
   });
 });

@@ -13,11 +13,30 @@ export interface PolicyCall {
   action: string | null;
   args: Record<string, unknown>;
   /**
-   * A raw call to a provider (a catalog tool, or later the proxy) with what
-   * the catalog says about it; null for meta-tools and built-ins.
+   * A raw call to a provider (a catalog tool, or the proxy) with what the
+   * catalog says about it; null for meta-tools and built-ins.
    */
   raw: { provider: string; category: string | null; method: string | null } | null;
   userId: string | null;
+}
+
+/**
+ * The name rules use for `proxyExecute`, which calls no tool: `deny_tools`
+ * and `allow_tools` name it as `proxy`, with the HTTP method as its action
+ * (`{type: "deny_tools", tools: ["proxy"], actions: ["POST", "DELETE"]}`).
+ */
+export const PROXY_TOOL = 'proxy';
+
+/** A proxy call as the rules read it: the provider is its one rail, the method its action. */
+export function proxyCall(a: { provider: string; category: string | null; method: string; endpoint: string; userId: string | null }): PolicyCall {
+  const method = a.method.toUpperCase();
+  return {
+    tool: PROXY_TOOL,
+    action: method,
+    args: { method, endpoint: a.endpoint },
+    raw: { provider: a.provider, category: a.category, method },
+    userId: a.userId,
+  };
 }
 
 type Rule<T extends PolicyRuleType> = Extract<PolicyRule, { type: T }>;

@@ -149,6 +149,14 @@ export class PolicyRepository {
     return { category: rows[0]?.category ?? null, method: rows[0]?.http_method ?? null };
   }
 
+  /** A provider's category as the project sees it (its own import first, else the global catalog); null when it names none. */
+  async providerCategory(serverId: string, projectId: string): Promise<string | null> {
+    const rows = await this.prisma.$queryRaw<Array<{ category: string }>>(Prisma.sql`
+      SELECT category FROM providers WHERE id = ${serverId} AND (project_id = ${projectId} OR project_id IS NULL)
+      ORDER BY project_id NULLS LAST LIMIT 1`);
+    return rows[0]?.category ?? null;
+  }
+
   async createApproval(
     a: ApprovalBinding & {
       sessionId: string | null;

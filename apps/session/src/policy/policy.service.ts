@@ -20,11 +20,12 @@ import {
 import { CONFIG, createLogger, currentTenant } from '@rota/service-kit';
 import type { SessionConfig } from '../config';
 import { ExecuteRepository } from '../execute/execute.repository';
-import { evaluate, type DailyReservation, type PolicyCall } from './evaluate';
+import { evaluate, proxyCall, type DailyReservation, type PolicyCall } from './evaluate';
 import { PolicyRepository, type ApprovalRow, type DailyKey } from './policy.repository';
 
 /** The algorithm the gateway's limiter applies, as `GET /v1/rate-limits` reports it. */
-export const RATE_LIMIT_ALGORITHM = 'fixed window per limit, counted in Redis (rate-limiter-flexible), shared by every gateway replica';
+export const RATE_LIMIT_ALGORITHM =
+  'GCRA per limit (a burst of up to the quota, then one call per period/quota), every limit of a call checked and counted atomically in one Redis script shared by every gateway replica';
 
 /** JSON with sorted keys: equal arguments hash equally whatever their order. */
 function canonical(value: unknown): string {
@@ -52,15 +53,30 @@ export interface PolicyCheckInput extends PolicyCall {
   approvalId: string | null;
 }
 
+/** One `proxyExecute` call, once its session is known and before anything is sent. */
+export interface ProxyPolicyInput {
+  tenant: Tenant;
+  sessionId: string;
+  /** The session's `user_id`. */
+  userId: string | null;
+  keyId: string | null;
+  /** The provider the request goes to (`request.server`). */
+  provider: string;
+  method: string;
+  endpoint: string;
+}
+
 /** What a passed check leaves for the dispatcher. */
 export interface PolicyPass {
   /** The rails the router may pick; null for no restriction (the router applies it when rails execute). */
   allowedProviders: string[] | null;
+  /** The first `allow_providers` rule, named when no allowed rail remains at execute time. */
+  providerRuleId: string | null;
   /** Amounts reserved under per-user daily limits; give them back only for a call that certainly ran nothing. */
   reservations: Array<{ key: DailyKey; minor: bigint }>;
 }
 
-const NO_RULES: PolicyPass = { allowedProviders: null, reservations: [] };
+const NO_RULES: PolicyPass = { allowedProviders: null, providerRuleId: null, reservations: [] };
 
 /**
  * The policy engine: the rules of a project and environment, read through a
@@ -133,7 +149,33 @@ export class PolicyService {
       await this.release(reservations);
       throw err;
     }
-    return { allowedProviders: verdict.allowedProviders, reservations };
+    const providerRuleId = rules.find((r) => r.type === 'allow_providers')?.id ?? null;
+    return { allowedProviders: verdict.allowedProviders, providerRuleId, reservations };
+  }
+
+  /**
+   * Checks one proxy call against the rules: it calls no tool, so rules name
+   * it `proxy` with its HTTP method as the action; `allow_providers` refuses
+   * another provider; and while amount rules exist, a non-GET request to a
+   * payments, banking or crypto provider is refused unless an `allow_tools`
+   * rule names `proxy` (its body cannot be read for an amount). Passes, or
+   * throws `policy_denied` (recorded) or `policy_engine_error`, exactly as
+   * `check` does; nothing reserves or opens an approval here, since no
+   * amount rule can read a proxy body.
+   */
+  async checkProxy(input: ProxyPolicyInput): Promise<void> {
+    const rules = await this.rulesOf(input.tenant);
+    if (rules.length === 0) return;
+    const category = await this.engine(() => this.repo.providerCategory(input.provider, input.tenant.project_id));
+    const call = proxyCall({ provider: input.provider, category, method: input.method, endpoint: input.endpoint, userId: input.userId });
+    const verdict = evaluate(rules, call);
+    if (verdict.kind === 'deny')
+      await this.refuse(
+        { ...call, tenant: input.tenant, sessionId: input.sessionId, keyId: input.keyId, approvalId: null },
+        verdict.rule,
+        verdict.reason,
+        null,
+      );
   }
 
   /** Gives back the daily reservations of a call that certainly ran nothing. */

@@ -111,6 +111,8 @@ describe('catalog re-embedding worker', () => {
       ROTA_EMBED_SWEEP_EVERY_MS: '600000',
       ROTA_EMBED_BACKOFF_MS: '50',
       ROTA_EMBED_TIMEOUT_MS: '400',
+      // `ROTA_EMBEDDER=local` means the fast hashing model here, not the default sentence encoder.
+      ROTA_LOCAL_EMBEDDER: 'hash',
       ...extra,
     });
   }
@@ -178,8 +180,11 @@ describe('catalog re-embedding worker', () => {
 
   it('two workers on one sweep embed every row exactly once', async () => {
     await importDoc(catalog(4, 50));
-    // Small batches, so both workers get several jobs.
-    await Promise.all([startRunner({ ROTA_EMBED_BATCH_SIZE: '7' }), startRunner({ ROTA_EMBED_BATCH_SIZE: '7' })]);
+    // Small batches, so both workers get several jobs. The suite's 400 ms call deadline is for
+    // the retry cases; here a call that outlived it on a busy machine would be sent again and
+    // counted twice by the fake, which is a retry, not a row embedded by both workers.
+    const two = { ROTA_EMBED_BATCH_SIZE: '7', ROTA_EMBED_TIMEOUT_MS: '10000' };
+    await Promise.all([startRunner(two), startRunner(two)]);
     await waitFor('all rows', async () => (await embeddedWith(db.prisma, OPENAI_EMBEDDING_MODEL)) === 200);
     await waitFor('idle queue', async () => {
       const c = await queue.counts();

@@ -1,14 +1,24 @@
 import { createEmbedder } from '@rota/catalog';
 import type { PrismaClient } from '@rota/db';
-import { createLogger } from '@rota/service-kit';
+import { createLogger, type RpcClient } from '@rota/service-kit';
+import type { CallLookup, SettledPublisher } from './calls-reconcile';
 import Redis from 'ioredis';
 import type { WorkerConfig } from '../config';
+import type { FxService } from '../fx/fx.service';
+import { createFxService, createHealthService } from '../health/create';
+import type { HealthService } from '../health/health.service';
+import { createWebhooksService } from '../webhooks/create';
+import type { WebhooksService } from '../webhooks/webhooks.service';
 import { CatalogJobs } from './catalog.jobs';
 import { catalogJobOptions, JobRunner } from './runner';
 import { SessionsRepository } from './sessions.repository';
 
 /** Builds the worker's job runner from its config (the module and the tests share this). */
-export function createJobRunner(config: WorkerConfig, prisma: PrismaClient): JobRunner {
+export function createJobRunner(
+  config: WorkerConfig,
+  prisma: PrismaClient,
+  services: { health?: HealthService; fx?: FxService; webhooks?: WebhooksService; rpc?: RpcClient } = {},
+): JobRunner {
   const log = createLogger('worker', config.LOG_LEVEL);
   const catalog = new CatalogJobs(
     prisma,
@@ -26,6 +36,28 @@ export function createJobRunner(config: WorkerConfig, prisma: PrismaClient): Job
     config,
     sessions: new SessionsRepository(prisma),
     catalog,
+    // The module passes the instances its controllers use; tests may omit them.
+    health: services.health ?? createHealthService(config, prisma, catalog.embedder.model, log),
+    fx: services.fx ?? createFxService(config, prisma, log),
+    webhooks: services.webhooks ?? createWebhooksService(config, prisma, log),
     log,
+    // Only the session service opens credentials: the reconcile sweep asks it to look a call up.
+    lookupCall: services.rpc ? lookupThrough(services.rpc, config) : undefined,
+    publishSettled: services.rpc ? publishThrough(services.rpc, config) : undefined,
   });
+}
+
+/** `session.calls.settled`: the session service puts the settled calls on the call log stream. */
+export function publishThrough(rpc: RpcClient, config: WorkerConfig): SettledPublisher {
+  return (ids) => rpc.send('session.calls.settled', { tool_call_ids: ids }, { timeoutMs: config.ROTA_RPC_TIMEOUT_MS });
+}
+
+/** `session.calls.lookup` for the call's own tenant, with room for a token fetch and the provider's answer. */
+export function lookupThrough(rpc: RpcClient, config: WorkerConfig): CallLookup {
+  return (call) =>
+    rpc.send(
+      'session.calls.lookup',
+      { tool_call_id: call.id },
+      { tenant: { org_id: call.orgId, project_id: call.projectId, environment: call.environment }, timeoutMs: 2 * config.ROTA_RPC_TIMEOUT_MS },
+    );
 }

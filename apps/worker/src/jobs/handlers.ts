@@ -2,14 +2,25 @@ import { JOBS, QUEUES, type JobName, type JobPayload, type QueueName } from '@ro
 import type { Job, Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import type { WorkerConfig } from '../config';
+import type { FxService } from '../fx/fx.service';
+import type { HealthService } from '../health/health.service';
+import { deliverWebhook, dispatchEvents } from '../webhooks/jobs';
+import type { WebhooksService } from '../webhooks/webhooks.service';
 import type { CatalogJobs } from './catalog.jobs';
+import { reconcileCalls, type CallLookup, type SettledPublisher } from './calls-reconcile';
 import type { SessionsRepository } from './sessions.repository';
 
 export interface JobDeps {
   config: WorkerConfig;
   sessions: SessionsRepository;
   catalog: CatalogJobs;
+  health: HealthService;
+  fx: FxService;
+  webhooks: WebhooksService;
   log: Logger;
+  /** Asks a provider what a call left pending made; absent, such calls become `outcome_unknown` unasked. */
+  lookupCall?: CallLookup;
+  publishSettled?: SettledPublisher;
 }
 
 /** What a handler may touch besides its payload: the running job (progress) and the queues (follow-up jobs). */
@@ -30,14 +41,15 @@ export const HANDLERS: HandlerTable = {
     if (expired > 0) log.info({ expired }, 'expired idle sessions');
     return { expired };
   },
-  'calls.reconcile': async (_payload, { sessions, config, log }) => {
-    const reconciled = await sessions.reconcilePending(config.ROTA_RECONCILE_AFTER_S);
-    if (reconciled > 0) log.warn({ reconciled }, 'provider calls left pending are now outcome_unknown');
-    return { reconciled };
-  },
+  'calls.reconcile': (_payload, { sessions, config, log, lookupCall, publishSettled }) =>
+    reconcileCalls(sessions, lookupCall, config.ROTA_RECONCILE_AFTER_S, log, publishSettled),
   'catalog.sweep': (_payload, { catalog }, { job, queue }) => catalog.sweep(queue(QUEUES.catalog), job),
   'catalog.embed': ({ ids }, { catalog }, { job }) => catalog.embed(ids, job),
   'catalog.reindex': (_payload, { catalog }, { job, token, queue }) => catalog.reindex(queue(QUEUES.catalog), job, token),
+  'health.evaluate': (_payload, { health }) => health.evaluateAll(),
+  'fx.refresh': (_payload, { fx }) => fx.refresh(),
+  'events.dispatch': (_payload, { webhooks, config }, { queue }) => dispatchEvents(webhooks, queue(QUEUES.webhooks), config),
+  'webhooks.deliver': ({ delivery_id }, { webhooks }, { job }) => deliverWebhook(webhooks, delivery_id, job),
 };
 
 /** Boot check: every declared job has exactly one handler and no handler is orphaned. */

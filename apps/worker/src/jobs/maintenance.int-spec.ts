@@ -4,6 +4,7 @@ import { OwnRedis, testPrefix } from '@rota/service-kit/testing/redis-server';
 import { WorkerConfig } from '../config';
 import { createJobRunner } from './create-runner';
 import { SCHEDULERS, type JobRunner } from './runner';
+import { reconcileCalls } from './calls-reconcile';
 import { SessionsRepository } from './sessions.repository';
 
 jest.setTimeout(120_000);
@@ -90,12 +91,15 @@ describe('maintenance jobs', () => {
         expiresAt: new Date(Date.now() + 3_600_000),
       },
     });
-    expect(await repo.reconcilePending(120)).toBe(1);
-    expect((await db.prisma.sessionToolCall.findUniqueOrThrow({ where: { id: 'tc_stale' } })).state).toBe('outcome_unknown');
+    // No way to ask the provider (no session service here): the outcome is unknown, and the row says it did not look.
+    expect(await reconcileCalls(repo, undefined, 120)).toEqual({ found: 0, unknown: 1 });
+    const stale = await db.prisma.sessionToolCall.findUniqueOrThrow({ where: { id: 'tc_stale' } });
+    expect(stale.state).toBe('outcome_unknown');
+    expect(stale.output).toMatchObject({ code: 'outcome_unknown', reconciled: { looked_up: false, outcome: 'not_supported' } });
     expect((await db.prisma.sessionToolCall.findUniqueOrThrow({ where: { id: 'tc_fresh' } })).state).toBe('pending');
     const key = await db.prisma.idempotencyKey.findFirstOrThrow({ where: { key: 'k-stale' } });
     expect(key.state).toBe('unknown');
     expect(key.response).toMatchObject({ success: false, data: { code: 'outcome_unknown' }, tool_call_id: 'tc_stale' });
-    expect(await repo.reconcilePending(120)).toBe(0);
+    expect(await reconcileCalls(repo, undefined, 120)).toEqual({ found: 0, unknown: 0 });
   });
 });

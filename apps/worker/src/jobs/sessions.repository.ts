@@ -12,20 +12,58 @@ export class SessionsRepository {
   }
 
   /**
-   * Marks provider calls still `pending` after `afterSeconds` as
-   * `outcome_unknown`, and their callers' idempotency keys `unknown` with an
-   * execute answer saying so. The provider may or may not have acted; the
-   * row stays for an operator to reconcile with the provider by its
-   * idempotency key. Returns how many calls.
+   * Provider calls still `pending` `afterSeconds` after they started (the
+   * service stopped between writing them down and completing them), oldest
+   * first, with what a lookup by idempotency key needs.
    */
-  async reconcilePending(afterSeconds: number): Promise<number> {
+  stalePending(afterSeconds: number, limit: number): Promise<StaleCall[]> {
+    return this.prisma.$queryRaw<StaleCall[]>(Prisma.sql`
+      SELECT c.id, c.tool, c.server, c.called_at AS "calledAt", c.provider_idempotency_key AS "providerIdempotencyKey", c.rail_id AS "railId",
+             COALESCE(c.org_id, p.org_id) AS "orgId", c.project_id AS "projectId", c.environment::text AS environment
+      FROM session_tool_calls c LEFT JOIN projects p ON p.id = c.project_id
+      WHERE c.state = 'pending' AND c.called_at < now() - make_interval(secs => ${afterSeconds})
+      ORDER BY c.called_at LIMIT ${limit}`);
+  }
+
+  /**
+   * The provider holds what the call made: the row becomes `done` with the
+   * provider's answer, and the caller's idempotency key answers a retry with
+   * it (`keyResponse`, in the shape its route answers). Both in one
+   * statement, and only while the row is still pending. Returns whether it was.
+   */
+  async markFound(call: StaleCall, found: { status: number; body: unknown }, keyResponse: unknown, lookup: LookupRecord): Promise<boolean> {
+    const ok = found.status >= 200 && found.status < 300;
+    const output = { status: found.status, body: found.body, reconciled: lookup };
+    const rows = await this.prisma.$queryRaw<Array<{ n: bigint }>>(Prisma.sql`
+      WITH done AS (
+        UPDATE session_tool_calls
+        SET state = 'done', success = ${ok}, upstream_status = ${found.status}, output = ${JSON.stringify(output)}::jsonb,
+            error = ${ok ? null : `The provider answered ${found.status}.`}
+        WHERE id = ${call.id} AND state = 'pending'
+        RETURNING id),
+      keys AS (
+        UPDATE idempotency_keys k SET state = 'done', response = ${JSON.stringify(keyResponse)}::jsonb
+        FROM done d WHERE k.tool_call_id = d.id AND k.state = 'running'
+        RETURNING 1)
+      SELECT count(*) AS n FROM done`);
+    return Number(rows[0]?.n ?? 0) === 1;
+  }
+
+  /**
+   * Nobody can tell what became of the call: the row becomes
+   * `outcome_unknown` (with what the lookup found, or why there was none),
+   * and its caller's idempotency key `unknown` with an execute answer saying
+   * so. The provider may or may not have acted; the row stays for an
+   * operator. Returns whether the row was still pending.
+   */
+  async markUnknown(call: StaleCall, lookup: LookupRecord): Promise<boolean> {
     const rows = await this.prisma.$queryRaw<Array<{ n: bigint }>>(Prisma.sql`
       WITH stale AS (
         UPDATE session_tool_calls
         SET state = 'outcome_unknown',
             error = 'The call was sent, or about to be, when the service stopped; its outcome is unknown.',
-            output = jsonb_build_object('code', 'outcome_unknown')
-        WHERE state = 'pending' AND called_at < now() - make_interval(secs => ${afterSeconds})
+            output = jsonb_build_object('code', 'outcome_unknown', 'reconciled', ${JSON.stringify(lookup)}::jsonb)
+        WHERE id = ${call.id} AND state = 'pending'
         RETURNING id, tool, server, called_at),
       keys AS (
         UPDATE idempotency_keys k
@@ -40,6 +78,30 @@ export class SessionsRepository {
         WHERE k.tool_call_id = s.id AND k.state = 'running'
         RETURNING 1)
       SELECT count(*) AS n FROM stale`);
-    return Number(rows[0]?.n ?? 0);
+    return Number(rows[0]?.n ?? 0) === 1;
   }
+}
+
+/** A provider call left `pending`. */
+export interface StaleCall {
+  id: string;
+  tool: string;
+  server: string | null;
+  calledAt: Date;
+  providerIdempotencyKey: string | null;
+  railId: string | null;
+  orgId: string | null;
+  projectId: string | null;
+  environment: 'live' | 'test' | null;
+}
+
+/** What the sweep did to learn a call's outcome, kept on the row (`output.reconciled`). */
+export interface LookupRecord {
+  /** Whether the provider was asked. */
+  looked_up: boolean;
+  /** `found`, `not_found`, `failed`, or `not_supported` when it was not asked. */
+  outcome: 'found' | 'not_found' | 'failed' | 'not_supported';
+  /** Why it was not asked, or why the question failed. */
+  reason?: string;
+  at: string;
 }

@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description Ready when Postgres and Redis answer and every service answers a ping over the transport, each within its own budget.
+         * @description Ready when Postgres and Redis answer, every service answers a ping over the transport and every job scheduler of the worker is present in Redis, each within its own budget.
          */
         get: operations["healthReady"];
         put?: never;
@@ -309,6 +309,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/connections/oauth/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OAuth2 authorization callback
+         * @description Where a provider’s authorization page sends the user back after `codespar_manage_connections` `connect_start`. Authenticated by the signed, single-use `state` alone (no API key: a browser follows this redirect): the state names the tenant and provider and expires after 15 minutes. The code is exchanged with the flow’s PKCE verifier and the tokens are stored sealed as the connection’s credentials, exactly as `POST /v1/connections` stores them. With a `return_to`, the answer is a 303 to it carrying `status` (`connected` or `failed`), `server_id`, `context_id` and, on failure, `error`; without one, a JSON body or an error.
+         */
+        get: operations["oauthCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions": {
         parameters: {
             query?: never;
@@ -387,6 +407,30 @@ export interface paths {
          * @description Sends one HTTP request to a provider of the session, with its credentials injected server-side, for endpoints no catalog tool covers. The provider’s answer comes back as a 200 whatever its status; Rota’s own refusals have their own statuses and codes. A 503 `unavailable` certainly never ran; a 503 `outcome_unknown` may have reached the provider: retry with the same Idempotency-Key.
          */
         post: operations["proxyExecute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/mocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a session’s mocks
+         * @description The mocks of a session in the order they answer (oldest first), each with its answers left.
+         */
+        get: operations["listMocks"];
+        put?: never;
+        /**
+         * Mock a tool in a test session
+         * @description Defines a fixed answer for a raw catalog tool of a test-environment session, or for an acting meta-tool (`codespar_charge`…): the next `times` executes of that tool answer `success: true` with `response` as `data`, without reaching any provider. Once a session has any raw-tool mock, its raw tools answer only from mocks (422 `mocks_exhausted` when used up, 422 `tool_not_mocked` for a tool without one). An acting meta-tool whose mocks are used up runs on its rails again: a meta-tool never answers 422. `codespar_discover`, `codespar_get_started`, `codespar_manage_connections` and `codespar_list_tools` are never mocked. A live session is 400 `mocks_test_only`.
+         */
+        post: operations["createMock"];
         delete?: never;
         options?: never;
         head?: never;
@@ -617,6 +661,354 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics of this gateway
+         * @description The gateway process’s series in the Prometheus text format: HTTP requests by route and status with their latency, service transport latency and errors by pattern, and the Node.js process. For operator keys (`admin`). The services expose their own series on `ROTA_METRICS_PORT`.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Health rollup
+         * @description Evaluates six checks now, each within its own budget: database, credential store, embeddings coverage and FX freshness (deployment-wide), router telemetry activity and provider connections (the key’s project and environment; absent for an operator key). `down` when the database or the credential store fails, `degraded` when another check is off nominal, `healthy` otherwise. Answers 200 whatever the status. A change of a stored status emits `system.health.degraded` or `system.health.recovered`.
+         */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/health/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stored health snapshots
+         * @description Snapshots newest first: the worker stores one per scope every `ROTA_HEALTH_INTERVAL_S`, and one whenever an evaluation changes a stored status. Deployment-wide snapshots and the key’s project and environment’s own (an operator key sees the deployment-wide ones).
+         */
+        get: operations["getHealthHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fx/rates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Exchange rates
+         * @description Every stored currency pair with its latest rate (decimal text), its source and when it was observed.
+         */
+        get: operations["listFxRates"];
+        put?: never;
+        /**
+         * Import exchange rates
+         * @description Stores rates for offline installs or corrections (`rota fx import <file>`). For operator keys (`admin`). A pair whose stored rate was observed later than the imported one keeps the stored rate.
+         */
+        post: operations["importFxRates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook subscriptions
+         * @description The subscriptions of the key’s project and environment (the deployment’s for an operator key), newest first, without secrets.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Subscribe a URL to events
+         * @description A subscription of the key’s project and environment (an operator key’s receives deployment-wide events) to event names or prefixes (`system.health.*`). Answers the signing secret once; it is stored sealed. Each delivery is a POST signed as Standard Webhooks does (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`), retried with exponential backoff; after the last attempt it is dead and can be replayed. The URL obeys the address rules of provider calls.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook subscription
+         * @description Stops deliveries to it; deliveries not yet sent are dropped.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook’s deliveries
+         * @description Deliveries newest first, each with every attempt (status code, error, time taken). `status=dead` is the dead-letter list.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries/{delivery_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again
+         * @description Sends the same event again with the same `webhook-id` (receivers deduplicate on it), a dead delivery included; its attempts start over.
+         */
+        post: operations["replayWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a key for a dashboard cookie
+         * @description Checks the key and answers 204 with `Set-Cookie: rota_dashboard=…; HttpOnly; SameSite=Strict; Path=/dashboard`, valid `ROTA_DASHBOARD_SESSION_S` seconds (15 minutes). The key itself never travels in a URL and is not kept by the browser; a revoked key’s cookie stops working at once.
+         */
+        post: operations["createDashboardSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/data/{view}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Data of a dashboard page
+         * @description What a page shows, for the cookie’s key: `health` (the rollup, as `GET /v1/health`), `router` (as `GET /v1/router/metrics`), `triggers` (the webhooks with their latest deliveries), `queues` (job counts and failed jobs per queue; operator keys only). Authenticated by the dashboard cookie alone.
+         */
+        get: operations["getDashboardData"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Health dashboard
+         * @description The six checks, the connections panel, and a link to the triggers page filtered on `system.health.degraded`. Without a valid dashboard cookie the page asks for a key and exchanges it at `POST /dashboard/session`.
+         */
+        get: operations["getDashboardHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/triggers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Triggers dashboard
+         * @description Webhook subscriptions and their latest deliveries; `?event=` fills the event filter. Without a valid dashboard cookie the page asks for a key and exchanges it at `POST /dashboard/session`.
+         */
+        get: operations["getDashboardTriggers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/router": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Router dashboard
+         * @description One row per provider and tool, as `GET /v1/router/metrics`, with a 24-hour latency sparkline. Without a valid dashboard cookie the page asks for a key and exchanges it at `POST /dashboard/session`.
+         */
+        get: operations["getDashboardRouter"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/router-candidates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Router candidates triage
+         * @description Loads a report of `rota router candidates` from a local file (it never leaves the browser); each candidate is marked claimed, deferred or rejected, kept in localStorage by the report’s checksum, and the claimed ones export as JSON. Without a valid dashboard cookie the page asks for a key and exchanges it at `POST /dashboard/session`.
+         */
+        get: operations["getDashboardCandidates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/queues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Queue dashboard
+         * @description Job counts per queue and the latest failed jobs of the worker (operator keys). Without a valid dashboard cookie the page asks for a key and exchanges it at `POST /dashboard/session`.
+         */
+        get: operations["getDashboardQueues"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List call records
+         * @description Call records of the key’s project and environment, newest first, with cursor paging: execute, proxy and MCP calls that reached dispatch, with the session, user, connection, tool or endpoint, masked parameters, upstream status, latency, bytes, attempts and outcome. Filters combine with AND; `from` is inclusive and `to` exclusive.
+         */
+        get: operations["listLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/logs/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow call records live (Server-Sent Events)
+         * @description A `text/event-stream` of the key’s project and environment: one `call` event per call that finished (its data is a `LogEntry`), whichever gateway replica or session replica handled it. Each event id is a position in the deployment’s log stream: reconnecting with `Last-Event-ID` resumes right after it, with no gap and no duplicate while that position is within the retention window (`ROTA_LOG_STREAM_MAXLEN` entries); past it, a `gap` event (no id) says what was trimmed, and `GET /v1/logs` fills it. A comment line is sent every `ROTA_SSE_HEARTBEAT_MS` (15 s). A stream ends when its key is revoked or the replica shuts down; reconnect with `Last-Event-ID`.
+         */
+        get: operations["streamLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -661,6 +1053,17 @@ export interface components {
             headers?: {
                 [key: string]: string;
             };
+        };
+        MockCreateRequest: {
+            /** @description A raw catalog tool of the session: `server/tool`, or its aliases `server.tool` and `SERVER_TOOL`; or an acting meta-tool such as `codespar_charge`. */
+            tool: string;
+            /** @description Answered as `data` of a successful execute (any JSON value). */
+            response: unknown;
+            /**
+             * @description How many calls it answers, 1 to 1000 (default 1).
+             * @default 1
+             */
+            times: number;
         };
         JsonRpcMessage: {
             /** @constant */
@@ -753,6 +1156,36 @@ export interface components {
             per_second?: number;
             per_minute?: number;
         };
+        FxRatesImport: {
+            /**
+             * @description Label stored with each rate (default `import`).
+             * @default import
+             */
+            source: string;
+            rates: {
+                /** @description ISO 4217 code. */
+                base: string;
+                /** @description ISO 4217 code. */
+                quote: string;
+                /** @description How many units of `quote` one unit of `base` buys, as decimal text. */
+                rate: string;
+                /**
+                 * Format: date-time
+                 * @description When the rate was observed; defaults to the time of the import.
+                 */
+                fetched_at?: string;
+            }[];
+        };
+        WebhookCreateRequest: {
+            /** @description Where events are POSTed. It obeys the address rules of provider calls: private, loopback, link-local and metadata addresses are refused. */
+            url: string;
+            events: string[];
+            description?: string;
+        };
+        DashboardSessionRequest: {
+            /** @description An API key; it is never stored in the browser, only the cookie is. */
+            key: string;
+        };
         Live: {
             /** @constant */
             status: "ok";
@@ -763,7 +1196,7 @@ export interface components {
              * @description Machine-readable code; its HTTP status is fixed per code.
              * @enum {string}
              */
-            error: "invalid_body" | "invalid_query" | "unknown_servers" | "intent_unmappable" | "invalid_args" | "server_not_in_session" | "invalid_endpoint" | "forbidden_header" | "connection_required" | "provider_not_callable" | "upstream_unreachable" | "invalid_idempotency_key" | "unauthorized" | "forbidden" | "quota_exceeded" | "policy_denied" | "not_found" | "unknown_server" | "session_not_found" | "connection_not_found" | "method_not_allowed" | "approval_not_found" | "conflict" | "approval_not_pending" | "session_not_active" | "idempotency_key_reused" | "request_in_progress" | "payload_too_large" | "unsupported_media_type" | "eligibility_empty" | "direction_blocked" | "rate_limited" | "headers_too_large" | "internal" | "nl_unavailable" | "nl_extraction_failed" | "unavailable" | "outcome_unknown" | "policy_engine_error" | "upstream_timeout";
+            error: "invalid_body" | "invalid_query" | "unknown_servers" | "intent_unmappable" | "invalid_args" | "server_not_in_session" | "invalid_endpoint" | "forbidden_header" | "connection_required" | "provider_not_callable" | "upstream_unreachable" | "invalid_idempotency_key" | "mocks_test_only" | "invalid_last_event_id" | "oauth_state_invalid" | "oauth_authorization_failed" | "oauth_exchange_failed" | "unauthorized" | "forbidden" | "quota_exceeded" | "policy_denied" | "not_found" | "unknown_server" | "session_not_found" | "connection_not_found" | "method_not_allowed" | "approval_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "webhook_url_refused" | "conflict" | "approval_not_pending" | "session_not_active" | "idempotency_key_reused" | "request_in_progress" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "mocks_exhausted" | "tool_not_mocked" | "eligibility_empty" | "direction_blocked" | "rate_limited" | "headers_too_large" | "internal" | "nl_unavailable" | "nl_extraction_failed" | "unavailable" | "outcome_unknown" | "policy_engine_error" | "mocks_engine_error" | "upstream_timeout";
             /** @description Readable explanation. */
             message: string;
             /** @description Echo of X-Request-Id, or the id the gateway minted. */
@@ -805,6 +1238,16 @@ export interface components {
                         /** @description Why the check failed. */
                         error?: string;
                     };
+                };
+                /** @description Every job scheduler of the worker is present in Redis. */
+                schedulers: {
+                    ok: boolean;
+                    /** @description Time the check took. */
+                    ms: number;
+                    /** @description Why the check failed. */
+                    error?: string;
+                    /** @description Ids of the worker’s job schedulers Redis does not hold (their sweeps do not run); empty when the check could not ask. */
+                    missing: string[];
                 };
             };
         };
@@ -890,6 +1333,7 @@ export interface components {
             queued_jobs: number;
             failed_jobs: number;
             note?: string;
+            schedulers_missing?: string[];
         };
         CatalogImportResult: {
             providers: {
@@ -943,6 +1387,15 @@ export interface components {
             status: "disconnected";
             /** @constant */
             deleted: true;
+        };
+        OAuthCallbackView: {
+            /** @constant */
+            status: "connected";
+            server_id: string;
+            /** @enum {string} */
+            environment: "live" | "test";
+            context_id: string;
+            message: string;
         };
         SessionCreated: {
             id: string;
@@ -1012,6 +1465,14 @@ export interface components {
             /** @description When the opened approval expires. */
             expires_at?: string;
         };
+        /** @description The mocks store could not be read; nothing was sent to any provider. */
+        MocksEngineError: {
+            /** @constant */
+            code: "mocks_engine_error";
+            message: string;
+            /** @description Echo of X-Request-Id, or the id the gateway minted. */
+            request_id: string;
+        };
         ProxyResult: {
             status: number;
             data: unknown;
@@ -1020,6 +1481,21 @@ export interface components {
             };
             duration: number;
             proxy_call_id: string;
+        };
+        MockView: {
+            id: string;
+            tool: string;
+            times: number;
+            remaining: number;
+        };
+        MockList: {
+            session_id: string;
+            mocks: {
+                id: string;
+                tool: string;
+                times: number;
+                remaining: number;
+            }[];
         };
         MetaToolsDiscoverResponse: {
             recommended: {
@@ -1180,6 +1656,403 @@ export interface components {
                 used: number;
                 enforced: boolean;
             };
+        };
+        HealthReport: {
+            /**
+             * @description `down`: the database or the credential store fails; `degraded`: another check is off nominal.
+             * @enum {string}
+             */
+            status: "healthy" | "degraded" | "down";
+            evaluated_at: string;
+            /** @description The key’s project; null for an operator key. */
+            project_id: string | null;
+            environment: ("live" | "test") | null;
+            checks: {
+                database: {
+                    /** @description Whether the check is nominal. */
+                    ok: boolean;
+                    /** @enum {string} */
+                    scope: "deployment" | "project";
+                    /** @description Time the check took. */
+                    ms: number;
+                    /** @description What is off, when something is. */
+                    message?: string;
+                    /** @enum {string} */
+                    status: "up" | "down";
+                };
+                credentials: {
+                    /** @description Whether the check is nominal. */
+                    ok: boolean;
+                    /** @enum {string} */
+                    scope: "deployment" | "project";
+                    /** @description Time the check took. */
+                    ms: number;
+                    /** @description What is off, when something is. */
+                    message?: string;
+                    /**
+                     * @description `up` when a canary sealed with the current key opens again, and the stored credentials are all sealed with keys the keyring holds.
+                     * @enum {string}
+                     */
+                    status: "up" | "down";
+                    /** @description Id of the key that seals new credentials. */
+                    key_id: string | null;
+                };
+                embeddings: {
+                    /** @description Whether the check is nominal. */
+                    ok: boolean;
+                    /** @enum {string} */
+                    scope: "deployment" | "project";
+                    /** @description Time the check took. */
+                    ms: number;
+                    /** @description What is off, when something is. */
+                    message?: string;
+                    /**
+                     * @description `empty`: no catalog tool has a vector; `low`: under 50 % have one; `unknown`: the check could not run.
+                     * @enum {string}
+                     */
+                    status: "ok" | "low" | "empty" | "unknown";
+                    model: string;
+                    tools: number | null;
+                    embedded: number | null;
+                    coverage: number | null;
+                };
+                fx: {
+                    /** @description Whether the check is nominal. */
+                    ok: boolean;
+                    /** @enum {string} */
+                    scope: "deployment" | "project";
+                    /** @description Time the check took. */
+                    ms: number;
+                    /** @description What is off, when something is. */
+                    message?: string;
+                    /**
+                     * @description `stale`: a currency pair was last fetched more than 72 hours ago; `missing`: a source is configured and no rate is stored; `not_configured`: no source and no rate (nominal: the deployment does not use FX).
+                     * @enum {string}
+                     */
+                    status: "fresh" | "stale" | "missing" | "not_configured" | "unknown";
+                    source_configured: boolean;
+                    pairs: number | null;
+                    stale_pairs: number | null;
+                    oldest_fetched_at: string | null;
+                };
+                /** @description Absent for an operator key. */
+                telemetry?: {
+                    /** @description Whether the check is nominal. */
+                    ok: boolean;
+                    /** @enum {string} */
+                    scope: "deployment" | "project";
+                    /** @description Time the check took. */
+                    ms: number;
+                    /** @description What is off, when something is. */
+                    message?: string;
+                    /**
+                     * @description `idle`: the project has connections and made no provider attempt in 24 hours; `no_connections`: nothing to measure (nominal).
+                     * @enum {string}
+                     */
+                    status: "active" | "idle" | "no_connections" | "unknown";
+                    attempts_24h: number | null;
+                    last_attempt_at: string | null;
+                };
+                /** @description Absent for an operator key. */
+                connections?: {
+                    /** @description Whether the check is nominal. */
+                    ok: boolean;
+                    /** @enum {string} */
+                    scope: "deployment" | "project";
+                    /** @description Time the check took. */
+                    ms: number;
+                    /** @description What is off, when something is. */
+                    message?: string;
+                    /**
+                     * @description `none`: no provider connected; `partial`: 1 or 2; `wired`: 3 or more (nominal).
+                     * @enum {string}
+                     */
+                    status: "none" | "partial" | "wired" | "unknown";
+                    count: number | null;
+                    providers: string[];
+                };
+            };
+        };
+        HealthHistory: {
+            /** @description Newest first. */
+            snapshots: {
+                id: string;
+                /** @enum {string} */
+                scope: "deployment" | "project";
+                project_id: string | null;
+                environment: ("live" | "test") | null;
+                /**
+                 * @description `down`: the database or the credential store fails; `degraded`: another check is off nominal.
+                 * @enum {string}
+                 */
+                status: "healthy" | "degraded" | "down";
+                /** @description Set when this evaluation changed the stored status (and emitted an event). */
+                previous_status: ("healthy" | "degraded" | "down") | null;
+                checks: {
+                    database?: {
+                        /** @description Whether the check is nominal. */
+                        ok: boolean;
+                        /** @enum {string} */
+                        scope: "deployment" | "project";
+                        /** @description Time the check took. */
+                        ms: number;
+                        /** @description What is off, when something is. */
+                        message?: string;
+                        /** @enum {string} */
+                        status: "up" | "down";
+                    };
+                    credentials?: {
+                        /** @description Whether the check is nominal. */
+                        ok: boolean;
+                        /** @enum {string} */
+                        scope: "deployment" | "project";
+                        /** @description Time the check took. */
+                        ms: number;
+                        /** @description What is off, when something is. */
+                        message?: string;
+                        /**
+                         * @description `up` when a canary sealed with the current key opens again, and the stored credentials are all sealed with keys the keyring holds.
+                         * @enum {string}
+                         */
+                        status: "up" | "down";
+                        /** @description Id of the key that seals new credentials. */
+                        key_id: string | null;
+                    };
+                    embeddings?: {
+                        /** @description Whether the check is nominal. */
+                        ok: boolean;
+                        /** @enum {string} */
+                        scope: "deployment" | "project";
+                        /** @description Time the check took. */
+                        ms: number;
+                        /** @description What is off, when something is. */
+                        message?: string;
+                        /**
+                         * @description `empty`: no catalog tool has a vector; `low`: under 50 % have one; `unknown`: the check could not run.
+                         * @enum {string}
+                         */
+                        status: "ok" | "low" | "empty" | "unknown";
+                        model: string;
+                        tools: number | null;
+                        embedded: number | null;
+                        coverage: number | null;
+                    };
+                    fx?: {
+                        /** @description Whether the check is nominal. */
+                        ok: boolean;
+                        /** @enum {string} */
+                        scope: "deployment" | "project";
+                        /** @description Time the check took. */
+                        ms: number;
+                        /** @description What is off, when something is. */
+                        message?: string;
+                        /**
+                         * @description `stale`: a currency pair was last fetched more than 72 hours ago; `missing`: a source is configured and no rate is stored; `not_configured`: no source and no rate (nominal: the deployment does not use FX).
+                         * @enum {string}
+                         */
+                        status: "fresh" | "stale" | "missing" | "not_configured" | "unknown";
+                        source_configured: boolean;
+                        pairs: number | null;
+                        stale_pairs: number | null;
+                        oldest_fetched_at: string | null;
+                    };
+                    /** @description Absent for an operator key. */
+                    telemetry?: {
+                        /** @description Whether the check is nominal. */
+                        ok: boolean;
+                        /** @enum {string} */
+                        scope: "deployment" | "project";
+                        /** @description Time the check took. */
+                        ms: number;
+                        /** @description What is off, when something is. */
+                        message?: string;
+                        /**
+                         * @description `idle`: the project has connections and made no provider attempt in 24 hours; `no_connections`: nothing to measure (nominal).
+                         * @enum {string}
+                         */
+                        status: "active" | "idle" | "no_connections" | "unknown";
+                        attempts_24h: number | null;
+                        last_attempt_at: string | null;
+                    };
+                    /** @description Absent for an operator key. */
+                    connections?: {
+                        /** @description Whether the check is nominal. */
+                        ok: boolean;
+                        /** @enum {string} */
+                        scope: "deployment" | "project";
+                        /** @description Time the check took. */
+                        ms: number;
+                        /** @description What is off, when something is. */
+                        message?: string;
+                        /**
+                         * @description `none`: no provider connected; `partial`: 1 or 2; `wired`: 3 or more (nominal).
+                         * @enum {string}
+                         */
+                        status: "none" | "partial" | "wired" | "unknown";
+                        count: number | null;
+                        providers: string[];
+                    };
+                };
+                evaluated_at: string;
+            }[];
+            next_cursor: string | null;
+        };
+        FxRatesList: {
+            /** @description Every stored pair, by base then quote. */
+            rates: {
+                base: string;
+                quote: string;
+                rate: string;
+                source: string;
+                fetched_at: string;
+            }[];
+        };
+        FxImportResult: {
+            /** @description Pairs written. */
+            imported: number;
+            /** @description Pairs left alone because the stored rate was observed later. */
+            kept_newer: number;
+        };
+        WebhookCreated: {
+            /** @description `whk_…`. */
+            id: string;
+            url: string;
+            events: string[];
+            description: string | null;
+            /**
+             * @description `deployment`: an operator subscription, which receives deployment-wide events.
+             * @enum {string}
+             */
+            scope: "project" | "deployment";
+            created_at: string;
+            /** @description `whsec_<base64>`: shown once. Verify each delivery’s `webhook-signature` with it. */
+            secret: string;
+        };
+        WebhookList: {
+            /** @description Newest first. */
+            webhooks: {
+                /** @description `whk_…`. */
+                id: string;
+                url: string;
+                events: string[];
+                description: string | null;
+                /**
+                 * @description `deployment`: an operator subscription, which receives deployment-wide events.
+                 * @enum {string}
+                 */
+                scope: "project" | "deployment";
+                created_at: string;
+            }[];
+        };
+        WebhookDeleted: {
+            id: string;
+            /** @constant */
+            deleted: true;
+        };
+        WebhookDeliveryList: {
+            /** @description Newest first. */
+            deliveries: {
+                /** @description `wdl_…`. */
+                id: string;
+                webhook_id: string;
+                event_id: string;
+                event_type: string;
+                /**
+                 * @description `retrying`: an attempt failed and another is scheduled; `dead`: every attempt failed (the dead-letter list); replay sends it again.
+                 * @enum {string}
+                 */
+                status: "pending" | "retrying" | "delivered" | "dead";
+                /** @description Every attempt, oldest first (the delivery log). */
+                attempts: {
+                    n: number;
+                    at: string;
+                    /** @description The receiver’s HTTP status; null when no answer came. */
+                    status_code: number | null;
+                    error: string | null;
+                    ms: number;
+                }[];
+                created_at: string;
+                delivered_at: string | null;
+            }[];
+        };
+        WebhookDelivery: {
+            /** @description `wdl_…`. */
+            id: string;
+            webhook_id: string;
+            event_id: string;
+            event_type: string;
+            /**
+             * @description `retrying`: an attempt failed and another is scheduled; `dead`: every attempt failed (the dead-letter list); replay sends it again.
+             * @enum {string}
+             */
+            status: "pending" | "retrying" | "delivered" | "dead";
+            /** @description Every attempt, oldest first (the delivery log). */
+            attempts: {
+                n: number;
+                at: string;
+                /** @description The receiver’s HTTP status; null when no answer came. */
+                status_code: number | null;
+                error: string | null;
+                ms: number;
+            }[];
+            created_at: string;
+            delivered_at: string | null;
+        };
+        LogList: {
+            logs: components["schemas"]["LogEntry"][];
+            /** @description Pass as `cursor` for the next (older) page; null on the last page. */
+            next_cursor: string | null;
+        };
+        LogEntry: {
+            /** @description The call id (`tc_…`), the same as `tool_call_id` and `proxy_call_id` in answers. */
+            id: string;
+            /** @description When the call started (ISO 8601, milliseconds). */
+            called_at: string;
+            /** @description The `X-Request-Id` of the HTTP request that made the call. */
+            request_id: string | null;
+            /** @description The account the project belongs to. */
+            org_id: string | null;
+            project_id: string;
+            /** @enum {string} */
+            environment: "live" | "test";
+            /** @description Null for calls made over `POST /mcp` in the project context. */
+            session_id: string | null;
+            /** @description The session’s end user, when the session names one. */
+            user_id: string | null;
+            /** @description The connection whose credentials the call used (provider calls). */
+            connection_id: string | null;
+            /** @description The tool called: a meta-tool, `server/tool`, or `proxy` for `proxyExecute`. */
+            tool: string;
+            /** @description The provider, when the call names one. */
+            server: string | null;
+            /** @description For `proxy`: the method and the path sent, e.g. `POST /v3/payments`. */
+            endpoint: string | null;
+            /** @description The arguments, with credentials and personal numbers masked. In the stream, over 4 KiB they become `{omitted: true, bytes}`. */
+            parameters: unknown;
+            /** @enum {string} */
+            outcome: "success" | "error" | "outcome_unknown" | "pending";
+            /** @description Why a call that did not succeed failed (`upstream_error`, `not_implemented`, …). */
+            error_code: string | null;
+            /** @description Readable explanation of a failure. */
+            error: string | null;
+            /** @description The provider’s HTTP status, when a provider answered. */
+            upstream_status: number | null;
+            /** @description Upstream latency for provider calls; the whole dispatch otherwise. */
+            latency_ms: number;
+            /** @description Bytes received from the provider; null when no provider was reached. */
+            bytes_in: number | null;
+            /** @description Bytes sent to the provider; null when no provider was reached. */
+            bytes_out: number | null;
+            /** @description Provider requests sent for this call (0 when none). */
+            attempts: number;
+            /** @description Attempts after the first. */
+            retries: number;
+            /** @description For an acting meta-tool: the rail that answered (`<provider>.<method>.<direction>`). */
+            rail_id: string | null;
+            /** @description For an acting meta-tool: every rail attempt in order, with its provider, outcome, upstream status and latency. */
+            attempt_log: {
+                [key: string]: unknown;
+            }[] | null;
         };
         JsonRpcMessageOutput: {
             /** @constant */
@@ -1663,6 +2536,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description A path parameter is longer than the gateway reads. Codes: `uri_too_long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Refused. Codes: `headers_too_large`. */
             431: {
                 headers: {
@@ -1942,6 +2824,15 @@ export interface operations {
             };
             /** @description Nothing with this id is visible to the key. Codes: `unknown_server`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A path parameter is longer than the gateway reads. Codes: `uri_too_long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2497,6 +3388,33 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The body is larger than the route accepts. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A path parameter is longer than the gateway reads. Codes: `uri_too_long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Too many requests. Codes: `rate_limited`. */
             429: {
                 headers: {
@@ -2535,6 +3453,89 @@ export interface operations {
             };
             /** @description A service did not answer in time. Codes: `upstream_timeout`. */
             504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    oauthCallback: {
+        parameters: {
+            query: {
+                /** @description The signed state Rota put in the authorization URL. */
+                state: string;
+                /** @description The authorization code, when the user approved. */
+                code?: string;
+                /** @description The provider’s refusal (`access_denied`…), when the user did not approve. */
+                error?: string;
+                /** @description Ignored: free text from the provider. */
+                error_description?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Connected. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthCallbackView"];
+                };
+            };
+            /** @description Back to the flow’s `return_to`, connected or not. */
+            303: {
+                headers: {
+                    /** @description The `return_to` URL with `status`, `server_id`, `context_id` and, on failure, `error`. */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. Codes: `oauth_state_invalid`, `oauth_authorization_failed`, `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency answered something unusable. Codes: `oauth_exchange_failed`. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`, `outcome_unknown`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2719,6 +3720,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description A path parameter is longer than the gateway reads. Codes: `uri_too_long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Too many requests. Codes: `rate_limited`. */
             429: {
                 headers: {
@@ -2818,6 +3828,33 @@ export interface operations {
             };
             /** @description Nothing with this id is visible to the key. Codes: `session_not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is larger than the route accepts. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A path parameter is longer than the gateway reads. Codes: `uri_too_long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2964,8 +4001,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description A path parameter is longer than the gateway reads. Codes: `uri_too_long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The body is not application/json. Codes: `unsupported_media_type`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A raw catalog tool in a test session that has raw-tool mocks: every mock of the tool is used up (`mocks_exhausted`), or none is for it (`tool_not_mocked`); `tool` names it. Nothing was sent or written. Never for a meta-tool. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3000,13 +4055,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A dependency is unreachable. Codes: `policy_engine_error`, `unavailable`, `outcome_unknown`. */
+            /** @description Our side. The error envelope with `unavailable` (certainly never ran), `outcome_unknown` (may have run) or `policy_engine_error`; or `{code: "mocks_engine_error", message, request_id}`, with a `code` key and no `error`, when the mocks store cannot be read (nothing was sent). */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ErrorEnvelope"] | components["schemas"]["MocksEngineError"];
                 };
             };
         };
@@ -3061,13 +4116,13 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
-            /** @description The key may not do this. Codes: `forbidden`. */
+            /** @description Refused. A policy rule answers `{reason, ruleType, ruleId}` with no `error` key (rules name the proxy `proxy`, with the HTTP method as its action); otherwise the error envelope with `forbidden`. Branch on whether `error` is present. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["PolicyRefusal"] | components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Nothing with this id is visible to the key. Codes: `session_not_found`. */
@@ -3090,6 +4145,15 @@ export interface operations {
             };
             /** @description The body is larger than the route accepts. Codes: `payload_too_large`. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A path parameter is longer than the gateway reads. Codes: `uri_too_long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3142,8 +4206,269 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A dependency is unreachable. Codes: `unavailable`, `outcome_unknown`. */
+            /** @description A dependency is unreachable. Codes: `policy_engine_error`, `unavailable`, `outcome_unknown`. */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listMocks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id (`ses_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mocks. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MockList"];
+                };
+            };
+            /** @description The request is invalid. Codes: `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. The body is exactly `{"error":"unauthorized"}`. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with this id is visible to the key. Codes: `session_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A path parameter is longer than the gateway reads. Codes: `uri_too_long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Our side. The error envelope with `unavailable`; or `{code: "mocks_engine_error", message, request_id}`, with a `code` key and no `error`, when the mocks store cannot be read. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] | components["schemas"]["MocksEngineError"];
+                };
+            };
+            /** @description A service did not answer in time. Codes: `upstream_timeout`. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createMock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id (`ses_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MockCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The mock, with its answers left. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MockView"];
+                };
+            };
+            /** @description The request is invalid. Codes: `mocks_test_only`, `invalid_body`, `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. The body is exactly `{"error":"unauthorized"}`. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with this id is visible to the key. Codes: `session_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The resource is not in a state that allows this. Codes: `session_not_active`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is larger than the route accepts. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A path parameter is longer than the gateway reads. Codes: `uri_too_long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Our side. The error envelope with `unavailable`; or `{code: "mocks_engine_error", message, request_id}`, with a `code` key and no `error`, when the mocks store cannot be read. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] | components["schemas"]["MocksEngineError"];
+                };
+            };
+            /** @description A service did not answer in time. Codes: `upstream_timeout`. */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3305,13 +4630,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
+            /** @description The body is not application/json (JSON-RPC error object, `-32000`). */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["JsonRpcMessageOutput"];
                 };
             };
             /** @description Too many requests. Codes: `rate_limited`. */
@@ -3392,6 +4717,24 @@ export interface operations {
             };
             /** @description Method not allowed. Codes: `method_not_allowed`. */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is larger than the route accepts. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3480,6 +4823,15 @@ export interface operations {
             };
             /** @description Method not allowed. Codes: `method_not_allowed`. */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A path parameter is longer than the gateway reads. Codes: `uri_too_long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3604,13 +4956,22 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
-            415: {
+            /** @description A path parameter is longer than the gateway reads. Codes: `uri_too_long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json (JSON-RPC error object, `-32000`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcMessageOutput"];
                 };
             };
             /** @description Too many requests. Codes: `rate_limited`. */
@@ -3703,6 +5064,33 @@ export interface operations {
             };
             /** @description Method not allowed. Codes: `method_not_allowed`. */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is larger than the route accepts. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A path parameter is longer than the gateway reads. Codes: `uri_too_long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4354,6 +5742,33 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The body is larger than the route accepts. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A path parameter is longer than the gateway reads. Codes: `uri_too_long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Too many requests. Codes: `rate_limited`. */
             429: {
                 headers: {
@@ -4462,6 +5877,33 @@ export interface operations {
             };
             /** @description The resource is not in a state that allows this. Codes: `approval_not_pending`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is larger than the route accepts. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A path parameter is longer than the gateway reads. Codes: `uri_too_long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4811,6 +6253,1720 @@ export interface operations {
             };
             /** @description A service did not answer in time. Codes: `upstream_timeout`. */
             504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Exposition text, version 0.0.4. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The request is invalid. Codes: `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. The body is exactly `{"error":"unauthorized"}`. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The checks and their rollup. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthReport"];
+                };
+            };
+            /** @description The request is invalid. Codes: `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. The body is exactly `{"error":"unauthorized"}`. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer in time. Codes: `upstream_timeout`. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getHealthHistory: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description Deployment-wide snapshots, the project’s, or both. */
+                scope?: "deployment" | "project" | "all";
+                /** @description `true`: only snapshots that changed the stored status. */
+                transitions?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of snapshots. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthHistory"];
+                };
+            };
+            /** @description The request is invalid. Codes: `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. The body is exactly `{"error":"unauthorized"}`. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer in time. Codes: `upstream_timeout`. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listFxRates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rates. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FxRatesList"];
+                };
+            };
+            /** @description The request is invalid. Codes: `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. The body is exactly `{"error":"unauthorized"}`. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer in time. Codes: `upstream_timeout`. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    importFxRates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FxRatesImport"];
+            };
+        };
+        responses: {
+            /** @description What was written. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FxImportResult"];
+                };
+            };
+            /** @description The request is invalid. Codes: `invalid_body`, `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. The body is exactly `{"error":"unauthorized"}`. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is larger than the route accepts. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer in time. Codes: `upstream_timeout`. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscriptions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description The request is invalid. Codes: `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. The body is exactly `{"error":"unauthorized"}`. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer in time. Codes: `upstream_timeout`. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The subscription and its secret (shown once). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreated"];
+                };
+            };
+            /** @description The request is invalid. Codes: `webhook_url_refused`, `invalid_body`, `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. The body is exactly `{"error":"unauthorized"}`. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is larger than the route accepts. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer in time. Codes: `upstream_timeout`. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook id (`whk_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeleted"];
+                };
+            };
+            /** @description The request is invalid. Codes: `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. The body is exactly `{"error":"unauthorized"}`. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with this id is visible to the key. Codes: `webhook_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is larger than the route accepts. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A path parameter is longer than the gateway reads. Codes: `uri_too_long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer in time. Codes: `upstream_timeout`. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description `dead` lists the dead-letter deliveries. */
+                status?: "pending" | "retrying" | "delivered" | "dead";
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Webhook id (`whk_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description The request is invalid. Codes: `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. The body is exactly `{"error":"unauthorized"}`. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with this id is visible to the key. Codes: `webhook_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A path parameter is longer than the gateway reads. Codes: `uri_too_long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer in time. Codes: `upstream_timeout`. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    replayWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook id (`whk_…`). */
+                id: string;
+                /** @description Delivery id (`wdl_…`). */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, queued again. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description The request is invalid. Codes: `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. The body is exactly `{"error":"unauthorized"}`. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with this id is visible to the key. Codes: `webhook_delivery_not_found`, `webhook_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is larger than the route accepts. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A path parameter is longer than the gateway reads. Codes: `uri_too_long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer in time. Codes: `upstream_timeout`. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createDashboardSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DashboardSessionRequest"];
+            };
+        };
+        responses: {
+            /** @description The cookie is set. */
+            204: {
+                headers: {
+                    /** @description The dashboard cookie. */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. Codes: `invalid_body`, `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. The body is exactly `{"error":"unauthorized"}`. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The body is larger than the route accepts. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getDashboardData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                view: "health" | "triggers" | "router" | "queues";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The view’s data. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes: `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. The body is exactly `{"error":"unauthorized"}`. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with this id is visible to the key. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A path parameter is longer than the gateway reads. Codes: `uri_too_long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer in time. Codes: `upstream_timeout`. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getDashboardHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The request is invalid. Codes: `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getDashboardTriggers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The request is invalid. Codes: `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getDashboardRouter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The request is invalid. Codes: `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getDashboardCandidates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The request is invalid. Codes: `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getDashboardQueues: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The request is invalid. Codes: `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listLogs: {
+        parameters: {
+            query?: {
+                /** @description Only calls of this session. */
+                session_id?: string;
+                /** @description Only calls of this tool (exact name, e.g. `asaas/create_payment`, `proxy`). */
+                tool?: string;
+                /** @description Only calls to this provider. */
+                server?: string;
+                /** @description Only calls that ended this way. */
+                outcome?: "success" | "error" | "outcome_unknown" | "pending";
+                /** @description Calls made at or after this instant (ISO 8601 with an offset). */
+                from?: string;
+                /** @description Calls made before this instant. */
+                to?: string;
+                /** @description Page size (1 to 200, default 50). */
+                limit?: number;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of call records, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogList"];
+                };
+            };
+            /** @description The request is invalid. Codes: `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. The body is exactly `{"error":"unauthorized"}`. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer in time. Codes: `upstream_timeout`. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    streamLogs: {
+        parameters: {
+            query?: {
+                /** @description Only calls of this session. */
+                session_id?: string;
+            };
+            header?: {
+                /** @description The id of the last event received: the stream resumes right after it. */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream: `id: <event id>`, `event: call`, `data: <LogEntry as JSON>` per call; `event: gap` with `{after, oldest_id}` when resuming past the retention window; `: heartbeat` comment lines. */
+            200: {
+                headers: {
+                    /** @description `no-cache`: every event is sent once. */
+                    "cache-control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description The request is invalid. Codes: `invalid_query`, `invalid_last_event_id`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. The body is exactly `{"error":"unauthorized"}`. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

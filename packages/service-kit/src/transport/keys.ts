@@ -33,6 +33,10 @@ export interface StreamRequest {
   a?: string;
   /** tenant as JSON, when the request acts for one */
   n?: string;
+  /** W3C `traceparent` of the caller's span, when it has one; entries without it start a new trace */
+  c?: string;
+  /** W3C `tracestate`, only beside `c` */
+  s?: string;
 }
 
 /** What a replica publishes back. */

@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import { context, SpanKind, trace } from '@opentelemetry/api';
 import { CustomTransportStrategy, Server } from '@nestjs/microservices';
 import { type Tenant, unansweredCode } from '@rota/contracts';
 import Redis from 'ioredis';
 import { lastValueFrom, isObservable } from 'rxjs';
 import { requestContext } from '../context';
 import { createLogger } from '../logger';
+import { transportMetrics } from '../metrics';
 import { toWire } from '../rpc-filter';
+import { contextFromCarrier, recordErrorCode } from '../tracing';
 import { fieldsToObject, transportKeys, type StreamReply } from './keys';
 
 export interface RedisStreamsServerOptions {
@@ -134,6 +137,8 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
   private readonly drainTimeoutMs: number;
   private readonly blockMs: number;
   private readonly log;
+  /** Instrumentation scope of this service's spans. */
+  private readonly tracerName: string;
   private reader?: Redis;
   private writer?: ScriptedRedis;
   private running = false;
@@ -143,6 +148,11 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
   /** Entries read after shutdown began: never started, answered on the way out. */
   private readonly leftBehind: string[] = [];
   private handled = 0;
+  private readonly metrics = {
+    seconds: transportMetrics.serverSeconds(),
+    errors: transportMetrics.serverErrors(),
+    dropped: transportMetrics.serverDropped(),
+  };
 
   constructor(private readonly options: RedisStreamsServerOptions) {
     super();
@@ -156,6 +166,7 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
     this.drainTimeoutMs = options.drainTimeoutMs ?? 10000;
     this.blockMs = options.blockMs ?? 500;
     this.log = createLogger(`transport:${options.service}`);
+    this.tracerName = `rota.${options.service}`;
   }
 
   get consumerName() {
@@ -314,12 +325,14 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
   private dropExpired(id: string, f: Record<string, string>) {
     // Nobody waits for this answer any more; running it could only do harm.
     this.log.warn({ pattern: f.p, request_id: f.q }, 'dropped request past its deadline');
+    this.metrics.dropped.inc({ service: this.options.service, reason: 'deadline' });
     void this.ack(id);
   }
 
   /** A peer answered this entry while this replica looked dead: it must not run. */
   private async skip(id: string, f: Record<string, string>) {
     this.log.warn({ pattern: f.p, request_id: f.q }, 'skipped a request a peer already answered');
+    this.metrics.dropped.inc({ service: this.options.service, reason: 'answered_by_peer' });
     await this.ack(id);
   }
 
@@ -341,26 +354,41 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
       reply.err = { code: 'internal', message: 'Internal error' };
     }
     const ctx: StreamRequestContext = { pattern: f.p, requestId: f.q, deadline, acts, tenant };
+    const started = performance.now();
+    // Continues the caller's trace (entries from callers that send none start their own).
+    const parent = contextFromCarrier(f.c ? { traceparent: f.c, tracestate: f.s } : undefined);
+    const span = trace.getTracer(this.tracerName).startSpan(f.p, { kind: SpanKind.SERVER }, parent);
+    if (span.isRecording()) span.setAttributes({ 'rpc.system': 'rota', 'rpc.method': f.p, 'rota.request_id': f.q });
+    // Unknown patterns share one label value, so a stray entry cannot add series.
+    let patternLabel = 'unknown';
     if (!reply.err) {
-      await requestContext.run({ requestId: f.q, deadline, tenant }, async () => {
-        // Our patterns are plain strings, registered under themselves; Nest's
-        // lookup first tries JSON.parse on every pattern, and the exception it
-        // throws and catches costs more than the rest of a small handler.
-        const handler = this.messageHandlers.get(f.p) ?? this.getHandlerByPattern(f.p);
-        if (!handler) {
-          reply.err = { code: 'not_found', message: `No handler for ${f.p}` };
-          return;
-        }
-        try {
-          const data = JSON.parse(f.d);
-          const result = await handler(data, ctx);
-          reply.ok = isObservable(result) ? await lastValueFrom(result) : result;
-        } catch (err) {
-          reply.err = toWire(err, { acts });
-        }
-      });
+      await context.with(trace.setSpan(parent, span), () =>
+        requestContext.run({ requestId: f.q, deadline, tenant }, async () => {
+          // Our patterns are plain strings, registered under themselves; Nest's
+          // lookup first tries JSON.parse on every pattern, and the exception it
+          // throws and catches costs more than the rest of a small handler.
+          const handler = this.messageHandlers.get(f.p) ?? this.getHandlerByPattern(f.p);
+          if (!handler) {
+            reply.err = { code: 'not_found', message: `No handler for ${f.p}` };
+            return;
+          }
+          patternLabel = f.p;
+          try {
+            const data = JSON.parse(f.d);
+            const result = await handler(data, ctx);
+            reply.ok = isObservable(result) ? await lastValueFrom(result) : result;
+          } catch (err) {
+            reply.err = toWire(err, { acts });
+          }
+        }),
+      );
     }
+    if (reply.err) recordErrorCode(span, reply.err.code);
+    span.end();
     this.handled++;
+    const outcome = reply.err?.code ?? 'ok';
+    this.metrics.seconds.observe({ service: this.options.service, pattern: patternLabel, outcome }, (performance.now() - started) / 1000);
+    if (reply.err) this.metrics.errors.inc({ service: this.options.service, pattern: patternLabel, code: reply.err.code });
     this.log.debug({ request_id: f.q, pattern: f.p, ok: !reply.err, code: reply.err?.code }, 'handled');
     // Reply, acknowledgement and state removal leave in the same tick, so the
     // writer's auto-pipelining sends them in one write, in this order. A peer
