@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
-import { AppError, patternActs, unansweredCode, type ErrorCode, type Tenant, type Unanswered } from '@rota/contracts';
+import { AppError, patternActs, unansweredCode, type ErrorCode, type Tenant } from '@rota/contracts';
 import Redis, { ReplyError } from 'ioredis';
+import type { TraceCarrier } from '../tracing';
 import { serviceOf, transportKeys, type StreamReply } from './keys';
 
 export interface RedisStreamsClientOptions {
@@ -22,6 +23,8 @@ export interface RpcEnvelope {
   timeoutMs?: number;
   /** Who the request acts for; restored into the handler's request context. */
   tenant?: Tenant;
+  /** W3C trace context of the caller's span; the handler's span continues it. */
+  trace?: TraceCarrier;
 }
 
 interface Pending {
@@ -43,9 +46,10 @@ interface Pending {
  * provably never reached Redis: not sent at all, or refused by Redis. Once
  * the XADD may have been applied (it timed out, or the connection dropped
  * with it in flight), Redis can still apply it after a stall and a replica
- * run it, so an acting pattern gets `outcome_unknown`. The client does not try
- * to prove otherwise by waiting out the deadline: that proof would rest on
- * the clocks of the caller's and the replica's hosts agreeing.
+ * run it, so the client keeps waiting for the reply until the deadline; with
+ * none by then, an acting pattern gets `outcome_unknown`. The client does not
+ * try to prove a request never ran by waiting out the deadline: that proof
+ * would rest on the clocks of the caller's and the replica's hosts agreeing.
  */
 export class RedisStreamsClient extends ClientProxy {
   private readonly keys;
@@ -162,14 +166,23 @@ export class RedisStreamsClient extends ClientProxy {
     ];
     if (acts) fields.push('a', '1');
     if (env.tenant) fields.push('n', JSON.stringify(env.tenant));
+    if (env.trace?.traceparent) {
+      fields.push('c', env.trace.traceparent);
+      if (env.trace.tracestate) fields.push('s', env.trace.tracestate);
+    }
     this.pub!.xadd(this.keys.stream(serviceOf(pattern)), 'MAXLEN', '~', this.maxLen, '*', ...fields).catch((err: unknown) => {
+      // A send Redis may still apply (a command timeout, a connection that
+      // dropped with the XADD in flight) leaves the request pending: its
+      // reply can still come, and otherwise the deadline answers it. A
+      // command timeout is often no Redis trouble at all but this process's
+      // own event loop held up past the timeout, with the reply already
+      // waiting on the socket. Losing the reply channel fails it sooner.
+      if (!neverWritten(err)) return;
       const p = this.pending.get(id);
       if (!p) return;
       this.pending.delete(id);
       clearTimeout(p.timer);
-      const why: Unanswered = neverWritten(err) ? 'never_started' : 'lost';
-      const message = why === 'lost' ? 'The service transport failed while sending the request.' : 'The service transport is unavailable.';
-      callback(errPacket(unansweredCode(acts, why), message));
+      callback(errPacket(unansweredCode(acts, 'never_started'), 'The service transport is unavailable.'));
     });
     return () => {
       const p = this.pending.get(id);

@@ -340,7 +340,7 @@ describe('Redis Streams transport', () => {
       }
     });
 
-    it('answers outcome_unknown, not unavailable, when Redis stalls during the send of an acting request', async () => {
+    it('waits through a Redis stall longer than the command timeout and answers with the real result, run once', async () => {
       const own = await OwnRedis.start();
       const prefix = testPrefix('redis-stall');
       const replica = await startReplica('solo', own.url, prefix);
@@ -350,22 +350,47 @@ describe('Redis Streams transport', () => {
       try {
         await expect(call(client, 'fixture.echo', { n: 1 })).resolves.toMatchObject({ n: 1 });
         own.pause();
-        // The XADD outlives the client's command timeout while Redis is frozen.
-        const acting = await settle(call(client, 'fixture.act', { key: 'stalled' }, 8000));
-        const reading = await settle(call(client, 'fixture.echo', { n: 2 }, 8000));
+        // Both XADDs outlive the client's 800 ms command timeout while Redis is frozen.
+        const acting = settle(call(client, 'fixture.act', { key: 'stalled' }, 8000));
+        const reading = settle(call(client, 'fixture.echo', { n: 2 }, 8000));
+        await sleep(1500);
         own.resume();
-        expect(acting).toEqual({ ok: false, code: 'outcome_unknown' });
+        // Redis applies both once it runs again, the replica runs them, and the
+        // caller still waiting gets their answers instead of a guess.
+        expect(await acting).toMatchObject({ ok: true });
+        expect(await reading).toMatchObject({ ok: true, value: { n: 2 } });
+        expect(await runsOf(probe, prefix, ['stalled'])).toEqual([1]);
+      } finally {
+        probe.disconnect();
+        await client.close();
+        await stopReplica(replica, 'SIGKILL');
+        own.resume();
+        await own.stop();
+      }
+    });
+
+    it('answers outcome_unknown, not unavailable, when Redis stalls past the deadline of an acting request, which then never starts', async () => {
+      const own = await OwnRedis.start();
+      const prefix = testPrefix('redis-stall-long');
+      const replica = await startReplica('solo', own.url, prefix);
+      const client = actingClient(own.url, prefix);
+      await client.connect();
+      const probe = new Redis(own.url);
+      try {
+        await expect(call(client, 'fixture.echo', { n: 1 })).resolves.toMatchObject({ n: 1 });
+        own.pause();
+        const acting = settle(call(client, 'fixture.act', { key: 'stalled-long' }, 2000));
+        const reading = settle(call(client, 'fixture.echo', { n: 2 }, 2000));
+        expect(await acting).toEqual({ ok: false, code: 'outcome_unknown' });
         // A read that may still be applied is not `unavailable` either: that
         // code promises the request never ran.
-        expect(reading).toEqual({ ok: false, code: 'upstream_timeout' });
-        // Why: Redis applies the XADD once it runs again, and the replica runs
-        // the request, well after the caller got its answer.
-        let runs = [0];
-        for (let i = 0; i < 100 && runs[0] === 0; i++) {
-          await sleep(50);
-          runs = await runsOf(probe, prefix, ['stalled']);
-        }
-        expect(runs).toEqual([1]);
+        expect(await reading).toEqual({ ok: false, code: 'upstream_timeout' });
+        own.resume();
+        // Redis applies the XADD once it runs again; the replica sees the
+        // deadline has passed and never starts it.
+        await expect(call(client, 'fixture.echo', { n: 3 })).resolves.toMatchObject({ n: 3 });
+        await sleep(300);
+        expect(await runsOf(probe, prefix, ['stalled-long'])).toEqual([0]);
       } finally {
         probe.disconnect();
         await client.close();
