@@ -1,5 +1,5 @@
 import { AppError, type SessionClosed, type SessionCreateCommand, type SessionRecord, type SessionRefCommand, type Tenant } from '@rota/contracts';
-import { currentTenant } from '@rota/service-kit';
+import { beforeDeadline, currentTenant } from '@rota/service-kit';
 import type { ConnectionsRepository } from '../connections/connections.repository';
 import type { SessionRow, SessionsRepository } from './sessions.repository';
 
@@ -45,6 +45,8 @@ export class SessionsService {
       const list = unknown.map((u) => `"${u}"`).join(', ');
       throw new AppError('unknown_servers', `No provider has the id ${list}.`, { unknown });
     }
+    // A caller who has given up gets no session opened behind its back.
+    beforeDeadline();
     const row = await this.sessions.create({
       projectId: tenant.project_id,
       environment: tenant.environment,
