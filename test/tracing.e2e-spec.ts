@@ -315,6 +315,15 @@ describe('tracing with an OTLP collector configured', () => {
       // Its parent is the worker's handling of the replay request, in the same trace.
       const parent = collector.spans.find((s) => s.spanId === job.parentSpanId)!;
       expect(parent).toMatchObject({ scope: 'rota.worker', name: 'worker.webhooks.replay', traceId });
+      // The delivery itself is a client span under the job, naming the receiver's host, never its URL.
+      const post = await spansUntil('the delivery span', (all) => all.find((s) => s.scope === 'rota.webhooks' && s.parentSpanId === job.spanId));
+      expect(post).toMatchObject({
+        name: 'POST webhook',
+        kind: 3,
+        traceId,
+        attributes: { 'http.request.method': 'POST', 'server.address': '127.0.0.1', 'http.response.status_code': 200 },
+      });
+      expect(JSON.stringify(post.attributes)).not.toContain(receiver.url);
       // A job added outside any request (the catalog sweep the worker asks for at boot) starts a trace of its own.
       const sweep = await spansUntil('the boot sweep', (all) => all.find((s) => s.scope === 'rota.worker' && s.name === 'catalog.sweep'));
       expect(sweep.parentSpanId).toBe('');

@@ -1,5 +1,6 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AddressRefusedError, checkedLookup, literalAddressRefused } from '@rota/providers/address';
 
 export interface SendResult {
@@ -23,6 +24,31 @@ export function postWebhook(
   body: string,
   opts: { timeoutMs: number; allowPrivate: boolean },
 ): Promise<SendResult> {
+  // One client span per attempt, a child of the deliver job's span. Like a
+  // provider call's, it names the call, never its content: no URL (a
+  // receiver's query may carry a token), header or body.
+  const span = trace.getTracer('rota.webhooks').startSpan('POST webhook', { kind: SpanKind.CLIENT });
+  return attempt(url, headers, body, opts).then((r) => {
+    if (span.isRecording()) {
+      span.setAttribute('http.request.method', 'POST');
+      try {
+        const target = new URL(url);
+        span.setAttributes({ 'server.address': target.hostname, 'server.port': Number(target.port) || (target.protocol === 'https:' ? 443 : 80) });
+      } catch {
+        // An invalid URL fails the attempt; the span says so through its error.
+      }
+      if (r.status !== null) span.setAttribute('http.response.status_code', r.status);
+      if (r.status === null || r.status >= 300) {
+        span.setAttribute('error.type', r.status === null ? 'no_answer' : String(r.status));
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+    }
+    span.end();
+    return r;
+  });
+}
+
+function attempt(url: string, headers: Record<string, string>, body: string, opts: { timeoutMs: number; allowPrivate: boolean }): Promise<SendResult> {
   const started = performance.now();
   const done = (status: number | null, error: string | null): SendResult => ({ status, error, ms: Math.round(performance.now() - started) });
   let target: URL;
