@@ -35,7 +35,15 @@ describe('the rota CLI over HTTP', () => {
   beforeAll(async () => {
     // Generous deadlines: the machine running the suite may be busy.
     stack = await startStack({
-      env: { ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', NL_EXTRACTOR: '', ROTA_RPC_TIMEOUT_MS: '20000', ROTA_DISCOVER_TIMEOUT_MS: '15000' },
+      env: {
+        ANTHROPIC_API_KEY: '',
+        OPENAI_API_KEY: '',
+        NL_EXTRACTOR: '',
+        ROTA_RPC_TIMEOUT_MS: '20000',
+        ROTA_DISCOVER_TIMEOUT_MS: '15000',
+        // The webhook subscribed below points at loopback, which production refuses.
+        ROTA_WEBHOOK_ALLOW_PRIVATE: 'true',
+      },
     });
     await insertProviders(stack.db.prisma, await insertOtherProject(stack.db.prisma));
     await stack.db.prisma.provider.upsert({
@@ -308,6 +316,41 @@ describe('the rota CLI over HTTP', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const bad = await rota(['mcp', 'config', '--client', 'zed']);
     expect(bad.code).toBe(1);
+  });
+
+  it('webhooks delete and replay and router candidates take --json', async () => {
+    const ops = (await stack.key(['servers:read', 'webhooks:write'])).key;
+    const created = await rota(['webhooks', 'create', '--url', 'http://127.0.0.1:9/cli-json', '--events', 'call.failed', '--json'], { ROTA_API_KEY: ops });
+    expect(created).toMatchObject({ code: 0, stderr: '' });
+    const hook = JSON.parse(created.stdout) as { id: string };
+
+    // A dead delivery to replay, as the worker leaves one after its last failed attempt.
+    const event = await stack.db.prisma.event.create({
+      data: { id: newId('evt'), type: 'call.failed', orgId: 'org_dev', projectId: 'proj_dev', environment: 'live', payload: {}, dispatchedAt: new Date() },
+    });
+    const dead = await stack.db.prisma.webhookDelivery.create({
+      data: { id: newId('wdl'), subscriptionId: hook.id, eventId: event.id, status: 'dead', attempts: [] },
+    });
+    const replayed = await rota(['webhooks', 'replay', hook.id, dead.id, '--json'], { ROTA_API_KEY: ops });
+    expect(replayed).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(replayed.stdout)).toMatchObject({ id: dead.id, status: 'pending' });
+    const unknown = await rota(['webhooks', 'replay', hook.id, 'wdl_missing', '--json'], { ROTA_API_KEY: ops });
+    expect(unknown).toMatchObject({ code: 1, stdout: '' });
+    expect(unknown.stderr).toMatch(/^error: webhook_delivery_not_found: .*\[HTTP 404, request \S+\]\n$/);
+
+    const deleted = await rota(['webhooks', 'delete', hook.id, '--json'], { ROTA_API_KEY: ops });
+    expect(deleted).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(deleted.stdout)).toMatchObject({ id: hook.id });
+
+    const report = await rota(['router', 'candidates', '--json'], { ROTA_API_KEY: ops });
+    expect(report).toMatchObject({ code: 0, stderr: '' });
+    const body = JSON.parse(report.stdout) as { candidates: unknown[] };
+    expect(Array.isArray(body.candidates)).toBe(true);
+    const out = join(configDir, 'candidates.json');
+    const written = await rota(['router', 'candidates', '--out', out, '--json'], { ROTA_API_KEY: ops });
+    expect(written).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(written.stdout)).toEqual({ out, candidates: body.candidates.length });
+    expect(JSON.parse(readFileSync(out, 'utf8')).candidates).toHaveLength(body.candidates.length);
   });
 
   it('a 5xx exits 2 with one line on stderr', async () => {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { currentEmbeddingModel, importCatalog, parseCatalogValue, substituteSandboxUrl } from '@rota/catalog';
 import { startSandbox, type Sandbox } from '../apps/sandbox/src';
@@ -48,6 +48,29 @@ function jsonObjects(text: string): any[] {
   return found;
 }
 
+/**
+ * Turns the TypeScript examples of a page into one module Jest can load:
+ * the imports stay on top, everything else becomes the body of an async
+ * function (the examples await at the top level, which CommonJS cannot), and
+ * the function answers the constants the examples declared at the top level,
+ * so a test can look at what they produced.
+ */
+function tsModule(sources: string[]): string {
+  const code = sources.join('\n');
+  const importRe = /^import\s[\s\S]*?\sfrom\s+['"][^'"]+['"];?[ \t]*$/gm;
+  const imports = code.match(importRe) ?? [];
+  const body = code.replace(importRe, '');
+  const names = new Set<string>();
+  for (const m of body.matchAll(/^(?:const|let|var)\s+(?:\{([^}]*)\}|(\w+))/gm)) {
+    if (m[2]) names.add(m[2]);
+    for (const part of (m[1] ?? '').split(',')) {
+      const name = part.split(':').pop()!.split('=')[0]!.replace('...', '').trim();
+      if (name) names.add(name);
+    }
+  }
+  return `${imports.join('\n')}\n\nexport default async function docsExample(): Promise<Record<string, any>> {\n${body}\nreturn { ${[...names].join(', ')} };\n}\n`;
+}
+
 /** Runs a script with bash, strict, in the repository root. */
 function bash(script: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -69,6 +92,35 @@ describe('docs that run', () => {
   let stack: Stack;
   let sandbox: Sandbox;
   let env: Record<string, string>;
+  /**
+   * Where the TypeScript examples are written to run: two levels under the
+   * repository root (a test file's depth, which the sandbox example's
+   * relative import assumes), in the git-ignored `.rota`.
+   */
+  let tsDir: string;
+  let tsCount = 0;
+
+  /**
+   * Runs TypeScript examples (together, as one module) through Jest's own
+   * transform, so `@rota/sdk` is the SDK built from its sources. They read
+   * ROTA_URL and ROTA_API_KEY from the environment, as the page says.
+   */
+  async function runTs(sources: string[], vars: Record<string, string>): Promise<Record<string, any>> {
+    const file = join(tsDir, `example-${++tsCount}.ts`);
+    writeFileSync(file, tsModule(sources.map(localise)));
+    const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+    Object.assign(process.env, vars);
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const mod = require(file) as { default: () => Promise<Record<string, any>> };
+      return await mod.default();
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  }
 
   beforeAll(async () => {
     if (!existsSync(join(ROOT, 'packages/cli/dist/main.js'))) throw new Error('build the CLI first: pnpm exec turbo run build --filter=@rota/cli...');
@@ -85,8 +137,11 @@ describe('docs that run', () => {
     env = { ...stack.env, ROTA_URL: stack.url, ROTA_DEBUG: '' };
     delete env.ROTA_API_KEY;
     delete env.ROTA_PROFILE;
+    mkdirSync(join(ROOT, '.rota'), { recursive: true });
+    tsDir = mkdtempSync(join(ROOT, '.rota', 'docs-'));
   });
   afterAll(async () => {
+    if (tsDir) rmSync(tsDir, { recursive: true, force: true });
     await stack?.close();
     await sandbox?.close();
   });
@@ -132,6 +187,77 @@ describe('docs that run', () => {
     // One charge for the two requests with the same key.
     expect(sandbox.control.counters().charges_created).toBe(charges + 1);
     expect(r.stdout).not.toContain('sandbox-asaas-key');
+  });
+
+  it('docs/sessions.md quick start: the SDK example', async () => {
+    const [sdk] = blocks('docs/sessions.md', '## Quick start', 'ts').filter((b) => b.includes("from '@rota/sdk'"));
+    const { key } = await stack.key(['servers:read', 'sessions:create', 'tools:execute']);
+    const { session, found } = await runTs([sdk!], { ROTA_URL: stack.url, ROTA_API_KEY: key });
+    expect(session.id).toMatch(/^ses_/);
+    expect(Array.isArray(found.meta_tools)).toBe(true);
+    expect(found.use_case).toBe('gerar uma cobrança pix');
+    expect(found.recommended ?? found.recommended_reason).toBeTruthy();
+    expect((await stack.db.prisma.session.findUniqueOrThrow({ where: { id: session.id } })).status).toBe('closed');
+  });
+
+  it('docs/sessions.md quick start: the MCP example', async () => {
+    const [mcp] = blocks('docs/sessions.md', '## Quick start', 'ts').filter((b) => b.includes('@modelcontextprotocol/sdk'));
+    const { key } = await stack.key(['servers:read', 'sessions:create', 'tools:execute']);
+    const { tools, found } = await runTs([mcp!], { ROTA_URL: stack.url, ROTA_API_KEY: key });
+    expect(tools).toHaveLength(15);
+    expect(found.isError).toBe(false);
+    expect(JSON.stringify(found.structuredContent)).toContain('"use_case":"send a WhatsApp message"');
+  });
+
+  it('docs/sdk.md: the examples, run in order as one program', async () => {
+    const examples = blocks('docs/sdk.md', '# TypeScript SDK (`@rota/sdk`)', 'ts');
+    expect(examples.length).toBeGreaterThanOrEqual(2);
+    const { key } = await stack.key(['servers:read', 'sessions:create', 'tools:execute']);
+    const out = await runTs(examples, { ROTA_API_KEY: key });
+    expect(out.rota.baseUrl).toBe(stack.url);
+    expect(out.hits.hits.length).toBeGreaterThan(0);
+    expect(out.rail).toMatch(/^codespar_charge via \w+$|^none \(424 \w+\)$/);
+    expect(out.found).toMatchObject({ use_case: 'gerar uma cobrança pix', meta_tools: expect.any(Array) });
+    expect(out.listed).toMatchObject({ success: true, status: 200, code: null });
+    expect(out.late).toMatchObject({ success: false, status: 409, code: 'session_not_active' });
+    expect(out.closedAgain.closed_at).toBe(out.closed.closed_at);
+    expect(out.refusal).toMatchObject({ status: 404, code: 'session_not_found', requestId: expect.any(String) });
+    expect(out.mcp.headers.Authorization).toBe(`Bearer ${key}`);
+  });
+
+  it('docs/sandbox.md: the in-test example', async () => {
+    const [example] = blocks('docs/sandbox.md', '### In tests', 'ts');
+    const { sandbox: started, charges } = await runTs([example!], {});
+    expect(started.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(charges).toBe(0);
+  });
+
+  it('docs/mocks.md: define and list mocks, then a call answered by one', async () => {
+    const [shell] = blocks('docs/mocks.md', '## Defining and listing', 'bash');
+    const before = sandbox.control.counters().requests_total;
+    const r = await bash(localise(shell!), env);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const json = jsonObjects(r.stdout);
+    expect(json.find((j) => j.tool === 'asaas/create_payment' && j.id?.startsWith('mck_'))).toMatchObject({ times: 2, remaining: 2 });
+    expect(json.find((j) => j.tool === 'codespar_charge' && j.id?.startsWith('mck_'))).toMatchObject({ times: 1, remaining: 1 });
+    const listed = json.find((j) => Array.isArray(j.mocks));
+    expect(listed.mocks.map((m: { tool: string }) => m.tool)).toEqual(['asaas/create_payment', 'codespar_charge']);
+    expect(json.find((j) => j.tool_call_id)).toMatchObject({ success: true, server: 'asaas', data: { id: 'pay_mock', status: 'PENDING' } });
+    // The mocked call never reached the provider.
+    expect(sandbox.control.counters().requests_total).toBe(before);
+  });
+
+  it('docs/logs.md quick start: list a session’s calls, then read them from the stream', async () => {
+    const [shell] = blocks('docs/logs.md', '## Quick start', 'bash');
+    const r = await bash(localise(shell!), env);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const json = jsonObjects(r.stdout);
+    const page = json.find((j) => Array.isArray(j.logs));
+    expect(page.logs).toEqual([expect.objectContaining({ tool: 'codespar_list_tools', outcome: 'success', user_id: 'user_123' })]);
+    const event = json.find((j) => j.event === 'call');
+    expect(event).toMatchObject({ id: expect.stringMatching(/^\d+-\d+$/), data: { id: page.logs[0].id, session_id: page.logs[0].session_id } });
   });
 
   it('README path A example', async () => {

@@ -1,4 +1,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CatalogQueue } from '@rota/catalog';
@@ -99,6 +101,30 @@ describe('rota catalog', () => {
     expect(res.stderr).toContain('nothing was imported');
     expect(res.stderr).toContain(`${path}: line ${line}, column`);
     expect(res.stderr).toContain('at servers[2].tools[1].name');
+    expect(await db.prisma.mcpTool.count()).toBe(before);
+
+    // Several issues: one line on stderr; every issue under --json (stdout) or ROTA_DEBUG (stderr).
+    doc.servers[0].tools[0].name = 'also bad';
+    const two = file('two.json', doc);
+    const short = await rota('catalog', 'import', two);
+    expect(short).toMatchObject({ code: 1, stdout: '' });
+    expect(short.stderr).toMatch(/^error: .* is not a valid catalog; nothing was imported: .*\(and 1 more issue: --json or ROTA_DEBUG=1 lists them\)\n$/);
+    const json = await rota('catalog', 'import', two, '--json');
+    expect(json.code).toBe(1);
+    expect(json.stderr.split('\n')).toHaveLength(2);
+    const body = JSON.parse(json.stdout);
+    expect(body).toMatchObject({ error: 'invalid_catalog', message: expect.stringContaining('nothing was imported') });
+    expect(body.details.map((d: { path: string }) => d.path).sort()).toEqual(['servers[0].tools[0].name', 'servers[2].tools[1].name']);
+    expect(body.details[0]).toEqual({
+      text: expect.stringContaining(two),
+      line: expect.any(Number),
+      column: expect.any(Number),
+      path: expect.any(String),
+      message: expect.any(String),
+    });
+    const debug = await rotaWith({ ROTA_DEBUG: '1' }, 'catalog', 'import', two);
+    expect(debug.stderr.trimEnd().split('\n')).toHaveLength(3);
+    expect(debug.stderr).toContain(`  ${two}: line`);
     expect(await db.prisma.mcpTool.count()).toBe(before);
 
     const broken = await rota('catalog', 'import', file('broken.json', '{"format": "rota-catalog",\n  "version": 1\n  "servers": []}'));
@@ -219,8 +245,43 @@ describe('rota catalog', () => {
   it('sync without a worker gives up at its timeout and says why', async () => {
     await rota('catalog', 'import', file('one.json', { tools: [{ name: 'extra_tool', description: 'One more.' }] }), '--server', 'pixpay');
     const res = await rota('catalog', 'sync', '--timeout', '1');
-    expect(res.code).toBe(1);
+    // The worker that should embed is missing: the server side's failure, exit 2.
+    expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/coverage is \d+\/\d+ after 1 s/);
+  });
+
+  it('sync exits 2 in one line when Redis is unreachable', async () => {
+    const res = await rotaWith({ REDIS_URL: 'redis://127.0.0.1:1' }, 'catalog', 'sync', '--timeout', '5');
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/^error: cannot queue the sweep: Redis is unreachable .*--inline to embed without a worker\n$/);
+  });
+
+  it('a catalog URL that times out, refuses the connection or answers a 5xx exits 2; a 4xx exits 1', async () => {
+    const replies: Record<string, number> = { '/busy.json': 503, '/gone.json': 404 };
+    const server: Server = createServer((req, res) => {
+      res.writeHead(replies[req.url ?? ''] ?? 500, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const busy = await rotaIo(LOOPBACK_FAKES, 'catalog', 'import', `${base}/busy.json`);
+      expect(busy).toMatchObject({ code: 2, stdout: '' });
+      expect(busy.stderr).toBe(`error: fetching ${base}/busy.json answered HTTP 503\n`);
+      const gone = await rotaIo(LOOPBACK_FAKES, 'catalog', 'import', `${base}/gone.json`);
+      expect(gone.code).toBe(1);
+      expect(gone.stderr).toMatch(/answered HTTP 404/);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+    // A port that was just given up: nothing listens there any more.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const refused = await rotaIo(LOOPBACK_FAKES, 'catalog', 'import', `http://127.0.0.1:${port}/catalog.json`);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^error: could not fetch .*ECONNREFUSED.*\n$/);
   });
 
   it('import --bulk embeds in process and leaves nothing for the worker', async () => {
@@ -250,6 +311,64 @@ describe('rota catalog', () => {
     expect(res.stdout).toContain('tools:     1 created');
     expect(res.stderr).toMatch(/^warning: could not queue the re-embed sweep .*scheduled sweep will pick the rows up\n$/);
     expect(await db.prisma.mcpTool.count({ where: { toolName: 'late_tool' } })).toBe(1);
+  });
+
+  it('--json prints the result of import, status and sync, and keeps stdout to that one document', async () => {
+    const imported = await rota(
+      'catalog',
+      'import',
+      file('json.json', { tools: [{ name: 'json_tool', description: 'Imported with --json.' }] }),
+      '--server',
+      'pixpay',
+      '--json',
+    );
+    expect(imported).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(imported.stdout)).toMatchObject({
+      model: 'rota-feature-hash-v1',
+      project_id: null,
+      providers: { created: 0, updated: 0 },
+      tools: { created: 1 },
+      reembed: 1,
+      embedded_inline: false,
+      sweep: { requested: true, error: null },
+    });
+
+    const status = await rota('catalog', 'status', '--json');
+    expect(status.code).toBe(0);
+    const s = JSON.parse(status.stdout);
+    expect(s).toEqual({
+      model: 'rota-feature-hash-v1',
+      providers: expect.any(Number),
+      tools: await db.prisma.mcpTool.count(),
+      embedded: expect.any(Number),
+      coverage: expect.any(Number),
+      jobs: { waiting: expect.any(Number), active: expect.any(Number), delayed: expect.any(Number), failed: expect.any(Number) },
+    });
+    expect(s.embedded).toBeLessThan(s.tools);
+
+    const synced = await rota('catalog', 'sync', '--inline', '--json');
+    expect(synced).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(synced.stdout)).toEqual({
+      model: 'rota-feature-hash-v1',
+      tools: s.tools,
+      embedded: s.tools,
+      coverage: 1,
+      this_run: { vectors: s.tools - s.embedded, seconds: expect.any(Number), batches: expect.any(Number) },
+    });
+    const unreachable = await rotaWith({ REDIS_URL: 'redis://127.0.0.1:1' }, 'catalog', 'status', '--json');
+    expect(JSON.parse(unreachable.stdout).jobs).toBeNull();
+  });
+
+  it('seed --json prints the demo catalog import', async () => {
+    const res = await rota('catalog', 'seed', '--json');
+    expect(res).toMatchObject({ code: 0, stderr: '' });
+    const body = JSON.parse(res.stdout);
+    expect(body).toMatchObject({
+      model: 'rota-feature-hash-v1',
+      providers: { created: expect.any(Number) },
+      sweep: { requested: body.reembed > 0, error: null },
+    });
+    expect(body.providers.created + body.providers.updated + body.providers.unchanged).toBeGreaterThan(0);
   });
 
   it('draws the progress bar', () => {

@@ -33,10 +33,31 @@ import {
 import { CatalogRepository } from '@rota/catalog/repository';
 import type { PrismaClient } from '@rota/db';
 import { Option, type Command } from 'commander';
-import { withProgress, type CliIo } from './io';
+import { CliError, EXIT, withProgress, type CliIo } from './io';
 
-/** A mistake on the caller's side (printed as `error: …`, exit code 1). */
-export class CatalogCliError extends Error {}
+/**
+ * A catalog command that cannot go on, printed as `error: …`: exit code 1 for
+ * the caller's mistake, 2 (`{exitCode: EXIT.serverError}`) when a server,
+ * Redis or the network failed.
+ */
+export class CatalogCliError extends CliError {}
+
+/**
+ * Whether a catalog URL or MCP listing failed on the far side (no answer in
+ * time, a dropped or refused connection, a name that does not resolve, a 5xx)
+ * rather than because of what the caller asked for (a private address, a 4xx,
+ * too large). `CatalogUrlError` carries only a sentence, so the sentence is
+ * what is read.
+ */
+export function isServerSideUrlFailure(message: string): boolean {
+  return /timed out|HTTP 5\d\d\b|does not resolve|fetch failed|socket hang up|other side closed|\bE(CONNREFUSED|CONNRESET|CONNABORTED|HOSTUNREACH|NETUNREACH|TIMEDOUT|AI_AGAIN|NOTFOUND|PIPE)\b|could not read /.test(
+    message,
+  );
+}
+
+const serverError = { exitCode: EXIT.serverError };
+
+const printJson = (io: CliIo, value: unknown) => io.stdout(`${JSON.stringify(value, null, 2)}\n`);
 
 interface ImportOpts {
   server?: string;
@@ -57,6 +78,7 @@ interface ImportOpts {
   format?: CatalogFormat;
   embed?: boolean;
   bulk?: boolean;
+  json?: boolean;
 }
 
 const isUrl = (s: string) => /^https?:\/\//i.test(s);
@@ -112,11 +134,22 @@ async function readSource(source: string, o: ImportOpts, policy: UrlPolicy): Pro
     return parseCatalogText(text, opts);
   } catch (err) {
     if (err instanceof CatalogFormatError) {
-      const lines = err.issues.slice(0, 10).map((i) => `  ${source}: ${describeIssue(i)}`);
-      if (err.issues.length > 10) lines.push(`  … and ${err.issues.length - 10} more`);
-      throw new CatalogCliError(`${source} is not a valid catalog; nothing was imported\n${lines.join('\n')}`);
+      // One line names the first issue; the rest are details (`--json`, `ROTA_DEBUG`).
+      const n = err.issues.length;
+      const first = err.issues[0] ? `: ${source}: ${describeIssue(err.issues[0]).replace(/\s*\n\s*/g, ' ')}` : '';
+      const more = n > 1 ? ` (and ${n - 1} more issue${n > 2 ? 's' : ''}: --json or ROTA_DEBUG=1 lists them)` : '';
+      throw new CatalogCliError(`${source} is not a valid catalog; nothing was imported${first}${more}`, {
+        code: 'invalid_catalog',
+        details: err.issues.map((i) => ({
+          text: `${source}: ${describeIssue(i)}`,
+          line: i.line ?? null,
+          column: i.line !== undefined ? (i.column ?? 1) : null,
+          path: i.path || null,
+          message: i.message,
+        })),
+      });
     }
-    if (err instanceof CatalogUrlError) throw new CatalogCliError(err.message);
+    if (err instanceof CatalogUrlError) throw new CatalogCliError(err.message, isServerSideUrlFailure(err.message) ? serverError : {});
     throw err;
   }
 }
@@ -192,6 +225,7 @@ export function registerCatalogCommands(program: Command, io: CliIo, db: () => P
     .addOption(new Option('--format <format>', 'skip format detection').choices(['rota', 'mcp', 'server-array']))
     .option('--embed', 'embed new and edited tools in this process, inside the import (no worker needed)')
     .option('--bulk', 'for large first loads: --embed, and build the HNSW index once at the end instead of row by row')
+    .option('--json', 'print the import result as JSON')
     .action(async (source: string, o: ImportOpts) => {
       const doc = await withProgress(io, `reading ${source}`, readSource(source, o, { addressAllowed: io.addressAllowed }));
       const m = model();
@@ -211,6 +245,17 @@ export function registerCatalogCommands(program: Command, io: CliIo, db: () => P
         );
         // Redis down does not undo a good import: say so, and let the scheduled sweep catch up.
         if (sweepError) io.stderr(`warning: could not queue the re-embed sweep (${sweepError}); the worker's scheduled sweep will pick the rows up\n`);
+        if (o.json) {
+          printJson(io, {
+            source,
+            model: m,
+            project_id: o.project ?? null,
+            ...result,
+            embedded_inline: Boolean(inline),
+            sweep: { requested: sweepRequested, error: sweepError ?? null },
+          });
+          return;
+        }
         const t = result.timings;
         const took = inline
           ? ` (embedded here with ${m}; ${(t.total / 1000).toFixed(1)} s: embedding ${(t.embedding / 1000).toFixed(1)}, writing ${(t.writing / 1000).toFixed(1)}, index ${(t.index / 1000).toFixed(1)})`
@@ -224,24 +269,42 @@ export function registerCatalogCommands(program: Command, io: CliIo, db: () => P
   catalog
     .command('seed')
     .description('Import the demo catalog shipped with Rota into the global catalog')
-    .action(async () => {
+    .option('--json', 'print the import result as JSON')
+    .action(async (o: { json?: boolean }) => {
       const m = model();
+      let sweepError: string | undefined;
       const res = await withQueue(io, async (queue) => {
         const r = await seedDemoCatalog(db(), { model: m });
-        if (r && r.reembed > 0) await queue.requestSweep().catch(() => undefined);
+        if (r && r.reembed > 0)
+          await queue.requestSweep().catch((err: Error) => {
+            sweepError = err.message;
+          });
         return r;
       });
       if (!res) throw new CatalogCliError('no demo catalog found (packages/catalog/data/demo-catalog.json)');
-      io.stdout(formatImport(res, res.reembed > 0 ? ` (sweep queued for ${m})` : ''));
+      if (sweepError) io.stderr(`warning: could not queue the re-embed sweep (${sweepError}); the worker's scheduled sweep will pick the rows up\n`);
+      const sweepRequested = res.reembed > 0 && sweepError === undefined;
+      if (o.json) return printJson(io, { model: m, ...res, sweep: { requested: sweepRequested, error: sweepError ?? null } });
+      io.stdout(formatImport(res, sweepRequested ? ` (sweep queued for ${m})` : ''));
     });
 
   catalog
     .command('status')
     .description('Tool count, vectors of the current model, coverage and queued jobs')
-    .action(async () => {
+    .option('--json', 'print the status as JSON (jobs is null when the queue is unreachable)')
+    .action(async (o: { json?: boolean }) => {
       const m = model();
       const counts = await new CatalogRepository(db()).counts(m);
       const jobs = await withQueue(io, (q) => q.counts().catch(() => undefined));
+      if (o.json)
+        return printJson(io, {
+          model: m,
+          providers: counts.providers,
+          tools: counts.tools,
+          embedded: counts.embedded,
+          coverage: coverageOf(counts.embedded, counts.tools),
+          jobs: jobs ?? null,
+        });
       io.stdout(statusText(m, counts.providers, counts.tools, counts.embedded, jobs));
     });
 
@@ -250,16 +313,19 @@ export function registerCatalogCommands(program: Command, io: CliIo, db: () => P
     .description('Queue a sweep and wait until every tool has a vector of the current model, with a progress bar')
     .option('--timeout <seconds>', 'give up after this long', '600')
     .option('--inline', 'embed in this process instead of waiting for a worker')
-    .action(async (o: { timeout: string; inline?: boolean }) => {
+    .option('--json', 'print only the final figures, as JSON (the progress bar goes to stderr on a terminal)')
+    .action(async (o: { timeout: string; inline?: boolean; json?: boolean }) => {
       const timeoutMs = Number(o.timeout) * 1000;
       if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new CatalogCliError('--timeout wants a number of seconds');
       const m = model();
       const repo = new CatalogRepository(db());
       const started = Date.now();
       const first = await repo.counts(m);
+      // Under --json stdout holds the result alone: the bar moves to stderr, and only on a terminal.
+      const out = (text: string) => (o.json ? io.stderr(text) : io.stdout(text));
       const show = (done: number, total: number, extra = '') => {
-        if (io.isTTY) io.stdout(`\r${progressLine(done, total)}${extra}`);
-        else io.stdout(`${progressLine(done, total)}${extra}\n`);
+        if (io.isTTY) out(`\r${progressLine(done, total)}${extra}`);
+        else if (!o.json) out(`${progressLine(done, total)}${extra}\n`);
       };
       let calls = 0;
       if (o.inline) {
@@ -277,6 +343,7 @@ export function registerCatalogCommands(program: Command, io: CliIo, db: () => P
             await queue.requestSweep().catch((err: Error) => {
               throw new CatalogCliError(
                 `cannot queue the sweep: Redis is unreachable (${err.message}); check REDIS_URL, or use --inline to embed without a worker`,
+                serverError,
               );
             });
           }
@@ -301,38 +368,52 @@ export function registerCatalogCommands(program: Command, io: CliIo, db: () => P
                   (jobs && jobs.active === 0 && Date.now() - lastChange > 10_000
                     ? ' and no job is running: is a worker up (apps/worker), or use --inline?'
                     : ''),
+                serverError,
               );
             }
             await new Promise((r) => setTimeout(r, io.isTTY ? 200 : 500));
           }
         });
       }
-      if (io.isTTY) io.stdout('\n');
+      if (io.isTTY) out('\n');
       if (!o.inline && !(await repo.vectorIndexExists())) {
         // A bulk re-embed dropped the HNSW index; the worker builds it once the batches are done.
-        io.stdout('waiting for the worker to rebuild the vector index…\n');
+        out('waiting for the worker to rebuild the vector index…\n');
         while (!(await repo.vectorIndexExists())) {
           if (Date.now() - started > timeoutMs)
-            throw new CatalogCliError(`the vector index is still missing after ${o.timeout} s: is a worker up (apps/worker)?`);
+            throw new CatalogCliError(`the vector index is still missing after ${o.timeout} s: is a worker up (apps/worker)?`, serverError);
           await new Promise((r) => setTimeout(r, 500));
         }
       }
       const end = await repo.counts(m);
       const secs = (Date.now() - started) / 1000;
       const made = end.embedded - first.embedded;
+      if (o.json)
+        return printJson(io, {
+          model: m,
+          tools: end.tools,
+          embedded: end.embedded,
+          coverage: coverageOf(end.embedded, end.tools),
+          this_run: { vectors: made, seconds: Number(secs.toFixed(1)), ...(o.inline ? { batches: calls } : {}) },
+        });
       io.stdout(
         [
           `model:     ${m}`,
           `tools:     ${end.tools}`,
-          `embedded:  ${end.embedded} (coverage ${(end.tools ? end.embedded / end.tools : 1).toFixed(4)})`,
+          `embedded:  ${end.embedded} (coverage ${coverageOf(end.embedded, end.tools).toFixed(4)})`,
           `this run:  ${made} vectors in ${secs.toFixed(1)} s${made > 0 && secs > 0 ? ` (${Math.round(made / secs)}/s)` : ''}${o.inline ? `, ${calls} batches` : ''}`,
         ].join('\n') + '\n',
       );
     });
 }
 
+/** The share of tools with a vector of the current model; an empty catalog is fully covered. */
+function coverageOf(embedded: number, tools: number): number {
+  return tools === 0 ? 1 : embedded / tools;
+}
+
 function statusText(model: string, providers: number, tools: number, embedded: number, jobs: QueueCounts | undefined): string {
-  const coverage = tools === 0 ? 1 : embedded / tools;
+  const coverage = coverageOf(embedded, tools);
   return (
     [
       `model:     ${model}`,

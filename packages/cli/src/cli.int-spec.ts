@@ -120,6 +120,42 @@ describe('rota CLI', () => {
     });
   });
 
+  it('--json prints the structured result of keys create, list and revoke and of projects create', async () => {
+    const project = await rota(db, 'projects', 'create', 'Json Shop', '--json');
+    expect(project).toMatchObject({ code: 0, stderr: '' });
+    const p = JSON.parse(project.stdout);
+    expect(p).toEqual({ id: expect.stringMatching(/^proj_/), org_id: 'org_dev', name: 'Json Shop', created_at: expect.any(String) });
+
+    const created = await rota(db, 'keys', 'create', '--scopes', 'servers:read', '--project', p.id, '--environment', 'test', '--name', 'ci', '--json');
+    expect(created).toMatchObject({ code: 0, stderr: '' });
+    const k = JSON.parse(created.stdout);
+    expect(k).toEqual({
+      id: expect.stringMatching(/^key_/),
+      key: expect.stringMatching(/^csk_test_/),
+      prefix: expect.any(String),
+      name: 'ci',
+      project_id: p.id,
+      environment: 'test',
+      operator: false,
+      scopes: ['servers:read'],
+    });
+    await expect(new ApiKeyRepository(db.prisma).findActiveByKey(k.key)).resolves.toMatchObject({ id: k.id });
+    const operator = JSON.parse((await rota(db, 'keys', 'create', '--operator', '--json')).stdout);
+    expect(operator).toMatchObject({ project_id: null, environment: null, operator: true, scopes: expect.arrayContaining(['admin']) });
+
+    const listed = await rota(db, 'keys', 'list', '--project', p.id, '--json');
+    expect(listed).toMatchObject({ code: 0, stderr: '' });
+    const { key: secret, ...summary } = k;
+    expect(JSON.parse(listed.stdout)).toEqual({ keys: [{ ...summary, created_at: expect.any(String), last_used_at: null, revoked_at: null }] });
+    expect(listed.stdout).not.toContain(secret);
+
+    const revoked = await rota(db, 'keys', 'revoke', k.id, '--json');
+    expect(revoked).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(revoked.stdout)).toMatchObject({ id: k.id, revoked_at: expect.any(String) });
+    const missing = await rota(db, 'keys', 'revoke', 'key_missing', '--json');
+    expect(missing).toEqual({ code: 1, stdout: '', stderr: 'error: API key key_missing not found\n' });
+  });
+
   it('explains an unreachable database in one line', async () => {
     let stderr = '';
     const code = await run(['keys', 'list'], {

@@ -100,13 +100,38 @@ describe('rota connections (through the session service)', () => {
     expect(await db.prisma.connection.findUnique({ where: { id: row.id } })).toBeNull();
   });
 
-  it('says so when no session service answers', async () => {
+  it('--json prints what the HTTP routes answer, never the credentials', async () => {
+    const added = await rota('connections', 'add', 'zzpay', '--environment', 'test', '--credentials-json', JSON.stringify({ api_key: secret }), '--json');
+    expect(added).toMatchObject({ code: 0, stderr: '' });
+    const saved = JSON.parse(added.stdout);
+    expect(saved).toMatchObject({
+      created: false,
+      connection: { id: expect.stringMatching(/^conn_/), server_id: 'zzpay', environment: 'test', status: 'connected', has_credentials: true },
+    });
+    expect(added.stdout).not.toContain(secret);
+
+    const listed = await rota('connections', 'list', '--environment', 'test', '--json');
+    expect(listed).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(listed.stdout)).toEqual({ environment: 'test', connections: [saved.connection] });
+
+    const removed = await rota('connections', 'remove', saved.connection.id, '--environment', 'test', '--json');
+    expect(removed).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(removed.stdout)).toMatchObject({ id: saved.connection.id, server_id: 'zzpay', deleted: true });
+    expect(JSON.parse((await rota('connections', 'list', '--environment', 'test', '--json')).stdout).connections).toEqual([]);
+  });
+
+  it('exits 2 in one line when no session service answers or Redis cannot be reached', async () => {
     const saved = env;
     env = { ...env, ROTA_REDIS_PREFIX: testPrefix('cli-nobody'), ROTA_RPC_TIMEOUT_MS: '300' };
     try {
       const r = await rota('connections', 'add', 'zzpay', '--credentials-json', '{"api_key":"x"}');
-      expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(/the session service did not answer/);
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toMatch(/^error: the session service did not answer .*\n$/);
+      env = { ...saved, REDIS_URL: 'redis://127.0.0.1:1' };
+      const noRedis = await rota('connections', 'list', '--json');
+      expect(noRedis).toMatchObject({ code: 2, stdout: '' });
+      // The transport fails fast while Redis is down, which reads as no service answering.
+      expect(noRedis.stderr).toMatch(/^error: (the session service did not answer|cannot reach Redis) .*\n$/);
     } finally {
       env = saved;
     }

@@ -12,14 +12,20 @@ import { AppError, ConnectionCredentials, ENVIRONMENTS, type Environment, type T
 import { DEV_PROJECT_ID, type PrismaClient } from '@rota/db';
 import { requestContext, RpcClient } from '@rota/service-kit';
 import { Option, type Command } from 'commander';
-import { formatTable, type CliIo } from './io';
+import { CliError, EXIT, formatTable, type CliIo } from './io';
 
-/** A mistake on the caller's side (printed as `error: …`, exit code 1). */
-export class ConnectionsCliError extends Error {}
+/**
+ * A connections command that cannot go on, printed as `error: …`: exit code
+ * 1 for a refusal, 2 when the session service or Redis did not answer.
+ */
+export class ConnectionsCliError extends CliError {}
+
+const printJson = (io: CliIo, value: unknown) => io.stdout(`${JSON.stringify(value, null, 2)}\n`);
 
 interface ScopeOpts {
   environment: Environment;
   project: string;
+  json?: boolean;
 }
 
 /** Parses `--credentials-json` into flat string fields, or explains what is wrong with it. */
@@ -49,13 +55,18 @@ async function withSessionService<T>(io: CliIo, tenant: Tenant, fn: (rpc: RpcCli
   } catch (err) {
     if (err instanceof AppError) {
       if (err.code === 'upstream_timeout' || err.code === 'unavailable') {
-        throw new ConnectionsCliError(`the session service did not answer (${err.message}); is Rota running with this REDIS_URL and ROTA_REDIS_PREFIX?`);
+        throw new ConnectionsCliError(`the session service did not answer (${err.message}); is Rota running with this REDIS_URL and ROTA_REDIS_PREFIX?`, {
+          exitCode: EXIT.serverError,
+        });
       }
       const issues = (err.details?.issues ?? []) as Array<{ path: unknown[]; message: string }>;
       if (issues.length) throw new ConnectionsCliError(issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; '));
-      throw new ConnectionsCliError(err.message);
+      // A code the gateway would answer with a 5xx is the service's failure, not the caller's.
+      throw new ConnectionsCliError(err.message, { exitCode: err.status >= 500 ? EXIT.serverError : EXIT.refused });
     }
-    throw new ConnectionsCliError(`cannot reach Redis at ${io.env.REDIS_URL || 'redis://127.0.0.1:6379'}: ${(err as Error).message}`);
+    throw new ConnectionsCliError(`cannot reach Redis at ${io.env.REDIS_URL || 'redis://127.0.0.1:6379'}: ${(err as Error).message}`, {
+      exitCode: EXIT.serverError,
+    });
   } finally {
     await rpc.close().catch(() => undefined);
   }
@@ -78,10 +89,12 @@ export function registerConnectionCommands(program: Command, io: CliIo, db: () =
     .addOption(envOption())
     .option('--project <id>', 'project id', DEV_PROJECT_ID)
     .option('--credentials-json <json>', 'the provider credentials as a JSON object of strings, for example \'{"api_key":"..."}\'')
+    .option('--json', 'print {created, connection} as JSON (never the credentials)')
     .action(async (server: string, opts: ScopeOpts & { credentialsJson?: string }) => {
       const credentials = opts.credentialsJson === undefined ? undefined : parseCredentialsJson(opts.credentialsJson);
       const tenant = await tenantOf(db, opts);
       const saved = await withSessionService(io, tenant, (rpc) => rpc.send('session.connections.save', { body: { server_id: server, credentials } }));
+      if (opts.json) return printJson(io, { created: saved.created, connection: saved.connection });
       const c = saved.connection;
       const what =
         c.status === 'not_required'
@@ -97,9 +110,11 @@ export function registerConnectionCommands(program: Command, io: CliIo, db: () =
     .description('List the connections of a project and environment (never their credentials)')
     .addOption(envOption())
     .option('--project <id>', 'project id', DEV_PROJECT_ID)
+    .option('--json', 'print {environment, connections: [...]} as JSON, as GET /v1/connections answers')
     .action(async (opts: ScopeOpts) => {
       const tenant = await tenantOf(db, opts);
       const list = await withSessionService(io, tenant, (rpc) => rpc.send('session.connections.list', {}));
+      if (opts.json) return printJson(io, list);
       io.stdout(
         formatTable(
           ['ID', 'SERVER', 'ENVIRONMENT', 'STATUS', 'UPDATED'],
@@ -114,9 +129,11 @@ export function registerConnectionCommands(program: Command, io: CliIo, db: () =
     .argument('<id>', 'connection id (conn_...)')
     .addOption(envOption())
     .option('--project <id>', 'project id', DEV_PROJECT_ID)
+    .option('--json', 'print the removed connection as JSON, as DELETE /v1/connections/{id} answers')
     .action(async (id: string, opts: ScopeOpts) => {
       const tenant = await tenantOf(db, opts);
       const gone = await withSessionService(io, tenant, (rpc) => rpc.send('session.connections.delete', { connection_id: id }));
+      if (opts.json) return printJson(io, gone);
       io.stdout(`removed ${gone.id} (${gone.server_id}, ${gone.environment})\n`);
     });
 }

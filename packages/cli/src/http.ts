@@ -13,21 +13,12 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Rota, RotaError } from '@rota/sdk';
-import { CliError, type CliIo } from './io';
+import { CliError, EXIT, type CliIo } from './io';
 
-export { Rota, RotaError };
+export { EXIT, Rota, RotaError };
 
 /** Where the gateway answers when nothing says otherwise. */
 export const DEFAULT_URL = 'http://127.0.0.1:3000';
-
-/** Exit codes of every command: documented in the README and `rota --help`. */
-export const EXIT = {
-  ok: 0,
-  /** The caller's mistake or a refusal: bad arguments, 4xx, a tool that answered `success: false`. */
-  refused: 1,
-  /** The server failed or could not be reached: 5xx, timeout, connection refused, database down. */
-  serverError: 2,
-} as const;
 
 export interface Profile {
   url: string;

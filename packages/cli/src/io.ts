@@ -19,8 +19,45 @@ export interface CliIo {
   addressAllowed?: (address: string) => boolean;
 }
 
-/** A mistake on the caller's side: printed as one line, exit code 1, no stack. */
-export class CliError extends Error {}
+/** Exit codes of every command: documented in docs/cli.md and `rota --help`. */
+export const EXIT = {
+  ok: 0,
+  /** The caller's mistake or a refusal: bad arguments, 4xx, a tool that answered `success: false`. */
+  refused: 1,
+  /** The server failed or could not be reached: 5xx, timeout, connection refused, database or Redis down. */
+  serverError: 2,
+} as const;
+
+export interface CliErrorOptions {
+  /** `EXIT.serverError` when the fault is on the server's side; `EXIT.refused` otherwise. */
+  exitCode?: number;
+  /** A machine-readable reason, printed with the details under `--json`. */
+  code?: string;
+  /**
+   * What the one line leaves out (every issue of an invalid file, say):
+   * printed as JSON on stdout under `--json`, and line by line on stderr
+   * with `ROTA_DEBUG` set.
+   */
+  details?: Array<{ text: string; [field: string]: unknown }>;
+}
+
+/**
+ * A failure the CLI explains itself: printed as one line, no stack. Exit
+ * code 1 (the caller's mistake or a refusal) unless `exitCode` says the
+ * server side failed.
+ */
+export class CliError extends Error {
+  readonly exitCode: number;
+  readonly code: string | undefined;
+  readonly details: NonNullable<CliErrorOptions['details']>;
+
+  constructor(message: string, opts: CliErrorOptions = {}) {
+    super(message);
+    this.exitCode = opts.exitCode ?? EXIT.refused;
+    this.code = opts.code;
+    this.details = opts.details ?? [];
+  }
+}
 
 /** The real process's streams and environment. */
 export function processIo(): CliIo {

@@ -32,8 +32,8 @@ import { registerGovernanceCommands } from './governance';
 import { registerMcpCommands } from './mcp';
 import { registerLogsCommands } from './logs';
 import { registerOperationsCommands } from './operations';
-import { CatalogCliError, registerCatalogCommands } from './catalog';
-import { ConnectionsCliError, registerConnectionCommands } from './connections';
+import { registerCatalogCommands } from './catalog';
+import { registerConnectionCommands } from './connections';
 import { EXIT, RotaError, exitCodeFor, formatRotaError } from './http';
 import { CliError, formatTable, processIo, type CliIo } from './io';
 
@@ -50,10 +50,11 @@ const EXIT_CODES_HELP = `
 Exit codes:
   0  done
   1  refused: a usage mistake, a 4xx answer, or a tool that answered success: false
-  2  the server failed or could not be reached: a 5xx, a timeout, the gateway or database down
+  2  the server failed or could not be reached: a 5xx, a timeout, the gateway, database or Redis down
 
 HTTP commands use ROTA_URL and ROTA_API_KEY, or the profile saved by \`rota login\`.
 Operator commands (keys, projects, catalog, connections) use DATABASE_URL.
+Every command takes --json: the API's body, or the command's result, as JSON on stdout.
 `;
 
 /** Splits `a, b,c` and checks every name against the known scopes. */
@@ -77,6 +78,24 @@ export function parseScopes(raw: string): Scope[] {
 
 function formatDate(d: Date | null): string {
   return d ? d.toISOString().replace(/\.\d{3}Z$/, 'Z') : '-';
+}
+
+const printJson = (io: CliIo, value: unknown) => io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+
+/** A key as `--json` prints it: never its secret (`keys create` adds it once). */
+function keyJson(k: ApiKeySummary) {
+  return {
+    id: k.id,
+    prefix: k.prefix,
+    name: k.name,
+    project_id: k.projectId,
+    environment: k.environment,
+    operator: k.projectId === null,
+    scopes: k.scopes,
+    created_at: k.createdAt.toISOString(),
+    last_used_at: k.lastUsedAt?.toISOString() ?? null,
+    revoked_at: k.revokedAt?.toISOString() ?? null,
+  };
 }
 
 function keysTable(keys: ApiKeySummary[]): string {
@@ -134,23 +153,35 @@ function buildProgram(io: CliIo, db: () => PrismaClient, exit: ExitCodeSink): Co
     .option('--project <id>', `project id (default ${DEV_PROJECT_ID})`)
     .option('--operator', 'a key of the deployment rather than of a project: the only kind that may carry the admin scope')
     .option('--name <name>', 'label shown in listings')
-    .action(async (opts: { scopes?: string; environment?: Environment; project?: string; operator?: boolean; name?: string }) => {
+    .option('--json', 'print the key and its details as JSON (the key is still shown only this once)')
+    .action(async (opts: { scopes?: string; environment?: Environment; project?: string; operator?: boolean; name?: string; json?: boolean }) => {
       const repo = new ApiKeyRepository(db());
+      let created: Awaited<ReturnType<ApiKeyRepository['create']>>;
       if (opts.operator) {
         if (opts.project !== undefined || opts.environment !== undefined)
           throw new CliError('an operator key belongs to no project and no environment: drop --project and --environment');
         const scopes = opts.scopes === undefined ? [...OPERATOR_SCOPES] : parseScopes(opts.scopes);
         const problem = scopeProblem(scopes, true);
         if (problem) throw new CliError(problem);
-        io.stdout(`${(await repo.create({ operator: true, scopes, name: opts.name })).key}\n`);
-        return;
+        created = await repo.create({ operator: true, scopes, name: opts.name });
+      } else {
+        if (opts.scopes === undefined) throw new CliError("required option '--scopes <list>' not specified");
+        const scopes = parseScopes(opts.scopes);
+        const problem = scopeProblem(scopes, false);
+        if (problem) throw new CliError(problem);
+        created = await repo.create({ projectId: opts.project ?? DEV_PROJECT_ID, environment: opts.environment ?? 'live', scopes, name: opts.name });
       }
-      if (opts.scopes === undefined) throw new CliError("required option '--scopes <list>' not specified");
-      const scopes = parseScopes(opts.scopes);
-      const problem = scopeProblem(scopes, false);
-      if (problem) throw new CliError(problem);
-      const created = await repo.create({ projectId: opts.project ?? DEV_PROJECT_ID, environment: opts.environment ?? 'live', scopes, name: opts.name });
-      io.stdout(`${created.key}\n`);
+      if (!opts.json) return io.stdout(`${created.key}\n`);
+      printJson(io, {
+        id: created.id,
+        key: created.key,
+        prefix: created.prefix,
+        name: opts.name ?? null,
+        project_id: created.projectId,
+        environment: created.environment,
+        operator: created.projectId === null,
+        scopes: created.scopes,
+      });
     });
 
   keys
@@ -158,8 +189,10 @@ function buildProgram(io: CliIo, db: () => PrismaClient, exit: ExitCodeSink): Co
     .description('List API keys (never their secrets)')
     .option('--project <id>', 'only keys of this project')
     .option('--operator', 'only operator keys')
-    .action(async (opts: { project?: string; operator?: boolean }) => {
+    .option('--json', 'print {keys: [...]} as JSON')
+    .action(async (opts: { project?: string; operator?: boolean; json?: boolean }) => {
       const rows = await new ApiKeyRepository(db()).list(opts.operator ? null : opts.project);
+      if (opts.json) return printJson(io, { keys: rows.map(keyJson) });
       io.stdout(keysTable(rows));
     });
 
@@ -167,8 +200,10 @@ function buildProgram(io: CliIo, db: () => PrismaClient, exit: ExitCodeSink): Co
     .command('revoke')
     .description('Revoke an API key by id')
     .argument('<id>', 'key id (key_...)')
-    .action(async (id: string) => {
+    .option('--json', 'print the revoked key as JSON')
+    .action(async (id: string, opts: { json?: boolean }) => {
       const key = await new ApiKeyRepository(db()).revoke(id);
+      if (opts.json) return printJson(io, keyJson(key));
       io.stdout(`revoked ${key.id}\n`);
     });
 
@@ -178,8 +213,10 @@ function buildProgram(io: CliIo, db: () => PrismaClient, exit: ExitCodeSink): Co
     .description('Create a project and print its id')
     .argument('<name>', 'project name')
     .option('--org <id>', 'owning org', DEV_ORG_ID)
-    .action(async (name: string, opts: { org: string }) => {
+    .option('--json', 'print the project as JSON')
+    .action(async (name: string, opts: { org: string; json?: boolean }) => {
       const project = await new ProjectRepository(db()).create({ orgId: opts.org, name });
+      if (opts.json) return printJson(io, { id: project.id, org_id: project.orgId, name: project.name, created_at: project.createdAt.toISOString() });
       io.stdout(`${project.id}\n`);
     });
 
@@ -192,6 +229,17 @@ function buildProgram(io: CliIo, db: () => PrismaClient, exit: ExitCodeSink): Co
   registerOperationsCommands(program, io);
 
   return program;
+}
+
+/**
+ * One line on stderr, always. What it leaves out goes to stdout as JSON under
+ * `--json` (so a script reads every issue), and to stderr with `ROTA_DEBUG`.
+ */
+function reportCliError(io: CliIo, err: CliError, json: boolean): void {
+  io.stderr(`error: ${err.message.replace(/\s*\n\s*/g, ' ')}\n`);
+  if (err.details.length === 0) return;
+  if (json) printJson(io, { error: err.code ?? 'refused', message: err.message, details: err.details });
+  if (io.env.ROTA_DEBUG) for (const d of err.details) io.stderr(`  ${d.text}\n`);
 }
 
 /**
@@ -212,9 +260,13 @@ export async function run(argv: string[], io: CliIo = processIo()): Promise<numb
       io.stderr(`error: ${formatRotaError(err)}\n`);
       return exitCodeFor(err);
     }
-    if (err instanceof CliError || err instanceof AppError || err instanceof CatalogCliError || err instanceof ConnectionsCliError) {
+    if (err instanceof CliError) {
+      reportCliError(io, err, argv.includes('--json'));
+      return err.exitCode;
+    }
+    if (err instanceof AppError) {
       io.stderr(`error: ${err.message}\n`);
-      return 1;
+      return err.status >= 500 ? EXIT.serverError : EXIT.refused;
     }
     const problem = databaseProblem(err);
     if (problem) {

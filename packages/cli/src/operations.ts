@@ -120,8 +120,10 @@ export function registerOperationsCommands(program: Command, io: CliIo): void {
     .command('delete')
     .argument('<id>')
     .description('Stop deliveries to a subscription (DELETE /v1/webhooks/{id})')
-    .action(async (id: string) => {
-      await api().delete('/v1/webhooks/{id}', { params: { path: { id } } });
+    .option('--json', "print the API's body")
+    .action(async (id: string, o: { json?: boolean }) => {
+      const gone = await api().delete('/v1/webhooks/{id}', { params: { path: { id } } });
+      if (o.json) return print(io, gone);
       io.stdout(`deleted ${id}\n`);
     });
   hooks
@@ -150,8 +152,10 @@ export function registerOperationsCommands(program: Command, io: CliIo): void {
     .argument('<id>')
     .argument('<delivery_id>')
     .description('Send a delivery again, a dead one included (POST /v1/webhooks/{id}/deliveries/{delivery_id}/replay)')
-    .action(async (id: string, deliveryId: string) => {
+    .option('--json', "print the API's body")
+    .action(async (id: string, deliveryId: string, o: { json?: boolean }) => {
       const d = await api().post('/v1/webhooks/{id}/deliveries/{delivery_id}/replay', { params: { path: { id, delivery_id: deliveryId } } });
+      if (o.json) return print(io, d);
       io.stdout(`${d.id} queued again\n`);
     });
 
@@ -160,7 +164,8 @@ export function registerOperationsCommands(program: Command, io: CliIo): void {
     .command('candidates')
     .description('Catalog tools that look like rails of a meta-tool, as a report for /dashboard/router-candidates')
     .option('--out <file>', 'write the report here instead of standard output')
-    .action(async (o: { out?: string }) => {
+    .option('--json', 'the report is JSON already; with --out, print {out, candidates} as JSON instead of the summary line')
+    .action(async (o: { out?: string; json?: boolean }) => {
       const client = api();
       const tools: CatalogTool[] = [];
       let cursor: string | undefined;
@@ -182,9 +187,9 @@ export function registerOperationsCommands(program: Command, io: CliIo): void {
       const railed = new Set((metrics.rows as Array<{ provider_id: string; tool: string }>).map((r) => `${r.provider_id}|${r.tool}`));
       const report = candidatesReport(tools, railed);
       const text = `${JSON.stringify(report, null, 2)}\n`;
-      if (o.out) {
-        writeFileSync(o.out, text);
-        io.stderr(`${report.candidates.length} candidate(s) written to ${o.out}\n`);
-      } else io.stdout(text);
+      if (!o.out) return io.stdout(text);
+      writeFileSync(o.out, text);
+      if (o.json) print(io, { out: o.out, candidates: report.candidates.length });
+      else io.stderr(`${report.candidates.length} candidate(s) written to ${o.out}\n`);
     });
 }

@@ -282,4 +282,43 @@ describe('Rota against a scripted gateway', () => {
       requestId: 'req_d',
     });
   });
+
+  const VIEW = { ...SESSION, metadata: null, last_active_at: 'x', expires_at: null, closed_at: null };
+  const unavailable = { status: 503, body: { error: 'unavailable', message: 'no replica answered', request_id: 'req_u' } };
+
+  it('api.get retries a 503 unavailable and a lost connection, as the named reads do', async () => {
+    gw = await fakeGateway({ '/v1/sessions/ses_abc': [unavailable, { status: 200, body: VIEW }] });
+    let dropped = 0;
+    // The first request finds no gateway listening; the next ones reach the scripted one.
+    const flaky: typeof fetch = async (input, init) => {
+      if (dropped++ === 0) throw new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } });
+      return fetch(input, init);
+    };
+    const rota = new Rota({ apiKey: 'k', baseUrl: gw.url, retries: 2, fetch: flaky });
+    const s = await rota.api.get('/v1/sessions/{id}', { params: { path: { id: 'ses_abc' } } });
+    expect(s.id).toBe('ses_abc');
+    expect(dropped).toBe(3);
+    expect(gw.requests.map((r) => r.method)).toEqual(['GET', 'GET']);
+  });
+
+  it('api.get gives up after its retries with the last refusal', async () => {
+    gw = await fakeGateway({ '/v1/sessions/ses_abc': [unavailable, unavailable, { status: 200, body: VIEW }] });
+    const rota = new Rota({ apiKey: 'k', baseUrl: gw.url, retries: 1 });
+    await expect(rota.api.get('/v1/sessions/{id}', { params: { path: { id: 'ses_abc' } } })).rejects.toMatchObject({ status: 503, code: 'unavailable' });
+    expect(gw.requests).toHaveLength(2);
+  });
+
+  it('api writes and other refusals are never retried', async () => {
+    gw = await fakeGateway({
+      '/v1/sessions': [unavailable, { status: 201, body: SESSION }],
+      '/v1/sessions/ses_abc': [
+        { status: 504, body: { error: 'upstream_timeout', message: 'slow', request_id: 'req_t' } },
+        { status: 200, body: VIEW },
+      ],
+    });
+    const rota = new Rota({ apiKey: 'k', baseUrl: gw.url, retries: 2 });
+    await expect(rota.api.post('/v1/sessions', { body: { servers: ['asaas'] } })).rejects.toMatchObject({ status: 503, code: 'unavailable' });
+    await expect(rota.api.get('/v1/sessions/{id}', { params: { path: { id: 'ses_abc' } } })).rejects.toMatchObject({ status: 504 });
+    expect(gw.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/sessions', 'GET /v1/sessions/ses_abc']);
+  });
 });

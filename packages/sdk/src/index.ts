@@ -164,6 +164,16 @@ function backoff(attempt: number, headers?: Headers | null): number {
   return base + Math.floor(Math.random() * base);
 }
 
+/**
+ * Whether a read may be sent again: it never reached a handler (a 503
+ * `unavailable`) or no answer came over a lost or refused connection. A
+ * timeout is not retried: the read may be slow, and repeating it would only
+ * double the wait.
+ */
+function retryableRead(error: RotaError): boolean {
+  return error.code === 'network_error' || (error.status === 503 && error.code === 'unavailable');
+}
+
 function newIdempotencyKey(): string {
   return globalThis.crypto.randomUUID();
 }
@@ -223,7 +233,7 @@ class Transport {
       try {
         res = await this.once(method, path, body, headers);
       } catch (err) {
-        if (method === 'GET' && attempt < this.opts.retries && err instanceof RotaError && err.code === 'network_error') {
+        if (method === 'GET' && attempt < this.opts.retries && err instanceof RotaError && retryableRead(err)) {
           await sleep(backoff(attempt));
           continue;
         }
@@ -231,7 +241,7 @@ class Transport {
       }
       if (res.status >= 200 && res.status < 300) return res.body as T;
       const error = errorFromResponse(res.status, res.body, res.headers);
-      if (method === 'GET' && res.status === 503 && error.code === 'unavailable' && attempt < this.opts.retries) {
+      if (method === 'GET' && retryableRead(error) && attempt < this.opts.retries) {
         await sleep(backoff(attempt, res.headers));
         continue;
       }
@@ -266,12 +276,14 @@ export type ApiMethod<M extends HttpMethod> = <P extends PathsWithMethod<M>, Ini
 
 /**
  * Every route of the OpenAPI document, typed from it. `get`, `post`, `put`,
- * `patch` and `delete` answer the 2xx body or throw a `RotaError`; `raw` is
- * the underlying openapi-fetch client (`{data, error, response}`, never throws
- * on a status).
+ * `patch` and `delete` answer the 2xx body or throw a `RotaError`; `get` is
+ * retried like the named reads (after a 503 `unavailable` or a lost
+ * connection, up to `retries` times), the others never. `raw` is the
+ * underlying openapi-fetch client (`{data, error, response}`, never throws on
+ * a status, never retries).
  */
 export interface RotaApi {
-  /** `GET path`: the 2xx body, or throws `RotaError`. */
+  /** `GET path`: the 2xx body, or throws `RotaError`. Retried after a 503 `unavailable` or a lost connection. */
   get: ApiMethod<'get'>;
   /** `POST path` with `{body}`: the 2xx body, or throws `RotaError`. */
   post: ApiMethod<'post'>;
@@ -291,14 +303,31 @@ function createApi(t: Transport): RotaApi {
     headers: t.headers,
     fetch: (req: Request) => t.fetch(req),
   });
-  const unwrap = async (p: Promise<{ data?: unknown; error?: unknown; response: Response }>) => {
-    const r = await p;
-    if (r.response.ok) return r.data;
-    throw errorFromResponse(r.response.status, r.error, r.response.headers);
-  };
   type Loose = (url: string, init?: Record<string, unknown>) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+  // Only reads are sent again: they change nothing, so a second copy is harmless.
   const call = (m: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE') =>
-    ((url: string, init?: Record<string, unknown>) => unwrap((raw[m] as unknown as Loose)(url, init))) as never;
+    (async (url: string, init?: Record<string, unknown>) => {
+      const retries = m === 'GET' ? t.opts.retries : 0;
+      for (let attempt = 0; ; attempt++) {
+        let r: Awaited<ReturnType<Loose>>;
+        try {
+          r = await (raw[m] as unknown as Loose)(url, init);
+        } catch (err) {
+          if (attempt < retries && err instanceof RotaError && retryableRead(err)) {
+            await sleep(backoff(attempt));
+            continue;
+          }
+          throw err;
+        }
+        if (r.response.ok) return r.data;
+        const error = errorFromResponse(r.response.status, r.error, r.response.headers);
+        if (attempt < retries && retryableRead(error)) {
+          await sleep(backoff(attempt, r.response.headers));
+          continue;
+        }
+        throw error;
+      }
+    }) as never;
   return { get: call('GET'), post: call('POST'), put: call('PUT'), patch: call('PATCH'), delete: call('DELETE'), raw };
 }
 
