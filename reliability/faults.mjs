@@ -8,7 +8,8 @@
 // every kind of request succeeded again, and whether the worker's job
 // schedulers survived.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { ROOT, sleep } from '../bench/lib/common.mjs';
 import { pgClient, demoCatalogText } from './lib/infra.mjs';
@@ -17,7 +18,18 @@ import { hungAfterMs, reconcile, recoveryMs, startLoad } from './lib/load.mjs';
 import { fmtTally, tally } from './lib/report.mjs';
 
 const F = 'faults';
-const SCHEDULERS = ['sessions-expire', 'calls-reconcile', 'catalog-sweep'];
+const require = createRequire(import.meta.url);
+
+/**
+ * Every scheduler the stack's worker keeps, from the worker's own list (its
+ * build, like the apps this suite starts), so one added there is checked here
+ * without a change.
+ */
+function expectedSchedulers(env) {
+  const built = join(ROOT, 'apps/worker/dist/jobs/schedulers.js');
+  if (!existsSync(built)) throw new Error(`${built} is missing: run \`pnpm build\` first`);
+  return require(built).expectedSchedulers(env);
+}
 
 /** BullMQ keeps job schedulers in a sorted set `<prefix>:<queue>:repeat`. */
 function schedulers(stack) {
@@ -48,6 +60,7 @@ function freshCatalog(tag, copies) {
 }
 
 export async function faults(stack, keys, report, fx, { seconds, ci }) {
+  const schedulerIds = expectedSchedulers(stack.env);
   let db;
   const [session1, session2] = stack.byApp('session');
   const worker = stack.byApp('worker')[0];
@@ -181,7 +194,7 @@ export async function faults(stack, keys, report, fx, { seconds, ci }) {
       const hung = records.filter((r) => r.status === -1).length;
       const internal = records.filter((r) => r.status === 500).length;
       const present = schedulers(stack);
-      const missing = SCHEDULERS.filter((s) => ![...present].some((p) => p.includes(s)));
+      const missing = schedulerIds.filter((s) => ![...present].some((p) => p.includes(s)));
       const rec = recoveryMs(records, lifted);
       const maxMs = Math.max(0, ...records.map((r) => r.ms));
       const statuses = fmtTally(tally(records.map((r) => (r.status >= 400 || r.status <= 0 ? `${r.status}${r.code ? `:${r.code}` : ''}` : r.status))));
@@ -213,7 +226,7 @@ export async function faults(stack, keys, report, fx, { seconds, ci }) {
         finding: `${unavailableButRan ? `#1 (503 unavailable, yet it ran: ${examples.join(' ')})` : ''}${hung ? ' hung past deadline' : ''}${lost ? ' 2xx without its row' : ''}`,
       });
       report.add(F, `${n}: 500 answers`, internal, { target: '0', ok: internal === 0, finding: '#4 (connection errors answered 500 internal)' });
-      report.add(F, `${n}: schedulers present after`, missing.length ? `missing ${missing.join(', ')}` : SCHEDULERS.join(', '), {
+      report.add(F, `${n}: schedulers present after`, missing.length ? `missing ${missing.join(', ')}` : schedulerIds.join(', '), {
         target: 'all',
         ok: missing.length === 0,
         finding: '#3 (lost with the Redis restart, not re-created)',

@@ -3,7 +3,14 @@ import { BaseConfig } from '@rota/service-kit';
 import { FX_FORMATS } from '@rota/contracts';
 import { z } from 'zod';
 
-export const WorkerConfig = BaseConfig.extend(EmbedderEnv.shape).extend({
+/** A switch set in the environment: `true`/`1` or `false`/`0`; unset or empty, not given. */
+const Switch = z
+  .enum(['true', 'false', '1', '0', ''])
+  .optional()
+  .transform((v) => (v === undefined || v === '' ? undefined : v === 'true' || v === '1'));
+
+/** The worker's environment as given; {@link WorkerConfig} resolves the names that mean the same. */
+const WorkerEnv = BaseConfig.extend(EmbedderEnv.shape).extend({
   /** Jobs one worker process runs at once. */
   ROTA_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** A session with no activity for this long is expired by the sweep. */
@@ -74,12 +81,28 @@ export const WorkerConfig = BaseConfig.extend(EmbedderEnv.shape).extend({
   ROTA_WEBHOOK_BACKOFF_MS: z.coerce.number().int().min(10).default(2000),
   /** Deadline of one delivery attempt, in ms. */
   ROTA_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
-  /** Lets webhook URLs reach private and loopback addresses (local development and tests only). */
-  ROTA_WEBHOOK_ALLOW_PRIVATE: z
-    .enum(['true', 'false', '1', '0', ''])
-    .default('false')
-    .transform((v) => v === 'true' || v === '1'),
+  /**
+   * Lets webhook URLs reach private and loopback addresses (local development
+   * and tests only); off by default.
+   */
+  ROTA_WEBHOOKS_ALLOW_PRIVATE: Switch,
+  /** The earlier name of `ROTA_WEBHOOKS_ALLOW_PRIVATE`, still read. */
+  ROTA_WEBHOOK_ALLOW_PRIVATE: Switch,
   /** How often the outbox is swept for undispatched events (a transition also dispatches at once). */
   ROTA_EVENTS_DISPATCH_EVERY_MS: z.coerce.number().int().min(100).default(10_000),
+});
+
+/** The worker's configuration, validated at boot (`loadConfig`). */
+export const WorkerConfig = WorkerEnv.transform(({ ROTA_WEBHOOKS_ALLOW_PRIVATE: allowPrivate, ROTA_WEBHOOK_ALLOW_PRIVATE: earlierName, ...config }, ctx) => {
+  if (allowPrivate !== undefined && earlierName !== undefined && allowPrivate !== earlierName) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['ROTA_WEBHOOKS_ALLOW_PRIVATE'],
+      message: 'disagrees with ROTA_WEBHOOK_ALLOW_PRIVATE (its earlier name); set only ROTA_WEBHOOKS_ALLOW_PRIVATE',
+    });
+    return z.NEVER;
+  }
+  // One answer, under the key the webhook code reads, whichever name set it.
+  return { ...config, ROTA_WEBHOOK_ALLOW_PRIVATE: allowPrivate ?? earlierName ?? false };
 });
 export type WorkerConfig = z.infer<typeof WorkerConfig>;

@@ -98,22 +98,6 @@ describe('analyze', () => {
     expect(JSON.stringify(analyze(text))).toBe(JSON.stringify(analyze(text)));
   });
 
-  it('stays well under half a millisecond per intent', () => {
-    const samples = [
-      'Generate a shipping label for order 5543',
-      'Preciso emitir uma NFS-e de serviço de consultoria',
-      '¿Cuál es el saldo de la cuenta de clientes en el libro mayor?',
-      'Transfiere 500 mil pesos a la cuenta de ahorros de mi proveedor en Bancolombia',
-      'me ajuda a achar qual ferramenta serve pra puxar avaliacoes de clientes do Reclame Aqui',
-    ];
-    for (const s of samples) analyze(s);
-    const times: number[] = [];
-    for (let i = 0; i < 200; i++) {
-      const t0 = performance.now();
-      analyze(samples[i % samples.length]!);
-      times.push(performance.now() - t0);
-    }
-    times.sort((a, b) => a - b);
-    expect(times[100]!).toBeLessThan(0.5);
-  });
+  // Its cost per intent is a figure, not an assertion here: `pnpm bench`
+  // (bench/path-a.mjs) times the in-process classification built on it.
 });

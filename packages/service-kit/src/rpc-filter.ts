@@ -13,20 +13,57 @@ const log = () => (logger ??= createLogger('rpc-errors'));
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH']);
 /**
  * Postgres SQLSTATEs of a server going away or not accepting connections:
- * class 08 (connection exception) and 57P01..57P03 (admin shutdown, crash
- * shutdown, cannot connect now).
+ * class 08 (connection exception), 53300 (too many connections: a new one
+ * is refused) and 57P01..57P03 (admin shutdown, crash shutdown, cannot
+ * connect now).
  */
-const POSTGRES_CODES = /^(08\d{3}|08P01|57P0[123])$/;
+const POSTGRES_CODES = /^(08\d{3}|08P01|53300|57P0[123])$/;
 /** Prisma's codes for an unreachable server, a timeout reaching it, a socket timeout and a closed connection. */
 const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017']);
-/** Messages of connection losses that carry no code (pg's own client, Prisma wrapping it). */
-const CONNECTION_MESSAGES =
-  /Connection terminated|Can't reach database server|Server has closed the connection|terminating connection due to administrator command|Client has encountered a connection error/i;
+/**
+ * `kind`s of Prisma's driver-adapter errors (`@prisma/adapter-pg`) for a
+ * server that could not be reached, a connection that closed or timed out,
+ * and a server refusing new connections.
+ */
+const DRIVER_ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
+/**
+ * ioredis's error classes for a server it could not reach: retries of a
+ * queued command used up, and a cluster with no reachable node. ioredis does
+ * not export them from its entry point, and two majors are installed
+ * (redis-gcra brings 4), so they are told apart by `name`, which each class
+ * sets to its own.
+ */
+const ERROR_NAMES = new Set(['MaxRetriesPerRequestError', 'ClusterAllFailedError']);
+/**
+ * Messages of connection losses that carry no code or class of their own:
+ * pg's client, Prisma wrapping it, pg-pool giving up on a connection
+ * (`connectionTimeoutMillis`), and ioredis (`commandTimeout` passing, a
+ * closed connection, a command dropped with it, no offline queue).
+ */
+const CONNECTION_MESSAGES = new RegExp(
+  [
+    'Connection terminated',
+    "Can't reach database server",
+    'Server has closed the connection',
+    'terminating connection due to administrator command',
+    'Client has encountered a connection error',
+    'timeout exceeded when trying to connect',
+    'Reached the max retries per request limit',
+    '^Command timed out$',
+    '^Connection is closed\\.',
+    'Command aborted due to connection close',
+    "^Stream isn't writeable",
+  ].join('|'),
+  'i',
+);
 
 /**
  * Whether `err` means a dependency's connection failed (refused, reset,
- * server shutting down) rather than a bug or a bad request. Looks through
- * `cause`, Prisma's driver-adapter wrapping and aggregated connection attempts.
+ * server shutting down, no connection or answer in time, the client giving
+ * up) rather than a bug or a bad request. It says nothing about whether the
+ * command reached the server: callers that act decide that (see `toWire`).
+ * Looks through `cause`, Prisma's driver-adapter wrapping and aggregated
+ * connection attempts.
  */
 export function isConnectionError(err: unknown): boolean {
   const seen = new Set<unknown>();
@@ -35,11 +72,22 @@ export function isConnectionError(err: unknown): boolean {
     const e = queue.shift();
     if (!e || typeof e !== 'object' || seen.has(e)) continue;
     seen.add(e);
-    const o = e as { code?: unknown; originalCode?: unknown; message?: unknown; cause?: unknown; errors?: unknown; meta?: { driverAdapterError?: unknown } };
+    const o = e as {
+      name?: unknown;
+      kind?: unknown;
+      code?: unknown;
+      originalCode?: unknown;
+      message?: unknown;
+      cause?: unknown;
+      errors?: unknown;
+      meta?: { driverAdapterError?: unknown };
+    };
     for (const code of [o.code, o.originalCode]) {
       if (typeof code !== 'string') continue;
       if (SOCKET_CODES.has(code) || PRISMA_CODES.has(code) || POSTGRES_CODES.test(code)) return true;
     }
+    if (typeof o.name === 'string' && ERROR_NAMES.has(o.name)) return true;
+    if (typeof o.kind === 'string' && DRIVER_ADAPTER_KINDS.has(o.kind)) return true;
     if (typeof o.message === 'string' && CONNECTION_MESSAGES.test(o.message)) return true;
     queue.push(o.cause, o.meta?.driverAdapterError);
     if (Array.isArray(o.errors)) queue.push(...o.errors);

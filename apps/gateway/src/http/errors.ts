@@ -1,11 +1,14 @@
 import { HttpException } from '@nestjs/common';
 import { AppError, ERROR_STATUS, isErrorCode, type ErrorCode } from '@rota/contracts';
+import { isConnectionError } from '@rota/service-kit';
 
 export interface HttpErrorOut {
   status: number;
   body: Record<string, unknown>;
   /** Set for errors we did not expect; they are logged with the request id. */
   unexpected?: unknown;
+  /** Set when a dependency (Redis, Postgres) could not be reached; logged as a warning. */
+  dependency?: unknown;
 }
 
 /** Fastify's own refusals (body parsing, size, media type) and their codes. */
@@ -45,6 +48,7 @@ export function toHttpError(err: unknown, requestId: string): HttpErrorOut {
   let message: string;
   let details: Record<string, unknown> | undefined;
   let unexpected: unknown;
+  let dependency: unknown;
 
   if (err instanceof AppError) {
     ({ code, message, details } = err);
@@ -64,6 +68,15 @@ export function toHttpError(err: unknown, requestId: string): HttpErrorOut {
   ) {
     code = statusToCode((err as { statusCode: number }).statusCode);
     message = MESSAGES[code] ?? 'The request was refused.';
+  } else if (isConnectionError(err)) {
+    // The gateway's own Redis and Postgres calls (keys, limits, dashboard
+    // cookies) come before anything is forwarded: the transport turns its
+    // own failures into AppErrors with the right code (`outcome_unknown`
+    // once a request may have run), so a raw connection error here means
+    // the request never reached a service and is safe to send again.
+    code = 'unavailable';
+    message = 'A dependency is unavailable; send the request again shortly.';
+    dependency = err;
   } else {
     code = 'internal';
     message = 'Internal error';
@@ -79,7 +92,7 @@ export function toHttpError(err: unknown, requestId: string): HttpErrorOut {
   if (status >= 500) {
     // Generic text only: whatever went wrong stays in our logs.
     const generic = code === 'internal' ? 'Something went wrong on our side.' : message;
-    return { status, body: { error: code, message: generic, request_id: requestId }, unexpected };
+    return { status, body: { error: code, message: generic, request_id: requestId }, unexpected, dependency };
   }
   return { status, body: { ...(details ?? {}), error: code, message, request_id: requestId } };
 }

@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import { createTestDatabase, seed, type TestDatabase } from '@rota/db';
 import { MocksRepository } from './mocks.repository';
 
@@ -55,19 +54,13 @@ describe('MocksRepository (Postgres)', () => {
     expect(await repo.create({ sessionId: s, tool: 'asaas/y', response: 1, times: 1, max: 2 })).toBeNull();
   });
 
-  it('costs one round trip per call: the lookup of a session without mocks, timed', async () => {
+  // What this lookup costs is a figure, not an assertion: `pnpm bench`
+  // (bench/rails.mjs) times execute of codespar_charge in a test session,
+  // which makes it on every call.
+  it('answers a session without mocks plainly, however often it is asked', async () => {
     const s = await session();
-    for (let i = 0; i < 50; i++) await repo.take(s, 'codespar_charge');
-    const ms: number[] = [];
-    for (let i = 0; i < 500; i++) {
-      const t = performance.now();
-      await repo.take(s, 'codespar_charge');
-      ms.push(performance.now() - t);
-    }
-    ms.sort((a, b) => a - b);
-    const p50 = ms[Math.floor(ms.length / 2)]!;
-    // A figure for the docs, not a gate on a shared machine; bounded only against a pathological plan.
-    console.log(`mocks lookup without mocks: p50 ${p50.toFixed(3)} ms, p95 ${ms[Math.floor(ms.length * 0.95)]!.toFixed(3)} ms`);
-    expect(p50).toBeLessThan(50);
+    const answers = await Promise.all(Array.from({ length: 50 }, () => repo.take(s, 'codespar_charge')));
+    for (const a of answers) expect(a).toEqual({ taken: null, sessionHasMocks: false, toolHasMocks: false });
+    expect(await repo.list(s)).toEqual([]);
   });
 });

@@ -7,26 +7,14 @@ import { Queue, Worker, type ConnectionOptions, type Job, type JobsOptions } fro
 import { assertHandlersComplete, HANDLERS, type JobDeps } from './handlers';
 import { watchQueue } from './metrics';
 import { enqueueDelivery } from '../webhooks/jobs';
+import { expectedSchedulers, FX_SCHEDULER, SCHEDULERS } from './schedulers';
+
+export { FX_SCHEDULER, SCHEDULERS } from './schedulers';
 
 /** Catalog jobs: the package defaults with this worker's backoff. */
 export function catalogJobOptions(config: JobDeps['config']) {
   return { ...CATALOG_JOB_OPTIONS, backoff: { type: 'exponential', delay: config.ROTA_EMBED_BACKOFF_MS } };
 }
-
-/**
- * Owns the BullMQ queues and workers of this process: validates payloads,
- * dispatches by job name, installs the schedules, and drains on close.
- */
-/** The ids of the worker's job schedulers. */
-export const SCHEDULERS = {
-  sessionsExpire: 'sessions-expire',
-  callsReconcile: 'calls-reconcile',
-  catalogSweep: 'catalog-sweep',
-  healthEvaluate: 'health-evaluate',
-  eventsDispatch: 'events-dispatch',
-} as const;
-/** Scheduled only while an FX source (`ROTA_FX_URL`) is configured. */
-export const FX_SCHEDULER = 'fx-refresh';
 
 /**
  * A queue whose jobs carry the trace context they were added in, in BullMQ's
@@ -53,6 +41,10 @@ export function jobTraceCarrier(job: Job): TraceCarrier | undefined {
   }
 }
 
+/**
+ * Owns the BullMQ queues and workers of this process: validates payloads,
+ * dispatches by job name, installs the schedules, and drains on close.
+ */
 export class JobRunner {
   readonly queues = new Map<QueueName, Queue>();
   private readonly workers: Worker[] = [];
@@ -148,8 +140,7 @@ export class JobRunner {
   async missingSchedulers(): Promise<string[]> {
     const present = new Set<string>();
     for (const q of this.queues.values()) for (const s of await q.getJobSchedulers()) if (s.key) present.add(s.key);
-    const expected: string[] = [...Object.values(SCHEDULERS), ...(this.deps.config.ROTA_FX_URL ? [FX_SCHEDULER] : [])];
-    return expected.filter((id) => !present.has(id));
+    return expectedSchedulers(this.deps.config).filter((id) => !present.has(id));
   }
 
   private async dispatch(job: Job, token?: string) {
