@@ -329,6 +329,51 @@ describe('Governance: policy rules, approvals, rate limits, usage', () => {
       expect(limited.json.result.structuredContent.retry_after).toBeGreaterThan(0);
     });
 
+    it('a repeat of an idempotency key counts toward no limit: it is replayed, on either replica, never refused 429', async () => {
+      const { key: caller } = await stack.key(['tools:execute', 'sessions:create']);
+      const put = await http(`${stack.url}/v1/rate-limits`, { method: 'PUT', headers: auth(key), json: { limits: [{ scope: 'key', per_minute: 3 }] } });
+      expect(put.status).toBe(200);
+      const call = (url: string, idempotencyKey: string) =>
+        http(`${url}/v1/sessions/${session}/execute`, {
+          method: 'POST',
+          headers: { ...auth(caller), 'idempotency-key': idempotencyKey },
+          json: { tool: 'codespar_list_tools', input: {} },
+        });
+      const before = await rows();
+      const firsts = [await call(stack.url, 'rl-idem-1'), await call(secondUrl, 'rl-idem-2'), await call(stack.url, 'rl-idem-3')];
+      expect(firsts.map((r) => [r.status, r.headers.get('idempotent-replayed')])).toEqual(Array(3).fill([200, null]));
+      // The limit is spent; repeats of a key already run get the first answer, however many.
+      for (const [i, url] of [stack.url, secondUrl, stack.url, secondUrl].entries()) {
+        const again = await call(url, 'rl-idem-2');
+        expect({ i, status: again.status, replayed: again.headers.get('idempotent-replayed') }).toEqual({ i, status: 200, replayed: 'true' });
+        expect(again.json).toEqual(firsts[1]!.json);
+      }
+      expect(await rows()).toBe(before + 3);
+      // A new key is a new call: counted, and refused.
+      const fresh = await call(secondUrl, 'rl-idem-4');
+      expect(fresh.status).toBe(429);
+      expect(fresh.json.error).toBe('rate_limited');
+      // Refused before the session service saw it, the key was never claimed: once the limit allows, it runs.
+      expect(await stack.db.prisma.idempotencyKey.count({ where: { key: 'rl-idem-4' } })).toBe(0);
+      // Over MCP the same: `_meta.idempotency_key` of a held key is answered from the first call, a new one is refused.
+      const mcp = (idempotencyKey: string) =>
+        http(`${secondUrl}/v1/sessions/${session}/mcp`, {
+          method: 'POST',
+          headers: { ...auth(caller), accept: 'application/json, text/event-stream' },
+          json: {
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: { name: 'codespar_list_tools', arguments: {}, _meta: { idempotency_key: idempotencyKey } },
+          },
+        });
+      const repeated = await mcp('rl-idem-3');
+      expect(repeated.json.result.isError).toBeFalsy();
+      expect(repeated.json.result.structuredContent).toEqual(firsts[2]!.json);
+      expect((await mcp('rl-idem-mcp')).json.result.structuredContent).toMatchObject({ code: 'rate_limited' });
+      expect(await rows()).toBe(before + 3);
+    });
+
     it('the proxy counts against a provider limit, on either replica; execute of another provider does not', async () => {
       const { key: caller } = await stack.key(['tools:execute', 'sessions:create']);
       const ses = (await http(`${stack.url}/v1/sessions`, { method: 'POST', headers: auth(caller), json: { servers: ['zzpay'] } })).json.id as string;

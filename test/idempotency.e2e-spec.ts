@@ -1,3 +1,5 @@
+import Redis from 'ioredis';
+import { idempotencyMarkerKey } from '../apps/session/src/execute/idempotency.repository';
 import { requestHash } from '../apps/session/src/execute/request-hash';
 import { insertOtherProject, insertProviders } from './helpers/session-fixtures';
 import { http, startStack, type Stack } from './helpers/stack';
@@ -103,6 +105,27 @@ describe('Idempotency-Key on execute', () => {
     const taken = await execute(session, body, key, { 'idempotency-key': 'stale-1' });
     expect(taken.status).toBe(200);
     expect(await rows()).toBe(before + 1);
+  });
+
+  it('marks a claimed key in Redis for the gateway, hashed, and unmarks a key given back', async () => {
+    const redis = new Redis(stack.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    try {
+      const tenant = { org_id: 'org_dev', project_id: 'proj_dev', environment: 'live' as const };
+      const marker = (k: string) => idempotencyMarkerKey(stack.env.ROTA_REDIS_PREFIX!, tenant, k);
+      expect(await execute(session, { tool: 'codespar_list_tools' }, key, { 'idempotency-key': 'order-4004' })).toMatchObject({ status: 200 });
+      expect(await redis.exists(marker('order-4004'))).toBe(1);
+      // Kept no longer than the key row (24 h), and never under the caller's key itself.
+      const ttl = await redis.pttl(marker('order-4004'));
+      expect(ttl).toBeGreaterThan(23 * 3_600_000);
+      expect(ttl).toBeLessThan(24 * 3_600_000);
+      expect(await redis.keys(`${stack.env.ROTA_REDIS_PREFIX}:*order-4004*`)).toEqual([]);
+
+      // A refusal that ran nothing gives the key back, and its marker with it: the retry is counted like a new call.
+      expect((await execute('ses_does_not_exist', { tool: 'codespar_list_tools' }, key, { 'idempotency-key': 'order-5005' })).status).toBe(404);
+      expect(await redis.exists(marker('order-5005'))).toBe(0);
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it('reads the key from params._meta over MCP', async () => {

@@ -7,6 +7,61 @@ const OAuthClients = z.strictObject({
   test: z.record(z.string(), OAuthClient).optional(),
 });
 
+/**
+ * The demo catalog's providers whose `test` base URL is the sandbox provider
+ * server (`${ROTA_SANDBOX_URL}/…`); provider-calls/clients.spec.ts keeps this
+ * list equal to the catalog's.
+ */
+export const SANDBOX_PROVIDERS = [
+  'asaas',
+  'mercadopago',
+  'focusnfe',
+  'melhorenvio',
+  'inter',
+  'idwall',
+  'circle',
+  'vtex',
+  'blnk',
+  'pomelo',
+  'whatsapp',
+] as const;
+
+/**
+ * Limits of one provider's calls, overriding the global ones; every field is
+ * optional. See `ProviderPolicy` in @rota/providers for what each one does.
+ */
+export const ProviderLimits = z.strictObject({
+  /** TCP connect plus TLS handshake. */
+  connect_timeout_ms: z.number().int().positive().max(600_000).optional(),
+  /** From the first byte sent to the last byte of the answer. */
+  timeout_ms: z.number().int().positive().max(600_000).optional(),
+  /** Larger answers are not read (the call's outcome is then unknown). */
+  max_response_bytes: z
+    .number()
+    .int()
+    .positive()
+    .max(1024 * 1024 * 1024)
+    .optional(),
+  /** Calls in flight at once (also the connections kept to the provider). */
+  concurrency: z.number().int().positive().max(10_000).optional(),
+  /** Calls waiting for a slot; beyond them a call is refused, nothing sent. */
+  queue: z.number().int().min(0).max(100_000).optional(),
+  /** Consecutive provider failures that open the circuit. */
+  breaker_failures: z.number().int().positive().max(10_000).optional(),
+  /** How long an open circuit refuses calls before one is let through to test it. */
+  breaker_half_open_ms: z.number().int().positive().max(86_400_000).optional(),
+});
+export type ProviderLimits = z.infer<typeof ProviderLimits>;
+
+const ProviderLimitsMap = z.record(
+  z
+    .string()
+    .min(1)
+    .max(100)
+    .regex(/^[A-Za-z0-9._-]+$/, 'a provider id'),
+  ProviderLimits,
+);
+
 const flag = z
   .enum(['true', 'false', '1', '0', ''])
   .default('false')
@@ -54,7 +109,7 @@ export const SessionConfig = BaseConfig.extend({
    * address (the sandbox provider server beside Rota). Live calls never reach
    * a private address, whatever this says.
    */
-  ROTA_PRIVATE_PROVIDERS: z.string().default('asaas,mercadopago,focusnfe,melhorenvio,whatsapp'),
+  ROTA_PRIVATE_PROVIDERS: z.string().default(SANDBOX_PROVIDERS.join(',')),
   /** Connect deadline of one provider request. */
   ROTA_PROVIDER_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
   /**
@@ -62,6 +117,33 @@ export const SessionConfig = BaseConfig.extend({
    * the session service knows the outcome before the gateway stops waiting.
    */
   ROTA_PROVIDER_TIMEOUT_MS: z.coerce.number().int().positive().default(4000),
+  /**
+   * Per-provider limits over the two deadlines above and the adapter's
+   * defaults (5 MiB answers, 32 calls in flight, 64 waiting, circuit open
+   * after 5 failures for 30 s), as JSON keyed by provider id:
+   * `{"mercadopago":{"timeout_ms":8000,"concurrency":8},"melhorenvio":{"max_response_bytes":1048576}}`.
+   * Fields: connect_timeout_ms, timeout_ms, max_response_bytes, concurrency,
+   * queue, breaker_failures, breaker_half_open_ms. Applies to live and test calls.
+   */
+  ROTA_PROVIDER_LIMITS: z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      if (!text.trim()) return {};
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON like {"<provider>":{"timeout_ms":8000,"concurrency":8}}' });
+        return z.NEVER;
+      }
+      const parsed = ProviderLimitsMap.safeParse(json);
+      if (parsed.success) return parsed.data;
+      for (const issue of parsed.error.issues) {
+        ctx.addIssue({ code: 'custom', message: `${issue.path.join('.') || '(root)'}: ${issue.message}` });
+      }
+      return z.NEVER;
+    }),
   /** Upper bound of one `codespar_discover` call to the search service. */
   ROTA_DISCOVER_TIMEOUT_MS: z.coerce.number().int().positive().default(4000),
   /**

@@ -104,7 +104,7 @@ export class SessionModule {
           provide: ConnectFlowService,
           inject: [ManageRepository, ConnectionsService, ConnectionsRepository, REDIS],
           useFactory: (m: ManageRepository, c: ConnectionsService, r: ConnectionsRepository, redis: Redis) =>
-            new ConnectFlowService(m, c, r, keyring, providerClients(config, keyring, redis), oauth2Tokens(config, keyring, redis), {
+            new ConnectFlowService(m, c, r, keyring, providerClients(config, keyring, redis, c), oauth2Tokens(config, keyring, redis, c), {
               publicUrl: (config.ROTA_PUBLIC_URL || 'http://127.0.0.1:3000').replace(/\/+$/, ''),
               oauthClients: config.ROTA_OAUTH_CLIENTS,
             }),
@@ -125,7 +125,7 @@ export class SessionModule {
           provide: ProviderCallsService,
           inject: [ProviderCallsRepository, ConnectionsService, REDIS],
           useFactory: (repo: ProviderCallsRepository, connections: ConnectionsService, redis: Redis) =>
-            new ProviderCallsService(repo, connections, providerClients(config, keyring, redis)),
+            new ProviderCallsService(repo, connections, providerClients(config, keyring, redis, connections)),
         },
         CallLookupRepository,
         {
@@ -133,7 +133,7 @@ export class SessionModule {
           provide: CallLookupService,
           inject: [CallLookupRepository, ProviderCallsRepository, ConnectionsService, REDIS],
           useFactory: (calls: CallLookupRepository, repo: ProviderCallsRepository, connections: ConnectionsService, redis: Redis) =>
-            new CallLookupService(calls, repo, connections, providerClients(config, keyring, redis)),
+            new CallLookupService(calls, repo, connections, providerClients(config, keyring, redis, connections)),
         },
         {
           provide: ProxyService,

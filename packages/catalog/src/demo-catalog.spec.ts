@@ -64,6 +64,25 @@ const SANDBOXED: Record<string, string> = {
   pomelo: 'pomelo',
 };
 /**
+ * The header each sandbox model reads as the idempotency key (the
+ * `idempotencyHeader` of apps/sandbox/src/providers/*.ts): a provider the
+ * sandbox imitates is sent a key in exactly that header, so a retry there
+ * replays instead of acting twice.
+ */
+const SANDBOX_IDEMPOTENCY_HEADERS: Record<string, string> = {
+  asaas: 'idempotency-key',
+  mercadopago: 'x-idempotency-key',
+  focusnfe: 'idempotency-key',
+  melhorenvio: 'idempotency-key',
+  inter: 'x-id-idempotente',
+  whatsapp: 'idempotency-key',
+  vtex: 'idempotency-key',
+  circle: 'x-idempotency-key',
+  idwall: 'idempotency-key',
+  blnk: 'idempotency-key',
+  pomelo: 'x-idempotency-key',
+};
+/**
  * Providers whose credentials the format cannot place yet (in the body,
  * signed into the parameters, or a session token from a login call): listed
  * with `http: null`, found by discover but not called.
@@ -182,6 +201,12 @@ describe('demo catalog', () => {
     }
     const elsewhere = inFile.filter((s) => JSON.stringify(s).includes(SANDBOX_URL_PLACEHOLDER)).map((s) => s.id);
     expect(elsewhere.sort()).toEqual(Object.keys(SANDBOXED).sort());
+  });
+
+  it('sends every provider the sandbox imitates an idempotency key in the header its model honours', () => {
+    expect(Object.keys(SANDBOX_IDEMPOTENCY_HEADERS).sort()).toEqual(Object.keys(SANDBOXED).sort());
+    const sent = Object.fromEntries(Object.keys(SANDBOXED).map((id) => [id, servers.find((s) => s.id === id)!.http?.idempotency_header?.toLowerCase()]));
+    expect(sent).toEqual(SANDBOX_IDEMPOTENCY_HEADERS);
   });
 
   it('resolves the placeholder to any sandbox address, and refuses to import it unresolved', () => {

@@ -218,8 +218,8 @@ describe('OAuth2 tokens', () => {
   });
 
   it('uses the refresh token grant with client_secret_post and hands a rotated refresh token back', async () => {
-    const rotated: { connectionId: string; token: string }[] = [];
-    const a = replica({ onRefreshToken: async (c, token) => void rotated.push({ connectionId: c.connectionId, token }) });
+    const rotated: { connectionId: string; token: string; previous: string | undefined }[] = [];
+    const a = replica({ onRefreshToken: async (c, token, previous) => void rotated.push({ connectionId: c.connectionId, token, previous }) });
     tokenReply = (n) => ({ status: 200, body: { access_token: `code-at-${n}`, token_type: 'bearer', expires_in: 600, refresh_token: `rt-${n}` } });
     try {
       const r = await a.client.call(
@@ -231,12 +231,44 @@ describe('OAuth2 tokens', () => {
       expect(r).toMatchObject({ kind: 'response', status: 200 });
       expect(Object.fromEntries(tokenCalls[0]!)).toMatchObject({ grant_type: 'refresh_token', refresh_token: 'rt-0', ...CLIENT });
       expect(tokenAuthHeaders[0]).toBeUndefined();
-      expect(rotated).toEqual([{ connectionId: 'conn_code', token: 'rt-1' }]);
+      expect(rotated).toEqual([{ connectionId: 'conn_code', token: 'rt-1', previous: 'rt-0' }]);
       const raw = await redises.at(-1)!.get(a.tokens.key({ tenant, providerId: 'prov', connectionId: 'conn_code' }));
       expect(raw).not.toContain('rt-1');
       expect(raw).not.toContain('code-at-1');
     } finally {
       await a.client.close();
+    }
+  });
+
+  it('spends the stored refresh token, not a stale one the request read before another replica rotated it', async () => {
+    // The store: what onRefreshToken wrote last, as the session service keeps it in the connection.
+    let stored = 'rt-0';
+    const rotations: { token: string; previous: string | undefined }[] = [];
+    const options = {
+      onRefreshToken: async (_c: unknown, token: string, previous: string | undefined) => {
+        rotations.push({ token, previous });
+        stored = token;
+      },
+      currentRefreshToken: async () => stored,
+      // Every token is inside the refresh margin: each call refreshes.
+      refreshMarginMs: 3_600_000,
+    };
+    const a = replica(options);
+    const b = replica(options);
+    tokenReply = (n) => ({ status: 200, body: { access_token: `rot-at-${n}`, token_type: 'bearer', expires_in: 600, refresh_token: `rt-${n}` } });
+    const args = (credentials: Record<string, string>) =>
+      callArgs('conn_rot', { auth: auth({ grant: 'authorization_code', client_auth: 'client_secret_post' }), credentials: { ...CLIENT, ...credentials } });
+    try {
+      expect(await a.client.call(args({ refresh_token: 'rt-0' }))).toMatchObject({ kind: 'response', status: 200 });
+      // Replica b read the connection before a's rotation: it still carries rt-0.
+      expect(await b.client.call(args({ refresh_token: 'rt-0' }))).toMatchObject({ kind: 'response', status: 200 });
+      expect(tokenCalls.map((c) => c.get('refresh_token'))).toEqual(['rt-0', 'rt-1']);
+      expect(rotations).toEqual([
+        { token: 'rt-1', previous: 'rt-0' },
+        { token: 'rt-2', previous: 'rt-1' },
+      ]);
+    } finally {
+      await Promise.all([a.client.close(), b.client.close()]);
     }
   });
 

@@ -59,10 +59,20 @@ export interface OAuth2TokenCacheOptions {
   tokenTimeoutMs?: number;
   /**
    * Receives a refresh token the provider issued with a new access token
-   * (rotation). The caller re-seals it into the connection; it is kept
-   * nowhere else, so it is awaited before the refresh counts as done.
+   * in a refresh-token grant (rotation), and the one just spent. The caller
+   * re-seals it into the connection unless the connection changed
+   * meanwhile; it is kept nowhere else, so it is awaited before the refresh
+   * counts as done.
    */
-  onRefreshToken?: (connection: ConnectionRef, refreshToken: string) => Promise<void>;
+  onRefreshToken?: (connection: ConnectionRef, refreshToken: string, previous: string | undefined) => Promise<void>;
+  /**
+   * Reads the connection's refresh token from where `onRefreshToken` stores
+   * it. Asked under the refresh lock, just before a refresh-token grant, so
+   * a request that read the connection before another replica rotated the
+   * token spends the new one rather than the dead one. Without it (or when
+   * it fails or finds none) the request's own credentials are used.
+   */
+  currentRefreshToken?: (connection: ConnectionRef) => Promise<string | undefined>;
   logger?: ProviderLogger;
   now?: () => number;
 }
@@ -200,13 +210,31 @@ export class OAuth2TokenCache {
     return raw;
   }
 
-  private async refresh(req: TokenRequest, key: string): Promise<AccessToken> {
+  /** The request with the connection's latest refresh token, for a refresh-token grant (see `currentRefreshToken`). */
+  private async latest(req: TokenRequest): Promise<TokenRequest> {
+    if (req.auth.grant === 'client_credentials' || !this.opts.currentRefreshToken) return req;
+    let latest: string | undefined;
+    try {
+      latest = await this.opts.currentRefreshToken({ tenant: req.tenant, providerId: req.providerId, connectionId: req.connectionId });
+    } catch (err) {
+      this.log.warn({ provider: req.providerId, connection: req.connectionId, err }, 'could not read the stored refresh token; using the one the request read');
+      return req;
+    }
+    if (!latest || latest === req.credentials.refresh_token) return req;
+    this.remember(latest);
+    return { ...req, credentials: { ...req.credentials, refresh_token: latest } };
+  }
+
+  private async refresh(given: TokenRequest, key: string): Promise<AccessToken> {
+    const req = await this.latest(given);
     const issued = await this.fetchToken(req);
     const expiresAt = this.now() + issued.lifetimeS * 1000;
     const raw = await this.put(req, key, issued.accessToken, expiresAt);
-    if (issued.refreshToken && this.opts.onRefreshToken) {
+    const previous = req.credentials.refresh_token;
+    // Only the authorization code grant spends a refresh token; one that comes back unchanged was not rotated.
+    if (req.auth.grant !== 'client_credentials' && issued.refreshToken && issued.refreshToken !== previous && this.opts.onRefreshToken) {
       try {
-        await this.opts.onRefreshToken({ tenant: req.tenant, providerId: req.providerId, connectionId: req.connectionId }, issued.refreshToken);
+        await this.opts.onRefreshToken({ tenant: req.tenant, providerId: req.providerId, connectionId: req.connectionId }, issued.refreshToken, previous);
       } catch (err) {
         // The access token is good; only the next refresh is at risk, so say so loudly instead of failing this call.
         this.log.warn({ provider: req.providerId, connection: req.connectionId, err }, 'could not store the refresh token the provider rotated');

@@ -1,6 +1,7 @@
 // The library ships no types; the reference brings ours along wherever this file is compiled (the test tsconfig too).
 // eslint-disable-next-line @typescript-eslint/triple-slash-reference
 /// <reference path="./redis-gcra.d.ts" />
+import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, type RateLimitRule } from '@rota/contracts';
 import { CONFIG, LOGGER, REDIS, RpcClient, type Logger } from '@rota/service-kit';
@@ -23,6 +24,19 @@ export interface RateLimitedCall {
   tool: string | null;
   /** The provider the call goes to, when it is known before routing (a catalog tool, the proxy). */
   provider: string | null;
+  /** The caller's Idempotency-Key (`_meta.idempotency_key` over MCP): a repeat of a taken key counts toward no limit. */
+  idempotencyKey?: string | null;
+}
+
+/**
+ * The marker the session service sets in Redis when it claims an
+ * idempotency key (apps/session/src/execute/idempotency.repository.ts
+ * derives the same name; keep the two in step). Hashed: the caller's key
+ * never sits in Redis as it is.
+ */
+export function idempotencyMarkerKey(prefix: string, p: ProjectPrincipal, key: string): string {
+  const digest = createHash('sha256').update(`rota-idempotency-marker\n${p.orgId}\n${p.projectId}\n${p.environment}\n${key}`).digest('base64url');
+  return `${prefix}:idem:${digest}`;
 }
 
 /** One limit that applies to a call: its counter, its quota and how it is named in the headers. */
@@ -83,6 +97,12 @@ export type RateVerdict = { limited: false; headers: RateLimitHeaders | null } |
  * refused call costs the other limits nothing. Off unless a project
  * configures limits.
  *
+ * A call carrying an idempotency key the session service has already
+ * claimed (a replay, a `request_in_progress`, a reused key) is not counted:
+ * it cannot dispatch again, and the spec counts a repeat toward no limit.
+ * The session service marks a key in Redis when it claims it and unmarks it
+ * when it gives it back, so one `EXISTS`, on any replica, tells the two apart.
+ *
  * Redis trouble lets calls through (logged): the policy engine and quota
  * still govern them, and a Redis outage should not stop every project.
  */
@@ -95,7 +115,7 @@ export class CallRateLimiter {
 
   constructor(
     @Inject(CONFIG) private readonly config: GatewayConfig,
-    @Inject(REDIS) redis: Redis,
+    @Inject(REDIS) private readonly redis: Redis,
     @Inject(LOGGER) private readonly log: Logger,
     private readonly rpc: RpcClient,
   ) {
@@ -162,6 +182,9 @@ export class CallRateLimiter {
     if (counters.length === 0) return { limited: false, headers: null };
     let readings: Reading[];
     try {
+      if (call.idempotencyKey && (await this.redis.exists(idempotencyMarkerKey(this.config.ROTA_REDIS_PREFIX, p, call.idempotencyKey))) > 0) {
+        return { limited: false, headers: null };
+      }
       readings = await this.decide(counters);
     } catch (err) {
       this.warn(err);

@@ -113,8 +113,8 @@ export class McpController {
     if (invalid) return reply.status(200).header('content-type', 'application/json; charset=utf-8').send(invalid);
     const server = createMcpServer(async (tool, input, idempotencyKey, approvalId) => {
       if (p.kind === 'project') {
-        // The same counters as execute; over MCP a limited call is an isError tool result.
-        const rate = await this.limiter.consume(p, { tool, provider: null });
+        // The same counters as execute (a repeat of a held key counts toward none); over MCP a limited call is an isError tool result.
+        const rate = await this.limiter.consume(p, { tool, provider: null, idempotencyKey: idempotencyKey ?? null });
         if (rate.limited) throw CallRateLimiter.refusal(rate);
       }
       const reply = await this.rpc.send('session.execute', {

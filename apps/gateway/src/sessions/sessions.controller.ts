@@ -56,9 +56,9 @@ export class SessionsController {
     @Input() { params, body, headers }: In<typeof ROUTES.proxyExecute>,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<ProxyResult> {
-    // The proxy calls no tool: key, project and provider limits count it.
-    if (p.kind === 'project') await this.rateLimit(p, { tool: null, provider: body.server }, reply);
     const key = headers['idempotency-key'];
+    // The proxy calls no tool: key, project and provider limits count it.
+    if (p.kind === 'project') await this.rateLimit(p, { tool: null, provider: body.server, idempotencyKey: key ?? null }, reply);
     const answer = await this.rpc.send('session.proxy', {
       session_id: params.id,
       request: body,
@@ -78,7 +78,8 @@ export class SessionsController {
   ): Promise<ExecuteResult> {
     const key = headers['idempotency-key'];
     const approval = headers['rota-approval-id'];
-    if (p.kind === 'project') await this.rateLimit(p, { tool: body.tool, provider: /^([^/\s]+)\//.exec(body.tool)?.[1] ?? null }, reply);
+    if (p.kind === 'project')
+      await this.rateLimit(p, { tool: body.tool, provider: /^([^/\s]+)\//.exec(body.tool)?.[1] ?? null, idempotencyKey: key ?? null }, reply);
     const answer = await this.rpc.send('session.execute', {
       scopes: p.scopes,
       session_id: params.id,
@@ -93,7 +94,12 @@ export class SessionsController {
     return answer.result;
   }
 
-  /** Rate limits count before the call is forwarded: a refused call costs the services nothing. */
+  /**
+   * Rate limits count before the call is forwarded, so a refused call costs
+   * the services nothing; a repeat of an idempotency key the session service
+   * already holds is let through uncounted (see CallRateLimiter), so it gets
+   * its replay (or its 409) rather than a 429.
+   */
   private async rateLimit(p: ProjectPrincipal, call: RateLimitedCall, reply: FastifyReply): Promise<void> {
     const rate = await this.limiter.consume(p, call);
     if (rate.headers) void reply.headers(rate.headers);

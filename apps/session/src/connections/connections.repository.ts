@@ -152,6 +152,25 @@ export class ConnectionsRepository {
     }));
   }
 
+  /**
+   * Replaces a connection's sealed credentials only if they are still
+   * `previous` (compare-and-set): a connection saved again or deleted since
+   * they were read keeps what it has. Says whether the row was written.
+   */
+  async replaceSealed(
+    projectId: string,
+    environment: Environment,
+    serverId: string,
+    previous: Buffer,
+    next: { ciphertext: Buffer; keyId: string },
+  ): Promise<boolean> {
+    const written = await this.prisma.$executeRaw(Prisma.sql`
+      UPDATE connections SET credentials_ciphertext = ${next.ciphertext}, credentials_key_id = ${next.keyId}, updated_at = now()
+      WHERE project_id = ${projectId} AND environment = ${environment}::environment AND server_id = ${serverId}
+        AND credentials_ciphertext = ${previous}`);
+    return written === 1;
+  }
+
   /** The sealed credentials of one connection, for executors. */
   async sealed(projectId: string, environment: Environment, serverId: string): Promise<{ ciphertext: Buffer; keyId: string } | null> {
     // Every provider call reads this: a prepared statement on the plain pool, not the query builder.

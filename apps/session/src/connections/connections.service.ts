@@ -104,6 +104,24 @@ export class ConnectionsService {
     return JSON.parse(plain.toString('utf8')) as ConnectionCredentials;
   }
 
+  /**
+   * Stores the refresh token a provider rotated in place of the one just
+   * spent (the OAuth2 token cache calls this after a refresh). Only when the
+   * connection still holds `previous`: a connection replaced or deleted in
+   * the meantime keeps its own credentials. Nothing else about the
+   * connection changes, so the router is not told.
+   */
+  async rotateRefreshToken(tenant: Tenant, serverId: string, refreshToken: string, previous: string | undefined): Promise<'stored' | 'superseded'> {
+    const { project_id: projectId, environment } = tenant;
+    const sealed = await this.repo.sealed(projectId, environment, serverId);
+    if (!sealed) return 'superseded';
+    const aad = credentialsAad(projectId, environment, serverId);
+    const current = JSON.parse(this.keyring.open(sealed.ciphertext, sealed.keyId, aad).toString('utf8')) as ConnectionCredentials;
+    if (current.refresh_token !== previous) return 'superseded';
+    const next = this.keyring.seal(Buffer.from(JSON.stringify({ ...current, refresh_token: refreshToken }), 'utf8'), aad);
+    return (await this.repo.replaceSealed(projectId, environment, serverId, sealed.ciphertext, next)) ? 'stored' : 'superseded';
+  }
+
   private sealFor(provider: ProviderRow, scope: Tenant, credentials: ConnectionCredentials | undefined) {
     const given = credentials && Object.keys(credentials).length > 0 ? credentials : undefined;
     if (!given) {

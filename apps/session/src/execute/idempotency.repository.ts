@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { IDEMPOTENCY_TTL_HOURS, type Tenant } from '@rota/contracts';
 import { namedStatement, type SqlPool } from '@rota/db';
-import { SQL_POOL } from '@rota/service-kit';
+import { CONFIG, LOGGER, REDIS, SQL_POOL, type BaseConfig, type Logger } from '@rota/service-kit';
+import type Redis from 'ioredis';
 
 /**
  * Claims a key for a request. A new key, an expired one, or one whose earlier
@@ -48,18 +50,65 @@ export interface KeyRef {
 }
 
 /**
+ * The Redis key that tells the gateway a tenant's idempotency key is taken,
+ * so a repeat is counted toward no rate limit (the gateway's
+ * governance/rate-limits.ts derives the same name; keep the two in step).
+ * A hash, never the caller's key itself, which may carry an order number or
+ * worse.
+ */
+export function idempotencyMarkerKey(prefix: string, tenant: Tenant, key: string): string {
+  const digest = createHash('sha256')
+    .update(`rota-idempotency-marker\n${tenant.org_id}\n${tenant.project_id}\n${tenant.environment}\n${key}`)
+    .digest('base64url');
+  return `${prefix}:idem:${digest}`;
+}
+
+/**
+ * A marker lives a second less than its key row, so it never outlives the
+ * row and lets a fresh request (one that will run) skip the rate limits.
+ */
+const MARKER_TTL_MS = IDEMPOTENCY_TTL_HOURS * 3_600_000 - 1000;
+
+/**
  * Idempotency keys of execute (and proxy) calls, per tenant: one row per
- * key, in Postgres (never only in Redis), kept 24 hours.
+ * key, in Postgres (never only in Redis), kept 24 hours. Beside each
+ * claimed row, a Redis marker (see `idempotencyMarkerKey`) lets every
+ * gateway replica tell a repeat from a new call with one `EXISTS`, before
+ * rate limits; it is only a hint for counting, never the record of the key.
  */
 @Injectable()
 export class IdempotencyRepository {
-  constructor(@Inject(SQL_POOL) private readonly sql: SqlPool) {}
+  constructor(
+    @Inject(SQL_POOL) private readonly sql: SqlPool,
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(CONFIG) private readonly config: BaseConfig,
+    @Inject(LOGGER) private readonly log: Logger,
+  ) {}
+
+  private marker(ref: KeyRef): string {
+    return idempotencyMarkerKey(this.config.ROTA_REDIS_PREFIX, ref.tenant, ref.key);
+  }
+
+  /**
+   * Redis trouble costs only the exemption: a repeat without its marker is
+   * counted like a new call, the safe direction; the key row decides the rest.
+   */
+  private async markerWrite(op: Promise<unknown>): Promise<void> {
+    try {
+      await op;
+    } catch (err) {
+      this.log.warn({ err }, 'could not write an idempotency marker; repeats of that key count toward rate limits');
+    }
+  }
 
   async claim(ref: KeyRef, requestHash: string, deadline: Date): Promise<Claim> {
     const { tenant, key } = ref;
     const args = [tenant.org_id, tenant.project_id, tenant.environment, key];
     const claimed = await this.sql.query({ ...CLAIM, values: [...args, requestHash, deadline] });
-    if (claimed.rowCount === 1) return { claimed: true };
+    if (claimed.rowCount === 1) {
+      await this.markerWrite(this.redis.set(this.marker(ref), '1', 'PX', MARKER_TTL_MS));
+      return { claimed: true };
+    }
     const read = await this.sql.query<{ request_hash: string; state: IdempotencyState; response: unknown }>({ ...READ, values: args });
     const row = read.rows[0];
     // Expired and deleted between the two statements: claim again.
@@ -76,12 +125,16 @@ export class IdempotencyRepository {
   /** Frees a key whose call provably never reached the provider, so a retry runs afresh. */
   async forget(ref: KeyRef): Promise<void> {
     const { tenant, key } = ref;
+    // The marker goes first: between the two, a repeat is counted (safe), never a fresh call exempted.
+    await this.markerWrite(this.redis.del(this.marker(ref)));
     await this.sql.query({ ...FORGET, values: [tenant.org_id, tenant.project_id, tenant.environment, key] });
   }
 
   /** Gives the key back after a refusal that ran nothing (404, 409, deadline), so a retry is checked afresh. */
   async release(ref: KeyRef): Promise<void> {
     const { tenant, key } = ref;
+    // A released key runs afresh and must be counted: forget its marker first.
+    await this.markerWrite(this.redis.del(this.marker(ref)));
     await this.sql.query({ ...RELEASE, values: [tenant.org_id, tenant.project_id, tenant.environment, key] });
   }
 }
