@@ -272,6 +272,36 @@ describe('tracing with an OTLP collector configured', () => {
     expect(text).not.toContain(booted.key);
   });
 
+  it('shows an OAuth2 token request as a span of its own inside the provider call that needed it', async () => {
+    const client = { client_id: 'sandbox-mp-client', client_secret: 'sandbox-mp-secret' };
+    expect((await booted.api('POST', '/v1/connections', { server_id: 'mercadopago', credentials: client })).status).toBe(201);
+    const s = await booted.api('POST', '/v1/sessions', { servers: ['mercadopago'] });
+    expect(s.status).toBe(201);
+    const traceId = hex(16);
+    const r = await booted.api(
+      'POST',
+      `/v1/sessions/${s.json.id}/execute`,
+      { tool: 'mercadopago/create_payment', input: { transaction_amount: 10, payment_method_id: 'pix', payer: { email: 'a@b.co' } } },
+      { traceparent: traceparentOf(traceId, hex(8)), 'idempotency-key': 'trace-oauth-1' },
+    );
+    expect({ status: r.status, success: r.json?.success }).toEqual({ status: 200, success: true });
+    const token = await spansUntil('the token span', (all) => all.find((x) => x.traceId === traceId && x.name === 'POST oauth2 token'));
+    expect(token).toMatchObject({
+      scope: 'rota.providers',
+      kind: 3,
+      attributes: { 'http.request.method': 'POST', 'rota.provider': 'mercadopago', 'rota.oauth2.grant': 'client_credentials', 'server.address': '127.0.0.1' },
+    });
+    const parent = collector.spans.find((x) => x.spanId === token.parentSpanId);
+    expect(parent).toMatchObject({
+      scope: 'rota.providers',
+      traceId,
+      attributes: { 'rota.provider': 'mercadopago', 'rota.tool': 'mercadopago/create_payment' },
+    });
+    const text = JSON.stringify(collector.spans);
+    expect(text).not.toContain(client.client_secret);
+    expect(text).not.toContain('sbx_at_');
+  });
+
   it('starts a trace of its own for a request without traceparent, and the provider continues it', async () => {
     const r = await booted.execute({ 'idempotency-key': 'trace-2' });
     expect(r.status).toBe(200);

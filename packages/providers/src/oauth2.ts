@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Redis } from 'ioredis';
 import { request as undiciRequest, type Dispatcher } from 'undici';
 import type { ProviderAuth, Tenant } from '@rota/contracts';
@@ -244,7 +245,37 @@ export class OAuth2TokenCache {
     return { accessToken: issued.accessToken, expiresAt, ref: raw };
   }
 
+  /**
+   * One token request, as a client span of its own (a child of the provider
+   * call that needed the token). Like a provider call's span it names the
+   * call, never its content: grant, host and status, no URL, form or token.
+   */
   private async fetchToken(req: TokenRequest): Promise<{ accessToken: string; lifetimeS: number; refreshToken?: string }> {
+    const span = trace.getTracer('rota.providers').startSpan('POST oauth2 token', { kind: SpanKind.CLIENT });
+    if (span.isRecording()) {
+      span.setAttributes({ 'http.request.method': 'POST', 'rota.provider': req.providerId, 'rota.oauth2.grant': req.auth.grant });
+      try {
+        span.setAttribute('server.address', new URL(req.auth.token_url).hostname);
+      } catch {
+        // An unparsable token URL fails the request; the span records the error below.
+      }
+    }
+    try {
+      return await this.requestToken(req);
+    } catch (err) {
+      if (span.isRecording()) {
+        span.setAttribute('error.type', err instanceof CredentialError ? err.code : 'error');
+        const status = err instanceof CredentialError ? err.details.status : undefined;
+        if (typeof status === 'number') span.setAttribute('http.response.status_code', status);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      throw err;
+    } finally {
+      span.end();
+    }
+  }
+
+  private async requestToken(req: TokenRequest): Promise<{ accessToken: string; lifetimeS: number; refreshToken?: string }> {
     const { auth, credentials } = req;
     const clientId = credential(credentials, 'client_id', 'oauth2');
     const clientSecret = credential(credentials, 'client_secret', 'oauth2');
