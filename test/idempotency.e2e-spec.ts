@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import { idempotencyMarkerKey } from '../apps/session/src/execute/idempotency.repository';
+import { idempotencyMarkerKey } from '@rota/service-kit';
 import { requestHash } from '../apps/session/src/execute/request-hash';
 import { insertOtherProject, insertProviders } from './helpers/session-fixtures';
 import { http, startStack, type Stack } from './helpers/stack';

@@ -3,6 +3,7 @@ export * from './logger';
 export * from './config';
 export * from './rpc';
 export * from './rpc-filter';
+export * from './idempotency-marker';
 export * from './zod-pipe';
 export * from './bootstrap';
 export * from './metrics';

@@ -1,10 +1,9 @@
 // The library ships no types; the reference brings ours along wherever this file is compiled (the test tsconfig too).
 // eslint-disable-next-line @typescript-eslint/triple-slash-reference
 /// <reference path="./redis-gcra.d.ts" />
-import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, type RateLimitRule } from '@rota/contracts';
-import { CONFIG, LOGGER, REDIS, RpcClient, type Logger } from '@rota/service-kit';
+import { CONFIG, idempotencyMarkerKey, LOGGER, REDIS, RpcClient, type Logger } from '@rota/service-kit';
 import type { Redis } from 'ioredis';
 import RedisGCRA from 'redis-gcra';
 import type { ProjectPrincipal } from '../auth/principal';
@@ -26,17 +25,6 @@ export interface RateLimitedCall {
   provider: string | null;
   /** The caller's Idempotency-Key (`_meta.idempotency_key` over MCP): a repeat of a taken key counts toward no limit. */
   idempotencyKey?: string | null;
-}
-
-/**
- * The marker the session service sets in Redis when it claims an
- * idempotency key (apps/session/src/execute/idempotency.repository.ts
- * derives the same name; keep the two in step). Hashed: the caller's key
- * never sits in Redis as it is.
- */
-export function idempotencyMarkerKey(prefix: string, p: ProjectPrincipal, key: string): string {
-  const digest = createHash('sha256').update(`rota-idempotency-marker\n${p.orgId}\n${p.projectId}\n${p.environment}\n${key}`).digest('base64url');
-  return `${prefix}:idem:${digest}`;
 }
 
 /** One limit that applies to a call: its counter, its quota and how it is named in the headers. */
@@ -182,7 +170,12 @@ export class CallRateLimiter {
     if (counters.length === 0) return { limited: false, headers: null };
     let readings: Reading[];
     try {
-      if (call.idempotencyKey && (await this.redis.exists(idempotencyMarkerKey(this.config.ROTA_REDIS_PREFIX, p, call.idempotencyKey))) > 0) {
+      if (
+        call.idempotencyKey &&
+        (await this.redis.exists(
+          idempotencyMarkerKey(this.config.ROTA_REDIS_PREFIX, { org_id: p.orgId, project_id: p.projectId, environment: p.environment }, call.idempotencyKey),
+        )) > 0
+      ) {
         return { limited: false, headers: null };
       }
       readings = await this.decide(counters);

@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { IDEMPOTENCY_TTL_HOURS, type Tenant } from '@rota/contracts';
 import { namedStatement, type SqlPool } from '@rota/db';
-import { CONFIG, LOGGER, REDIS, SQL_POOL, type BaseConfig, type Logger } from '@rota/service-kit';
+import { CONFIG, idempotencyMarkerKey, LOGGER, REDIS, SQL_POOL, type BaseConfig, type Logger } from '@rota/service-kit';
 import type Redis from 'ioredis';
 
 /**
@@ -50,20 +49,6 @@ export interface KeyRef {
 }
 
 /**
- * The Redis key that tells the gateway a tenant's idempotency key is taken,
- * so a repeat is counted toward no rate limit (the gateway's
- * governance/rate-limits.ts derives the same name; keep the two in step).
- * A hash, never the caller's key itself, which may carry an order number or
- * worse.
- */
-export function idempotencyMarkerKey(prefix: string, tenant: Tenant, key: string): string {
-  const digest = createHash('sha256')
-    .update(`rota-idempotency-marker\n${tenant.org_id}\n${tenant.project_id}\n${tenant.environment}\n${key}`)
-    .digest('base64url');
-  return `${prefix}:idem:${digest}`;
-}
-
-/**
  * A marker lives a second less than its key row, so it never outlives the
  * row and lets a fresh request (one that will run) skip the rate limits.
  */
@@ -106,7 +91,10 @@ export class IdempotencyRepository {
     const args = [tenant.org_id, tenant.project_id, tenant.environment, key];
     const claimed = await this.sql.query({ ...CLAIM, values: [...args, requestHash, deadline] });
     if (claimed.rowCount === 1) {
-      await this.markerWrite(this.redis.set(this.marker(ref), '1', 'PX', MARKER_TTL_MS));
+      // Not awaited: the call need not wait for a counting hint. A repeat that
+      // arrives before it lands is counted (the safe direction), and a later
+      // DEL of this key goes out after it on the same connection.
+      void this.markerWrite(this.redis.set(this.marker(ref), '1', 'PX', MARKER_TTL_MS));
       return { claimed: true };
     }
     const read = await this.sql.query<{ request_hash: string; state: IdempotencyState; response: unknown }>({ ...READ, values: args });
