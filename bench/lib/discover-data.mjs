@@ -94,9 +94,14 @@ export function replicate(servers, targetTools) {
   return out;
 }
 
+/** The local model the benchmark embeds with: `ROTA_LOCAL_EMBEDDER` as the services read it (the hybrid default when unset). */
+export function benchModelKind() {
+  return catalog().localModelKind(process.env);
+}
+
 function fingerprint(targetTools, vectors) {
   const st = statSync(SHARED_CATALOG);
-  const model = vectors ? catalog().LOCAL_EMBEDDING_MODEL : null;
+  const model = vectors ? catalog().LOCAL_MODELS[benchModelKind()] : null;
   return createHash('sha256')
     .update(JSON.stringify({ RECIPE_VERSION, targetTools, size: st.size, model, migrations: db().templateDatabaseName() }))
     .digest('hex')
@@ -114,7 +119,9 @@ export async function discoverBenchDatabase({ targetTools = 100_000, vectors = t
   if (!existsSync(SHARED_CATALOG)) return null;
   const { withAdminClient, withDatabase, quoteIdent, migrate, DEFAULT_DATABASE_URL } = db();
   const base = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
-  const name = `rota_bench_discover_${vectors ? '' : 'text_'}${Math.round(targetTools / 1000)}k`;
+  // One database per model (the hashing model's keeps its earlier name), so switching models rebuilds nothing already built.
+  const kind = benchModelKind();
+  const name = `rota_bench_discover_${vectors ? (kind === 'hash' ? '' : `${kind}_`) : 'text_'}${Math.round(targetTools / 1000)}k`;
   const url = withDatabase(base, name);
   const fp = fingerprint(targetTools, vectors);
   const current = await withAdminClient(base, async (a) => {
@@ -134,12 +141,12 @@ export async function discoverBenchDatabase({ targetTools = 100_000, vectors = t
   // dropped first and built once at the end.
   const servers = JSON.parse(readFileSync(SHARED_CATALOG, 'utf8'));
   const doc = catalog().parseCatalogValue(replicate(servers, targetTools));
-  const { LocalEmbedderPool, LOCAL_EMBEDDING_MODEL, importCatalog } = catalog();
+  const { LocalEmbedderPool, LOCAL_MODELS, importCatalog } = catalog();
   const prisma = db().createPrisma(url, { poolMax: 4 });
-  const pool = vectors ? new LocalEmbedderPool() : null;
+  const pool = vectors ? new LocalEmbedderPool({ kind }) : null;
   try {
-    const imported = await importCatalog(prisma, doc, { model: LOCAL_EMBEDDING_MODEL, embedder: pool ?? undefined, rebuildVectorIndex: vectors });
-    log(`  import: ${(imported.timings.total / 1000).toFixed(1)} s (writing ${(imported.timings.writing / 1000).toFixed(1)} s)`);
+    const imported = await importCatalog(prisma, doc, { model: LOCAL_MODELS[kind], embedder: pool ?? undefined, rebuildVectorIndex: vectors });
+    log(`  import with ${LOCAL_MODELS[kind]}: ${(imported.timings.total / 1000).toFixed(1)} s (${JSON.stringify(imported.timings)})`);
   } finally {
     await pool?.close();
     await prisma.$disconnect();
