@@ -8,7 +8,7 @@ export const GatewayConfig = BaseConfig.extend({
    * How long a verified API key is trusted without asking Postgres again.
    * Capped at one second so a revoked key is refused everywhere within a second.
    */
-  ROTA_AUTH_CACHE_MS: z.coerce.number().int().min(0).max(1000).default(1000),
+  ROTA_AUTH_CACHE_MS: z.coerce.number().int().min(0).max(1000).default(500),
   /**
    * Failed authentications (401s) one source address may cause per window,
    * counted in Redis across replicas; past it the address gets 429 until the
