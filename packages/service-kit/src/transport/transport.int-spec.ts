@@ -340,15 +340,28 @@ describe('Redis Streams transport', () => {
       }
     });
 
-    it('waits through a Redis stall longer than the command timeout and answers with the real result, run once', async () => {
+    /** A private Redis with one replica and an acting client, for tests that freeze Redis; always resumed and stopped. */
+    async function withOwnRedis(name: string, fn: (ctx: { own: OwnRedis; prefix: string; client: RedisStreamsClient; probe: Redis }) => Promise<void>) {
       const own = await OwnRedis.start();
-      const prefix = testPrefix('redis-stall');
+      const prefix = testPrefix(name);
       const replica = await startReplica('solo', own.url, prefix);
       const client = actingClient(own.url, prefix);
       await client.connect();
       const probe = new Redis(own.url);
       try {
         await expect(call(client, 'fixture.echo', { n: 1 })).resolves.toMatchObject({ n: 1 });
+        await fn({ own, prefix, client, probe });
+      } finally {
+        probe.disconnect();
+        await client.close();
+        await stopReplica(replica, 'SIGKILL');
+        own.resume();
+        await own.stop();
+      }
+    }
+
+    it('waits through a Redis stall longer than the command timeout and answers with the real result, run once', () =>
+      withOwnRedis('redis-stall', async ({ own, prefix, client, probe }) => {
         own.pause();
         // Both XADDs outlive the client's 800 ms command timeout while Redis is frozen.
         const acting = settle(call(client, 'fixture.act', { key: 'stalled' }, 8000));
@@ -360,24 +373,10 @@ describe('Redis Streams transport', () => {
         expect(await acting).toMatchObject({ ok: true });
         expect(await reading).toMatchObject({ ok: true, value: { n: 2 } });
         expect(await runsOf(probe, prefix, ['stalled'])).toEqual([1]);
-      } finally {
-        probe.disconnect();
-        await client.close();
-        await stopReplica(replica, 'SIGKILL');
-        own.resume();
-        await own.stop();
-      }
-    });
+      }));
 
-    it('answers outcome_unknown, not unavailable, when Redis stalls past the deadline of an acting request, which then never starts', async () => {
-      const own = await OwnRedis.start();
-      const prefix = testPrefix('redis-stall-long');
-      const replica = await startReplica('solo', own.url, prefix);
-      const client = actingClient(own.url, prefix);
-      await client.connect();
-      const probe = new Redis(own.url);
-      try {
-        await expect(call(client, 'fixture.echo', { n: 1 })).resolves.toMatchObject({ n: 1 });
+    it('answers outcome_unknown, not unavailable, when Redis stalls past the deadline of an acting request, which then never starts', () =>
+      withOwnRedis('redis-stall-long', async ({ own, prefix, client, probe }) => {
         own.pause();
         const acting = settle(call(client, 'fixture.act', { key: 'stalled-long' }, 2000));
         const reading = settle(call(client, 'fixture.echo', { n: 2 }, 2000));
@@ -391,14 +390,7 @@ describe('Redis Streams transport', () => {
         await expect(call(client, 'fixture.echo', { n: 3 })).resolves.toMatchObject({ n: 3 });
         await sleep(300);
         expect(await runsOf(probe, prefix, ['stalled-long'])).toEqual([0]);
-      } finally {
-        probe.disconnect();
-        await client.close();
-        await stopReplica(replica, 'SIGKILL');
-        own.resume();
-        await own.stop();
-      }
-    });
+      }));
 
     it('does not start entries returned by the last read after SIGTERM, and answers them unavailable', async () => {
       const prefix = testPrefix('drain-race');
