@@ -10,7 +10,7 @@
 // same database. Needs a build (`pnpm build`), Postgres and Redis.
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { ROOT, benchPrefix, fmt, freePort, sequential as timed, startProcess, stop, table } from './lib/common.mjs';
+import { ROOT, fmt, sandboxStack, sequential as timed, table } from './lib/common.mjs';
 
 const require = createRequire(import.meta.url);
 const N = Number(process.env.BENCH_PROVIDER_CALLS ?? 300);
@@ -18,35 +18,9 @@ const N = Number(process.env.BENCH_PROVIDER_CALLS ?? 300);
 const sequential = (fn, n = N) => timed(fn, n);
 
 export async function providersBench() {
-  const { createTestDatabase, seed, ApiKeyRepository } = require(join(ROOT, 'packages/db/dist/index.js'));
-  const { seedDemoCatalog } = require(join(ROOT, 'packages/catalog/dist/index.js'));
-  const { startSandbox, ASAAS_SANDBOX_CUSTOMER } = require(join(ROOT, 'apps/sandbox/dist/index.js'));
-  const sandbox = await startSandbox({ port: 0 });
-  const db = await createTestDatabase();
-  const procs = [];
+  const { ASAAS_SANDBOX_CUSTOMER } = require(join(ROOT, 'apps/sandbox/dist/index.js'));
+  const { sandbox, db, key, base, close } = await sandboxStack('providers', ['search', 'session']);
   try {
-    await seed(db.prisma, { providerCatalog: (p) => seedDemoCatalog(p, { sandboxUrl: sandbox.url }) });
-    const { key } = await new ApiKeyRepository(db.prisma).create({
-      projectId: 'proj_dev',
-      environment: 'test',
-      scopes: ['servers:read', 'sessions:create', 'tools:execute', 'connections:write'],
-    });
-    const port = await freePort();
-    const env = {
-      DATABASE_URL: db.url,
-      ROTA_REDIS_PREFIX: benchPrefix('providers'),
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      ANTHROPIC_API_KEY: '',
-      LOG_LEVEL: 'warn',
-      ROTA_DEV_MODE: 'true',
-      ROTA_LOCAL_EMBEDDER: 'hash',
-    };
-    const base = `http://127.0.0.1:${port}`;
-    procs.push(await startProcess(join(ROOT, 'apps/search/dist/main.js'), env, async () => true));
-    procs.push(await startProcess(join(ROOT, 'apps/session/dist/main.js'), env, async () => true));
-    procs.push(await startProcess(join(ROOT, 'bench/lib/gateway-child.cjs'), env, async () => (await fetch(`${base}/bench/transport`)).ok));
-
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const post = async (path, body, extra = {}) => {
       const r = await fetch(`${base}${path}`, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) });
@@ -121,8 +95,6 @@ export async function providersBench() {
     console.log(`durable writes of a money call (pending insert + completion, synchronous commit): p50 ${fmt(writes.p50, 2)} ms, p95 ${fmt(writes.p95, 2)} ms`);
     console.log(`sandbox charges created: ${sandbox.control.counters().charges_created}`);
   } finally {
-    for (const p of procs.reverse()) await stop(p);
-    await db.drop();
-    await sandbox.close();
+    await close();
   }
 }

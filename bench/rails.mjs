@@ -10,7 +10,7 @@
 // decision in process. Needs a build (`pnpm build`), Postgres and Redis.
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { ROOT, benchPrefix, fmt, freePort, sequential as timed, startProcess, stop, table } from './lib/common.mjs';
+import { ROOT, fmt, sandboxStack, sequential as timed, table } from './lib/common.mjs';
 
 const require = createRequire(import.meta.url);
 const N = Number(process.env.BENCH_RAIL_CALLS ?? 200);
@@ -52,35 +52,9 @@ function routingDecision() {
 }
 
 export async function railsBench() {
-  const { createTestDatabase, seed, ApiKeyRepository } = require(join(ROOT, 'packages/db/dist/index.js'));
-  const { seedDemoCatalog } = require(join(ROOT, 'packages/catalog/dist/index.js'));
-  const { startSandbox } = require(join(ROOT, 'apps/sandbox/dist/index.js'));
   const decision = routingDecision();
-  const sandbox = await startSandbox({ port: 0 });
-  const db = await createTestDatabase();
-  const procs = [];
+  const { sandbox, db, key, base, close } = await sandboxStack('rails', ['search', 'session', 'router']);
   try {
-    await seed(db.prisma, { providerCatalog: (p) => seedDemoCatalog(p, { sandboxUrl: sandbox.url }) });
-    const { key } = await new ApiKeyRepository(db.prisma).create({
-      projectId: 'proj_dev',
-      environment: 'test',
-      scopes: ['servers:read', 'sessions:create', 'tools:execute', 'connections:write'],
-    });
-    const port = await freePort();
-    const env = {
-      DATABASE_URL: db.url,
-      ROTA_REDIS_PREFIX: benchPrefix('rails'),
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      ANTHROPIC_API_KEY: '',
-      LOG_LEVEL: 'warn',
-      ROTA_DEV_MODE: 'true',
-      ROTA_LOCAL_EMBEDDER: 'hash',
-    };
-    const base = `http://127.0.0.1:${port}`;
-    for (const app of ['search', 'session', 'router']) procs.push(await startProcess(join(ROOT, `apps/${app}/dist/main.js`), env, async () => true));
-    procs.push(await startProcess(join(ROOT, 'bench/lib/gateway-child.cjs'), env, async () => (await fetch(`${base}/bench/transport`)).ok));
-
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const post = async (path, body, extra = {}) => {
       const r = await fetch(`${base}${path}`, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) });
@@ -167,9 +141,7 @@ export async function railsBench() {
     console.log(`routing decision in process (${decision.rails} candidate rails, 3 connected): p50 ${fmt(decision.p50, 4)} ms, p99 ${fmt(decision.p99, 4)} ms`);
     console.log(`sandbox charges created: ${sandbox.control.counters().charges_created}`);
   } finally {
-    for (const p of procs.reverse()) await stop(p);
-    await db.drop();
-    await sandbox.close();
+    await close();
   }
 }
 

@@ -1,6 +1,7 @@
 // Helpers shared by the benchmark scripts: child processes, load, formatting.
 import { fork, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +9,7 @@ import autocannon from 'autocannon';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const SHARED = join(ROOT, '..', 'shared');
+const require = createRequire(import.meta.url);
 
 export function freePort() {
   return new Promise((resolve, reject) => {
@@ -103,4 +105,51 @@ export function table(rows) {
   const line = (vals) => vals.map((v, i) => String(v).padEnd(widths[i])).join('  ');
   console.log(line(cols));
   for (const r of rows) console.log(line(cols.map((c) => r[c])));
+}
+
+/**
+ * The sandbox provider server and a test database seeded with the demo
+ * catalog pointing at it, a test key able to connect and execute, and the
+ * environment the apps run with (gateway on `port`). `services` are started
+ * from their dist, then the gateway through bench/lib/gateway-child.cjs.
+ * `close()` stops everything it started.
+ */
+export async function sandboxStack(label, services) {
+  const { createTestDatabase, seed, ApiKeyRepository } = require(join(ROOT, 'packages/db/dist/index.js'));
+  const { seedDemoCatalog } = require(join(ROOT, 'packages/catalog/dist/index.js'));
+  const { startSandbox } = require(join(ROOT, 'apps/sandbox/dist/index.js'));
+  const sandbox = await startSandbox({ port: 0 });
+  const db = await createTestDatabase();
+  const procs = [];
+  const close = async () => {
+    for (const p of procs.reverse()) await stop(p);
+    await db.drop();
+    await sandbox.close();
+  };
+  try {
+    await seed(db.prisma, { providerCatalog: (p) => seedDemoCatalog(p, { sandboxUrl: sandbox.url }) });
+    const { key } = await new ApiKeyRepository(db.prisma).create({
+      projectId: 'proj_dev',
+      environment: 'test',
+      scopes: ['servers:read', 'sessions:create', 'tools:execute', 'connections:write'],
+    });
+    const port = await freePort();
+    const env = {
+      DATABASE_URL: db.url,
+      ROTA_REDIS_PREFIX: benchPrefix(label),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ANTHROPIC_API_KEY: '',
+      LOG_LEVEL: 'warn',
+      ROTA_DEV_MODE: 'true',
+      ROTA_LOCAL_EMBEDDER: 'hash',
+    };
+    const base = `http://127.0.0.1:${port}`;
+    for (const app of services) procs.push(await startProcess(join(ROOT, `apps/${app}/dist/main.js`), env, async () => true));
+    procs.push(await startProcess(join(ROOT, 'bench/lib/gateway-child.cjs'), env, async () => (await fetch(`${base}/bench/transport`)).ok));
+    return { sandbox, db, key, env, base, procs, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
 }
