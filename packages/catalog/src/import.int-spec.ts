@@ -353,4 +353,68 @@ describe('importCatalog', () => {
       await fresh.drop();
     }
   });
+
+  it('embeds before its transaction opens, and embeds inside only the rows that changed in between', async () => {
+    const fresh = await createTestDatabase();
+    try {
+      const local = new LocalEmbedder();
+      /** Transactions open on the database while the embedder works. */
+      const openTransactions: number[] = [];
+      const batches: string[][] = [];
+      let between: (() => Promise<unknown>) | null = null;
+      const embedder = {
+        model: local.model,
+        dimensions: local.dimensions,
+        async embed(texts: string[]) {
+          batches.push(texts);
+          const [row] = await fresh.prisma.$queryRawUnsafe<Array<{ n: number }>>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL AND state <> 'active'`,
+          );
+          openTransactions.push(row!.n);
+          if (between) {
+            const run = between;
+            between = null;
+            await run();
+          }
+          return local.embed(texts);
+        },
+      };
+      const doc = parseRotaCatalog(smallCatalog());
+      const first = await importCatalog(fresh.prisma, doc, { model, embedder });
+      expect(first.tools.created).toBe(SMALL_CATALOG_TOOLS);
+      // One batch, every text, and no transaction open while it ran.
+      expect(batches).toHaveLength(1);
+      expect(batches[0]).toHaveLength(SMALL_CATALOG_TOOLS);
+      expect(openTransactions).toEqual([0]);
+
+      // A second import edits one description. While its pre-pass embeds,
+      // another writer changes a second row behind its back; the transaction
+      // finds that row differs from the input too and embeds it there.
+      batches.length = 0;
+      openTransactions.length = 0;
+      const edited = smallCatalog();
+      edited.servers[0]!.tools[1]!.description = 'Reads the current state of a Pix charge by its id.';
+      between = () =>
+        fresh.prisma.$executeRawUnsafe(`UPDATE mcp_tools SET description = 'Sends a message.', description_hash = 'other' WHERE tool_name = 'send_text'`);
+      const second = await importCatalog(fresh.prisma, parseRotaCatalog(edited), { model, embedder });
+      expect(second.tools).toEqual({ created: 0, updated: 2, unchanged: SMALL_CATALOG_TOOLS - 2, removed: 0 });
+      expect(second.reembed).toBe(0);
+      expect(batches.map((b) => b.length)).toEqual([1, 1]);
+      // The pre-pass ran outside any transaction; the catch-up ran inside the import's own (which shows the check sees one).
+      expect(openTransactions).toEqual([0, 1]);
+      // Every row holds the vector of its own stored text.
+      const rows = await fresh.prisma.$queryRawUnsafe<Array<{ pname: string; tool_name: string; description: string; vec: string; hash: string }>>(
+        `SELECT p.name AS pname, t.tool_name, t.description, t.embedding::text AS vec, t.description_hash AS hash FROM mcp_tools t JOIN providers p ON p.id = t.server_id`,
+      );
+      expect(rows).toHaveLength(SMALL_CATALOG_TOOLS);
+      for (const r of rows) {
+        const text = toolEmbeddingText({ providerName: r.pname, toolName: r.tool_name, description: r.description });
+        expect(r.hash).toBe(descriptionHash(model, text));
+        expect(Buffer.from(fromVectorLiteral(r.vec).buffer)).toEqual(Buffer.from(local.embedOne(text).buffer));
+      }
+      expect(rows.find((r) => r.tool_name === 'send_text')!.description).toBe('Sends a WhatsApp text message to a phone number.');
+    } finally {
+      await fresh.drop();
+    }
+  });
 });

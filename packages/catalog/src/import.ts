@@ -87,6 +87,77 @@ function textUnchanged(row: StoredTool, text: string, model: string): boolean {
  * its vector, which is what queues it for re-embedding.
  */
 export async function importCatalog(prisma: PrismaClient, doc: CatalogDocument, opts: ImportOptions): Promise<ImportResult> {
+  if (opts.embedder && opts.embedder.model !== opts.model) throw new Error(`the import's embedder makes ${opts.embedder.model} vectors, not ${opts.model}`);
+  const started = performance.now();
+  // Embedding takes minutes for a large catalog (the local model makes about
+  // 50 vectors a second per core), far longer than a transaction should stay
+  // open. So the rows to embed are worked out first, from a read outside the
+  // transaction, and embedded before it opens; the transaction then takes
+  // each row's vector by its text. A row whose text the pre-pass did not
+  // foresee (something else wrote in between) is embedded inside, and those
+  // are few.
+  const vectors = new Map<string, string>();
+  let embedding = 0;
+  if (opts.embedder) {
+    const foreseen = await plan(new CatalogRepository(prisma), doc, opts, { write: false });
+    const texts = [...new Set(foreseen.texts.values())];
+    if (texts.length > 0) {
+      const t = performance.now();
+      const params = await vectorParams(opts.embedder, texts);
+      if (params.length !== texts.length) throw new Error(`embedder returned ${params.length} vectors for ${texts.length} texts`);
+      texts.forEach((text, i) => vectors.set(text, params[i]!));
+      embedding = performance.now() - t;
+    }
+  }
+  return CatalogRepository.transaction(prisma, async (repo) => {
+    const { result, inserts, updates, removed, texts } = await plan(repo, doc, opts, { write: true });
+    result.timings.embedding = embedding;
+    if (opts.embedder && texts.size > 0) {
+      const missing = [...new Set([...texts.values()].filter((text) => !vectors.has(text)))];
+      if (missing.length > 0) {
+        const t = performance.now();
+        const params = await vectorParams(opts.embedder, missing);
+        if (params.length !== missing.length) throw new Error(`embedder returned ${params.length} vectors for ${missing.length} texts`);
+        missing.forEach((text, i) => vectors.set(text, params[i]!));
+        result.timings.embedding += performance.now() - t;
+      }
+      for (const [row, text] of texts) row.vector = vectors.get(text)!;
+    }
+
+    const w = performance.now();
+    if (opts.rebuildVectorIndex) await repo.dropVectorIndex();
+    result.tools.created = await repo.insertTools(inserts, opts.embedder?.model);
+    await repo.updateTools(updates, opts.embedder?.model);
+    result.tools.removed = await repo.deleteTools(removed);
+    result.reembed += result.tools.created;
+    if (opts.embedder) result.reembed = 0;
+    result.timings.writing = performance.now() - w;
+    if (opts.rebuildVectorIndex) {
+      const t = performance.now();
+      await repo.createVectorIndex();
+      result.timings.index = performance.now() - t;
+    }
+    result.timings.total = performance.now() - started;
+    return result;
+  });
+}
+
+/** What an import will write: counts so far, the tool rows to insert, update and delete, and the text to embed for each new or edited row. */
+interface ImportPlan {
+  result: ImportResult;
+  inserts: NewToolRow[];
+  updates: ToolUpdateRow[];
+  removed: string[];
+  texts: Map<NewToolRow | ToolUpdateRow, string>;
+}
+
+/**
+ * Compares the input with what is stored and works out the writes. With
+ * `write`, the provider rows are written on the way (tool rows depend on
+ * them); without it, nothing is, and the plan only foresees the texts to
+ * embed.
+ */
+async function plan(repo: CatalogRepository, doc: CatalogDocument, opts: ImportOptions, { write }: { write: boolean }): Promise<ImportPlan> {
   const projectId = opts.projectId ?? null;
   const result: ImportResult = {
     providers: { created: 0, updated: 0, unchanged: 0 },
@@ -94,10 +165,7 @@ export async function importCatalog(prisma: PrismaClient, doc: CatalogDocument, 
     reembed: 0,
     timings: { total: 0, embedding: 0, writing: 0, index: 0 },
   };
-  if (opts.embedder && opts.embedder.model !== opts.model) throw new Error(`the import's embedder makes ${opts.embedder.model} vectors, not ${opts.model}`);
-  const started = performance.now();
-
-  return CatalogRepository.transaction(prisma, async (repo) => {
+  {
     if (projectId !== null && !(await repo.projectExists(projectId))) throw new AppError('not_found', `project ${projectId} not found`);
 
     const owner = projectId ?? '';
@@ -137,9 +205,11 @@ export async function importCatalog(prisma: PrismaClient, doc: CatalogDocument, 
         if (before.name !== p.name) renamed.push(s.id);
       } else result.providers.unchanged++;
     }
-    await repo.upsertProviders(toUpsert, projectId);
-    // The project's tools that hung off a global provider move onto its new own one.
-    if (projectId !== null) await repo.adoptProjectTools(created, projectId);
+    if (write) {
+      await repo.upsertProviders(toUpsert, projectId);
+      // The project's tools that hung off a global provider move onto its new own one.
+      if (projectId !== null) await repo.adoptProjectTools(created, projectId);
+    }
 
     const stored = await repo.toolsOf(ids, projectId);
     const byKey = new Map(stored.map((t) => [`${t.serverId}\0${t.toolName}`, t]));
@@ -214,29 +284,6 @@ export async function importCatalog(prisma: PrismaClient, doc: CatalogDocument, 
       }
     }
 
-    if (opts.embedder && texts.size > 0) {
-      const t = performance.now();
-      const rows = [...texts.keys()];
-      const params = await vectorParams(opts.embedder, [...texts.values()]);
-      if (params.length !== rows.length) throw new Error(`embedder returned ${params.length} vectors for ${rows.length} texts`);
-      rows.forEach((r, i) => (r.vector = params[i]));
-      result.timings.embedding = performance.now() - t;
-    }
-
-    const w = performance.now();
-    if (opts.rebuildVectorIndex) await repo.dropVectorIndex();
-    result.tools.created = await repo.insertTools(inserts, opts.embedder?.model);
-    await repo.updateTools(updates, opts.embedder?.model);
-    result.tools.removed = await repo.deleteTools(removed);
-    result.reembed += result.tools.created;
-    if (opts.embedder) result.reembed = 0;
-    result.timings.writing = performance.now() - w;
-    if (opts.rebuildVectorIndex) {
-      const t = performance.now();
-      await repo.createVectorIndex();
-      result.timings.index = performance.now() - t;
-    }
-    result.timings.total = performance.now() - started;
-    return result;
-  });
+    return { result, inserts, updates, removed, texts };
+  }
 }
