@@ -20,6 +20,26 @@ export function patternActs(pattern: string): boolean {
 }
 
 /**
+ * Patterns whose handler only reads (filling a cache on the way at most):
+ * running one twice, or after a peer has already answered it, changes
+ * nothing anyone can see. A replica runs these without first claiming the
+ * entry in Redis, which saves a round trip on the hot read paths (the rail
+ * choice of every acting meta-tool, discover, path A and path C). Never list
+ * a pattern here that writes.
+ */
+export const READ_ONLY_PATTERNS: Partial<Record<PatternName, 'reads'>> = {
+  'router.select': 'reads',
+  'router.route': 'reads',
+  'search.discover': 'reads',
+  'search.tools': 'reads',
+};
+
+/** Whether a pattern only reads (see {@link READ_ONLY_PATTERNS}). Unknown names do not. */
+export function patternOnlyReads(pattern: string): boolean {
+  return Object.prototype.hasOwnProperty.call(READ_ONLY_PATTERNS, pattern);
+}
+
+/**
  * Why a caller is left without the service's own answer:
  * - `never_started`: the request provably never reached a handler;
  * - `deadline`: the deadline passed before an answer came;

@@ -1,7 +1,7 @@
 /**
  * A stand-alone replica used by transport tests and the scale-out benchmark.
  * It serves the `fixture` service with an echo, a slow and a CPU-bound handler,
- * and `fixture.act`, which counts its runs in Redis so a test can tell how
+ * a read-only one (`fixture.read`) and `fixture.act`, which counts its runs in Redis so a test can tell how
  * often a request really ran, even in a replica that was stopped or killed.
  * Env: REDIS_URL, ROTA_REDIS_PREFIX, REPLICA_NAME, HEARTBEAT_MS, RECLAIM_MS,
  * CONCURRENCY, BLOCK_MS.
@@ -55,6 +55,22 @@ class FixtureController {
     return { replica, key: data.key };
   }
 
+  /** The entry state keys of this service while the handler runs: `fixture.read` only reads, `fixture.write` does not. */
+  @MessagePattern('fixture.read')
+  read() {
+    return this.states();
+  }
+
+  @MessagePattern('fixture.write')
+  write() {
+    return this.states();
+  }
+
+  private async states() {
+    const keys = await counter.keys(`${prefix}:rpc-state:fixture:*`);
+    return { replica, states: await Promise.all(keys.map((k) => counter.get(k))) };
+  }
+
   /** What the transport restored into the request context. */
   @MessagePattern('fixture.context')
   context() {
@@ -86,6 +102,7 @@ async function main() {
     reclaimEveryMs: Number(process.env.RECLAIM_MS ?? 300),
     concurrency: Number(process.env.CONCURRENCY ?? 128),
     blockMs: Number(process.env.BLOCK_MS ?? 500),
+    onlyReads: (pattern) => pattern === 'fixture.read',
   });
   // Tells the test the moment shutdown has begun (the read loop is stopped
   // from here on), so it can send requests into the last blocking read.

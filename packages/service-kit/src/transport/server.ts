@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { context, SpanKind, trace } from '@opentelemetry/api';
 import { CustomTransportStrategy, Server } from '@nestjs/microservices';
-import { type Tenant, unansweredCode } from '@rota/contracts';
+import { patternOnlyReads, type Tenant, unansweredCode } from '@rota/contracts';
 import Redis from 'ioredis';
 import { lastValueFrom, isObservable } from 'rxjs';
 import { requestContext } from '../context';
@@ -33,6 +33,11 @@ export interface RedisStreamsServerOptions {
   drainTimeoutMs?: number;
   /** How long one read waits for new entries; shutdown waits up to this long for the last read. */
   blockMs?: number;
+  /**
+   * Patterns that only read: their entries run without being claimed first
+   * (see `READ_ONLY_PATTERNS`, the default).
+   */
+  onlyReads?: (pattern: string) => boolean;
 }
 
 /** What a handler receives as its Nest context (second argument). */
@@ -136,6 +141,7 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
   private readonly reclaimEveryMs: number;
   private readonly drainTimeoutMs: number;
   private readonly blockMs: number;
+  private readonly onlyReads: (pattern: string) => boolean;
   private readonly log;
   /** Instrumentation scope of this service's spans. */
   private readonly tracerName: string;
@@ -165,6 +171,7 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
     this.reclaimEveryMs = options.reclaimEveryMs ?? 2000;
     this.drainTimeoutMs = options.drainTimeoutMs ?? 10000;
     this.blockMs = options.blockMs ?? 500;
+    this.onlyReads = options.onlyReads ?? patternOnlyReads;
     this.log = createLogger(`transport:${options.service}`);
     this.tracerName = `rota.${options.service}`;
   }
@@ -302,6 +309,10 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
         void this.ack(id);
       } else if (now > Number(f.t)) {
         this.dropExpired(id, f);
+      } else if (f.a !== '1' && this.onlyReads(f.p)) {
+        // Nothing to protect: a read that runs twice, or after a peer
+        // answered it `unavailable`, changes nothing.
+        this.track(this.run(id, f, false));
       } else {
         live.push([id, f]);
         claim.push(this.keys.state(this.options.service, id));
@@ -336,13 +347,14 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
     await this.ack(id);
   }
 
-  private async run(entryId: string, f: Record<string, string>) {
+  /** Runs one entry and answers it; `claimed` when its state key says `started` (see {@link dispatch}). */
+  private async run(entryId: string, f: Record<string, string>, claimed = true) {
     const deadline = Number(f.t);
     const state = this.keys.state(this.options.service, entryId);
     if (Date.now() > deadline) {
       // The claim took too long: still never started, and nobody waits.
       this.dropExpired(entryId, f);
-      await this.writer!.del(state).catch(() => undefined);
+      if (claimed) await this.writer!.del(state).catch(() => undefined);
       return;
     }
     const acts = f.a === '1';
@@ -397,7 +409,7 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
     // first) or finds it acknowledged and leaves it alone.
     const published = this.writer!.publish(f.r, JSON.stringify(reply));
     const acked = this.ack(entryId);
-    const cleared = this.writer!.del(state).catch(() => undefined);
+    const cleared = claimed ? this.writer!.del(state).catch(() => undefined) : undefined;
     try {
       await published;
     } finally {
@@ -445,7 +457,11 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
       const started = taken[1] === 'started';
       if (!f.r || !f.i || Date.now() > Number(f.t)) continue;
       const code = unansweredCode(f.a === '1', started ? 'lost' : 'never_started');
-      const message = started ? 'The replica handling this request stopped before answering; it may have run.' : 'The request was never started.';
+      // A read-only entry is never claimed, so it may have run without a trace: harmless, but not "never started".
+      const message =
+        started || this.onlyReads(f.p)
+          ? 'The replica handling this request stopped before answering; it may have run.'
+          : 'The request was never started.';
       const reply: StreamReply = { i: f.i, err: { code, message } };
       await this.writer!.publish(f.r, JSON.stringify(reply));
     }

@@ -155,6 +155,18 @@ describe('Redis Streams transport', () => {
       }
     });
 
+    it('runs a read-only pattern without claiming its entry first, and claims every other one', async () => {
+      // Alone in flight once earlier tests' handlers (the one past its deadline) are done: the only state key is the request's own, or none.
+      const probe = new Redis(url);
+      try {
+        for (let i = 0; i < 100 && (await probe.keys(`${prefix}:rpc-state:fixture:*`)).length > 0; i++) await sleep(50);
+      } finally {
+        probe.disconnect();
+      }
+      expect(await call(client, 'fixture.write', {})).toMatchObject({ states: ['started'] });
+      expect(await call(client, 'fixture.read', {})).toMatchObject({ states: [] });
+    });
+
     it('answers not_found for a pattern no replica serves', async () => {
       await expect(call(client, 'fixture.nothing', {})).rejects.toMatchObject({ code: 'not_found' });
     });
