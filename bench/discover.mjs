@@ -147,6 +147,8 @@ async function viaGateway(url, queries, firstServer) {
     LOG_LEVEL: 'warn',
     ROTA_EMBEDDER: 'local',
     ROTA_LOCAL_EMBEDDER: benchModelKind(),
+    // Every call embeds its query: the intents repeat across rounds, and the service's cache would answer the later ones.
+    ROTA_DISCOVER_EMBED_CACHE_SIZE: '0',
     // A throwaway database: the built-in credentials key is acceptable.
     ROTA_DEV_MODE: 'true',
   };
@@ -197,6 +199,7 @@ async function viaTransport(url, queries) {
     LOG_LEVEL: 'warn',
     ROTA_EMBEDDER: 'local',
     ROTA_LOCAL_EMBEDDER: benchModelKind(),
+    ROTA_DISCOVER_EMBED_CACHE_SIZE: '0',
   };
   const search = await startProcess(join(ROOT, 'apps/search/dist/main.js'), env, async () => true);
   const { RpcClient, requestContext } = require(join(ROOT, 'packages/service-kit/dist/index.js'));

@@ -266,7 +266,7 @@ describe("discover's lexical channel against the previous statement", () => {
     await db?.drop();
   });
 
-  const query = (text: string, expansion: string, scanCap: number): CandidateQuery => ({
+  const query = (text: string, expansion: string, scanCap: number, scoreCap = 0): CandidateQuery => ({
     projectId: 'proj_a',
     environment: 'live',
     text,
@@ -275,7 +275,7 @@ describe("discover's lexical channel against the previous statement", () => {
     category: null,
     country: null,
     candidates: 30,
-    lexical: { text, expansion, expansionWeight: 0.5, k1: 1.2, b: 0.75, fieldWeights: [2, 1, 1, 0], scanCap },
+    lexical: { text, expansion, expansionWeight: 0.5, k1: 1.2, b: 0.75, fieldWeights: [2, 1, 1, 0], scanCap, scoreCap },
   });
 
   // The catalog above repeats its texts, so many rows tie: the two statements
@@ -306,6 +306,34 @@ describe("discover's lexical channel against the previous statement", () => {
     }
     expect(a.every((r) => r.fromLexicalPass)).toBe(true);
     if (text !== 'qwxz') expect(a.length).toBeGreaterThan(0);
+  });
+
+  it('scores at most the score cap of rows, those holding the most query words, each with its exact BM25', async () => {
+    // 'ledger' and 'customer' each stand in many rows; some rows hold both.
+    const both = await db.sql.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM mcp_tools WHERE search_document @@ 'ledger & custom'::tsquery AND coalesce(project_id, 'proj_a') = 'proj_a'`,
+    );
+    const one = await db.sql.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM mcp_tools WHERE search_document @@ 'ledger'::tsquery AND coalesce(project_id, 'proj_a') = 'proj_a'`,
+    );
+    expect(both.rows[0]!.n).toBeGreaterThanOrEqual(4);
+    expect(one.rows[0]!.n).toBeGreaterThan(both.rows[0]!.n);
+    // A scan cap below 'customer''s rows leaves 'ledger' the only seek term: one step, so the cap bounds the rows.
+    const capped = await current.candidates(query('ledger customer', '', 1, 4));
+    expect(capped).toHaveLength(4);
+    const uncapped = await previous.candidates(query('ledger customer', '', 1));
+    const exact = new Map(uncapped.map((r) => [`${r.serverId}/${r.toolName}`, r.lexicalScore!]));
+    const holdsBoth = await db.sql.query<{ k: string }>(
+      `SELECT server_id || '/' || tool_name AS k FROM mcp_tools WHERE search_document @@ 'ledger & custom'::tsquery`,
+    );
+    const bothKeys = new Set(holdsBoth.rows.map((r) => r.k));
+    for (const r of capped) {
+      const key = `${r.serverId}/${r.toolName}`;
+      expect(bothKeys.has(key)).toBe(true);
+      if (exact.has(key)) expect(r.lexicalScore).toBeCloseTo(exact.get(key)!, 10);
+    }
+    // With no cap (0), every row found is scored, as before.
+    expectSameScores(scores(await current.candidates(query('ledger customer', '', 1, 0))), scores(uncapped));
   });
 
   it('agrees whether the rows of the most common seek term are searched or skipped', async () => {

@@ -35,6 +35,13 @@ export interface LexicalQuery {
   fieldWeights: readonly [number, number, number, number];
   /** Rows the channel's candidate search may touch: query terms join it rarest first until their rows reach this. */
   scanCap: number;
+  /**
+   * Rows each step of the candidate search scores with BM25 at most (0 or
+   * absent: every row it finds). Past it, the rows that hold the most of the
+   * query's words, in the heaviest fields, are kept (Postgres's `ts_rank`,
+   * which costs a fraction of the BM25 expression per row).
+   */
+  scoreCap?: number;
 }
 
 /** The catalog reads discover makes. The service sees only this. */
@@ -89,7 +96,8 @@ export type LexicalVariant = 'current' | 'previous';
  * $1 text, $2 vector, $3 model, $4 project, $5 environment, $6 candidates,
  * $7 lexical text, $8 lexical expansion, $9 category, $10 country,
  * $11 BM25 settings [k1, b, weight of tool name, description, provider name,
- * provider description, expansion], $12 lexical scan cap.
+ * provider description, expansion, score cap, then ts_rank's four label
+ * weights], $12 lexical scan cap.
  *
  * Candidates come from two channels, each with its own index and its own top
  * `candidates`, and every candidate of the union is then scored by both:
@@ -114,8 +122,9 @@ export function candidateSql(shape: { vector: boolean; category: boolean; countr
   // planner an exact scan over every visible row as an alternative to HNSW.
   // A global tool drops out when the project has a provider of its own under
   // that id (one probe of the providers' primary key).
+  // The project's own provider ids are read once per statement (an InitPlan), not probed per row.
   const visible =
-    'coalesce(t.project_id, $4) = $4 AND (t.project_id IS NOT NULL OR NOT EXISTS (SELECT 1 FROM providers o WHERE o.id = t.server_id AND o.owner = $4))';
+    'coalesce(t.project_id, $4) = $4 AND (t.project_id IS NOT NULL OR t.server_id <> ALL (ARRAY(SELECT o.id FROM providers o WHERE o.owner = $4)))';
   // Every shape names all twelve parameters, so the unused ones get a type too
   // (the planner folds these conditions away).
   const typed =
@@ -140,9 +149,23 @@ export function candidateSql(shape: { vector: boolean; category: boolean; countr
       FROM (SELECT u.lexeme, (SELECT sum(CASE l WHEN 'A' THEN ($11::float8[])[3] WHEN 'B' THEN ($11::float8[])[4] WHEN 'C' THEN ($11::float8[])[5] ELSE ($11::float8[])[6] END) FROM unnest(u.weights) l) AS tf
             FROM unnest(${terms}) u) f
       JOIN qidf q ON q.term = f.lexeme)`;
-  const lexRows = (match: string) => `SELECT t.id, ${bm25} AS s
+  const lexRows = (match: string) =>
+    previous
+      ? `SELECT t.id, ${bm25} AS s
       FROM mcp_tools t ${joinProviders} CROSS JOIN corpus c
       WHERE ${match} AND ${visible} ${pf}
+      ORDER BY s DESC
+      LIMIT $6`
+      : // At most the score cap's rows get the BM25 expression: the ones
+        // ts_rank puts first, with the field weights as its label weights
+        // (D, C, B, A: provider description, provider name, description, tool name).
+        `SELECT t.id, ${bm25} AS s
+      FROM (SELECT t.id, t.search_document, t.search_length
+            FROM mcp_tools t ${joinProviders}
+            WHERE ${match} AND ${visible} ${pf}
+            ORDER BY ts_rank((($11::float8[])[9:12])::float4[], t.search_document, (SELECT anyq FROM split)) DESC
+            LIMIT nullif(($11::float8[])[8], 0)::bigint) t
+      CROSS JOIN corpus c
       ORDER BY s DESC
       LIMIT $6`;
   // BM25's corpus: documents and their mean length over every row of
@@ -174,7 +197,8 @@ export function candidateSql(shape: { vector: boolean; category: boolean; countr
              (SELECT quote_literal(term)::tsquery FROM last) AS last,
              (SELECT string_agg(quote_literal(term), ' | ')::tsquery FROM qidf WHERE term NOT IN (SELECT term FROM seek)) AS rest,
              (SELECT (($11::float8[])[1] + 1) * w FROM qidf WHERE term IN (SELECT term FROM last)) AS last_bound,
-             (SELECT (($11::float8[])[1] + 1) * sum(w) FROM qidf WHERE term NOT IN (SELECT term FROM seek EXCEPT SELECT term FROM last)) AS bound
+             (SELECT (($11::float8[])[1] + 1) * sum(w) FROM qidf WHERE term NOT IN (SELECT term FROM seek EXCEPT SELECT term FROM last)) AS bound,
+             (SELECT string_agg(quote_literal(term), ' | ')::tsquery FROM qidf) AS anyq
     ),
     lex1 AS MATERIALIZED (${lexRows('t.search_document @@ (SELECT first FROM split)')}),
     cut AS MATERIALIZED (SELECT coalesce((SELECT min(s) FROM lex1 HAVING count(*) >= $6), 0) AS s),
@@ -312,12 +336,18 @@ export class DiscoverRepository implements DiscoverCatalog {
         lx?.expansion ?? null,
         q.category,
         q.country,
-        lx ? [lx.k1, lx.b, ...lx.fieldWeights, lx.expansionWeight] : [0, 0, 0, 0, 0, 0, 0],
+        lx ? [lx.k1, lx.b, ...lx.fieldWeights, lx.expansionWeight, lx.scoreCap ?? 0, ...rankWeights(lx.fieldWeights)] : [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
         lx?.scanCap ?? 0,
       ],
     });
     return rows.map(toCandidate);
   }
+}
+
+/** The BM25F field weights as ts_rank's label weights: D, C, B, A order, scaled into 0..1 as it requires. */
+function rankWeights(w: readonly [number, number, number, number]): [number, number, number, number] {
+  const top = Math.max(...w, 1e-9);
+  return [w[3] / top, w[2] / top, w[1] / top, w[0] / top];
 }
 
 function toCandidate(r: CandidateRow): Candidate {

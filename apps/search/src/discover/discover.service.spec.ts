@@ -207,6 +207,29 @@ describe('DiscoverService', () => {
     expect(infos).toEqual(['discover: query embeddings answer again']);
   });
 
+  it('embeds a repeated use case once, unless the query cache is turned off', async () => {
+    const counting = (): Embedder & { calls: number } => {
+      const e = {
+        model: 'test-model',
+        dimensions: 3,
+        calls: 0,
+        embed: (texts: string[]) => {
+          e.calls++;
+          return Promise.resolve(texts.map(() => Float32Array.from([1, 0, 0])));
+        },
+      };
+      return e;
+    };
+    const cached = counting();
+    const withCache = new DiscoverService(new FakeCatalog([row()]), cached, CONFIG);
+    for (let i = 0; i < 3; i++) await discoverAs(withCache, { use_case: 'create a payment at acme' });
+    expect(cached.calls).toBe(1);
+    const uncached = counting();
+    const noCache = new DiscoverService(new FakeCatalog([row()]), uncached, DiscoverConfig.parse({ ROTA_DISCOVER_EMBED_CACHE_SIZE: '0' }));
+    for (let i = 0; i < 3; i++) expect((await discoverAs(noCache, { use_case: 'create a payment at acme' })).search_strategy).toBe('embedding');
+    expect(uncached.calls).toBe(3);
+  });
+
   it('gives up on a query embedding that outlives its deadline', async () => {
     const hanging: Embedder = { model: 'test-model', dimensions: 3, embed: () => new Promise(() => undefined) };
     const warnings: string[] = [];

@@ -16,7 +16,6 @@ export interface DiscoverLogger {
 }
 
 /** Query embeddings are kept for repeated use cases; an agent often asks the same thing twice. */
-const EMBED_CACHE_SIZE = 512;
 
 export function rankingSettings(c: DiscoverConfig): RankingSettings {
   return {
@@ -104,6 +103,7 @@ export class DiscoverService {
             b: this.config.ROTA_DISCOVER_BM25_B,
             fieldWeights: this.config.ROTA_DISCOVER_BM25_FIELDS,
             scanCap: this.config.ROTA_DISCOVER_LEXICAL_SCAN_CAP,
+            scoreCap: this.config.ROTA_DISCOVER_LEXICAL_SCORE_CAP,
           }
         : null,
     });
@@ -170,8 +170,10 @@ export class DiscoverService {
     try {
       const [v] = await this.embedPolicy.execute(() => embedder.embed([text]));
       if (!v) return null;
-      this.cache.set(key, v);
-      if (this.cache.size > EMBED_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
+      if (this.config.ROTA_DISCOVER_EMBED_CACHE_SIZE > 0) {
+        this.cache.set(key, v);
+        if (this.cache.size > this.config.ROTA_DISCOVER_EMBED_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
+      }
       return v;
     } catch (err) {
       // While the breaker is open each call skips the embedder; the break itself was logged once.
