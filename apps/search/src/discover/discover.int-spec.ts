@@ -152,6 +152,58 @@ describe('codespar_discover against Postgres', () => {
     expect(owner.recommended?.tool).toBe('alfapay/nightly_warehouse_report');
   });
 
+  it('gives the same candidates when the lexical channel starts before the query vector is ready', async () => {
+    const base = {
+      projectId: 'proj_a',
+      environment: 'live' as const,
+      candidates: 30,
+      lexical: {
+        text: '',
+        expansion: '',
+        expansionWeight: 0.5,
+        k1: 1.2,
+        b: 0.75,
+        fieldWeights: [2, 1, 1, 0] as [number, number, number, number],
+        scanCap: 2000,
+        scoreCap: 400,
+      },
+    };
+    const key = (r: { serverId: string; toolName: string; projectId: string | null }) => `${r.serverId}/${r.toolName}/${r.projectId}`;
+    const cases: Array<{ text: string; category: string | null; country: string | null }> = [
+      { text: 'create a pix charge for a customer', category: null, country: null },
+      { text: 'send a whatsapp message', category: null, country: null },
+      { text: 'transfer money to another bank account', category: 'payments', country: 'BR' },
+      { text: 'cash voucher', category: null, country: 'MX' },
+      { text: 'zzqx nothing matches this', category: null, country: null },
+    ];
+    for (const c of cases) {
+      const q = { ...base, text: c.text, category: c.category, country: c.country, lexical: { ...base.lexical, text: c.text } };
+      const vector = embedder.embedOne(c.text);
+      const together = await repo.candidates({ ...q, vector, model: embedder.model });
+      let resolve!: (v: { vector: Float32Array; model: string } | null) => void;
+      const pending = new Promise<{ vector: Float32Array; model: string } | null>((r) => (resolve = r));
+      const split = repo.candidatesWhileEmbedding(q, pending);
+      // The vector arrives later than the lexical statement's answer.
+      await new Promise((r) => setTimeout(r, 30));
+      resolve({ vector, model: embedder.model });
+      const apart = await split;
+      const byKey = new Map(together.map((r) => [key(r), r]));
+      expect(apart.map(key).sort()).toEqual(together.map(key).sort());
+      for (const r of apart) {
+        const t = byKey.get(key(r))!;
+        expect({ ...r, cosineDistance: null, lexicalScore: null }).toEqual({ ...t, cosineDistance: null, lexicalScore: null });
+        if (t.cosineDistance === null) expect(r.cosineDistance).toBeNull();
+        else expect(r.cosineDistance).toBeCloseTo(t.cosineDistance, 9);
+        if (t.lexicalScore === null) expect(r.lexicalScore).toBeNull();
+        else expect(r.lexicalScore).toBeCloseTo(t.lexicalScore, 9);
+      }
+      // No vector after all: the lexical channel's rows alone, as with no embedder.
+      const lexicalAlone = await repo.candidates({ ...q, vector: null, model: null });
+      const none = await repo.candidatesWhileEmbedding(q, Promise.resolve(null));
+      expect(none.map(key).sort()).toEqual(lexicalAlone.map(key).sort());
+    }
+  });
+
   describe('the lexical channel (BM25 in Postgres)', () => {
     const lexicalOnly = () => new DiscoverService(repo, embedder, DiscoverConfig.parse({ ROTA_DISCOVER_CHANNELS: 'lexical' }));
     /** The lexical channel's rows, best BM25 first (the repository returns candidates unordered; ranking is the service's). */

@@ -44,12 +44,23 @@ export interface LexicalQuery {
   scoreCap?: number;
 }
 
+/** A query vector that is still being computed, with the model that makes it; null when there will be none. */
+export type PendingVector = Promise<{ vector: Float32Array; model: string } | null>;
+
 /** The catalog reads discover makes. The service sees only this. */
 export interface DiscoverCatalog {
   candidates(q: CandidateQuery): Promise<Candidate[]>;
+  /**
+   * The same candidates, for a query whose vector is still being computed:
+   * the lexical channel starts at once and the vector channel when the
+   * vector arrives. Optional: without it the caller waits for the vector and
+   * calls `candidates`.
+   */
+  candidatesWhileEmbedding?(q: Omit<CandidateQuery, 'vector' | 'model'>, vector: PendingVector): Promise<Candidate[]>;
 }
 
 interface CandidateRow {
+  id: string;
   server_id: string;
   tool_name: string;
   description: string;
@@ -111,7 +122,10 @@ export type LexicalVariant = 'current' | 'previous';
  * The pg_trgm similarities of the final rows are returned too: they are
  * shown in each match, not ranked on.
  */
-export function candidateSql(shape: { vector: boolean; category: boolean; country: boolean }, variant: LexicalVariant = 'current'): string {
+export function candidateSql(
+  shape: { vector: boolean; category: boolean; country: boolean; lexicalIds?: boolean },
+  variant: LexicalVariant = 'current',
+): string {
   const filters: string[] = [];
   if (shape.category) filters.push('lower(p.category) = $9');
   if (shape.country) filters.push("(p.country IN ($10, '*') OR $10 = ANY(p.countries))");
@@ -127,8 +141,10 @@ export function candidateSql(shape: { vector: boolean; category: boolean; countr
     'coalesce(t.project_id, $4) = $4 AND (t.project_id IS NOT NULL OR t.server_id <> ALL (ARRAY(SELECT o.id FROM providers o WHERE o.owner = $4)))';
   // Every shape names all twelve parameters, so the unused ones get a type too
   // (the planner folds these conditions away).
-  const typed =
-    '($2::vector IS NULL OR true) AND ($3::text IS NULL OR true) AND ($9::text IS NULL OR true) AND ($10::text IS NULL OR true) AND ($12::int IS NULL OR true)';
+  // With `lexicalIds`, $12 holds the lexical channel's rows, found by an
+  // earlier statement (see `candidatesWhileEmbedding`), instead of the scan cap.
+  const followUp = shape.lexicalIds === true;
+  const typed = `($2::vector IS NULL OR true) AND ($3::text IS NULL OR true) AND ($9::text IS NULL OR true) AND ($10::text IS NULL OR true) AND ($12::${followUp ? 'uuid[]' : 'int'} IS NULL OR true)`;
   const vectorPass = shape.vector
     ? `SELECT t.id, t.embedding <=> $2::vector AS d
        FROM mcp_tools t ${joinProviders}
@@ -177,9 +193,12 @@ export function candidateSql(shape: { vector: boolean; category: boolean; countr
   const documentFrequency = previous
     ? 'SELECT count(*)::float8 AS df FROM mcp_tools x WHERE x.search_document @@ quote_literal(q.term)::tsquery'
     : 'SELECT x.df::float8 AS df FROM mcp_tools_search_terms x WHERE x.lexeme = q.term';
-  const search = previous
-    ? `lex AS MATERIALIZED (${lexRows("t.search_document @@ (SELECT string_agg(quote_literal(term), ' | ')::tsquery FROM seek)")}),`
-    : `-- The search runs in two steps. The first keeps the best rows holding a
+  const search = followUp
+    ? `qlist AS MATERIALIZED (SELECT array_agg(term) AS terms FROM qidf),
+    lex AS MATERIALIZED (SELECT DISTINCT unnest($12::uuid[]) AS id, NULL::float8 AS s),`
+    : previous
+      ? `lex AS MATERIALIZED (${lexRows("t.search_document @@ (SELECT string_agg(quote_literal(term), ' | ')::tsquery FROM seek)")}),`
+      : `-- The search runs in two steps. The first keeps the best rows holding a
     -- seek term other than the most common one; the second looks at the rows
     -- holding only that most common term, and only at those that could still
     -- score above the worst row kept. A term adds less than its weight times
@@ -228,17 +247,21 @@ export function candidateSql(shape: { vector: boolean; category: boolean; countr
     -- the scan cap: on a large catalog a common word would otherwise have
     -- every row holding it scored, for a term that can barely move BM25.
     -- The rarest term always counts, and the others still score the rows found.
-    seek AS MATERIALIZED (
+    ${
+      followUp
+        ? ''
+        : `seek AS MATERIALIZED (
       SELECT term, df FROM (SELECT term, df, sum(df) OVER (ORDER BY df, term ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before FROM qidf) x
       WHERE coalesce(before, 0) < $12
-    ),
+    ),`
+    }
     ${search}
     cand AS (SELECT id FROM vec UNION SELECT id FROM lex),
     scored AS MATERIALIZED (
-      SELECT t.server_id, t.server_owner, t.tool_name, t.description, t.http_method, t.endpoint_template, t.project_id,
+      SELECT t.id, t.server_id, t.server_owner, t.tool_name, t.description, t.http_method, t.endpoint_template, t.project_id,
              vec.d IS NOT NULL AS from_vector,
              coalesce(vec.d, ${rescoredDistance}) AS cosine_distance,
-             lex.s IS NOT NULL AS from_lexical,
+             lex.id IS NOT NULL AS from_lexical,
              coalesce(lex.s, (SELECT ${bm25} FROM corpus c)) AS lexical_score
       FROM cand JOIN mcp_tools t ON t.id = cand.id LEFT JOIN vec ON vec.id = t.id LEFT JOIN lex ON lex.id = t.id
     ),
@@ -248,7 +271,7 @@ export function candidateSql(shape: { vector: boolean; category: boolean; countr
              similarity(p.name, $1) AS pname_sim, similarity(p.description, $1) AS pdesc_sim
       FROM (SELECT DISTINCT server_id, server_owner FROM scored) s JOIN providers p ON p.id = s.server_id AND p.owner = s.server_owner
     )
-    SELECT t.server_id, t.tool_name, t.description, t.http_method, t.endpoint_template, t.project_id,
+    SELECT t.id, t.server_id, t.tool_name, t.description, t.http_method, t.endpoint_template, t.project_id,
            ps.name AS provider_name, ps.category, ps.country, ps.countries, ps.auth_type, ps.self_serve_auth,
            ps.sandbox_available, ps.status AS provider_status,
            t.cosine_distance, t.from_vector, t.lexical_score, t.from_lexical,
@@ -267,6 +290,10 @@ export function candidateSql(shape: { vector: boolean; category: boolean; countr
 const statements = (variant: LexicalVariant) =>
   Array.from({ length: 8 }, (_, i) => namedStatement(candidateSql({ vector: (i & 4) !== 0, category: (i & 2) !== 0, country: (i & 1) !== 0 }, variant)));
 const STATEMENTS: Record<LexicalVariant, ReturnType<typeof statements>> = { current: statements('current'), previous: statements('previous') };
+/** The vector channel after the lexical one ran on its own, by category and country bits. */
+const FOLLOW_UPS = Array.from({ length: 4 }, (_, i) =>
+  namedStatement(candidateSql({ vector: true, category: (i & 2) !== 0, country: (i & 1) !== 0, lexicalIds: true })),
+);
 
 /**
  * The only database code of discover: one prepared statement, one round trip
@@ -320,8 +347,36 @@ export class DiscoverRepository implements DiscoverCatalog {
   }
 
   async candidates(q: CandidateQuery): Promise<Candidate[]> {
+    return (await this.rows(q)).map(toCandidate);
+  }
+
+  /**
+   * Two statements instead of one, so the query's embedding and the lexical
+   * channel run at the same time: the lexical channel alone starts at once;
+   * once the vector is there, a second statement runs the vector channel and
+   * scores the union of both channels' rows exactly as `candidates` does (the
+   * lexical rows are passed back by id). The answer is the same.
+   */
+  async candidatesWhileEmbedding(q: Omit<CandidateQuery, 'vector' | 'model'>, pending: PendingVector): Promise<Candidate[]> {
+    if (!q.lexical) {
+      const v = await pending;
+      return this.candidates({ ...q, vector: v?.vector ?? null, model: v?.model ?? null });
+    }
+    const [lexical, v] = await Promise.all([this.rows({ ...q, vector: null, model: null }), pending]);
+    if (!v) return lexical.map(toCandidate);
+    return (
+      await this.rows(
+        { ...q, vector: v.vector, model: v.model },
+        lexical.map((r) => r.id),
+      )
+    ).map(toCandidate);
+  }
+
+  /** One statement: both channels, or with `lexicalIds` the vector channel over rows the lexical one already found. */
+  private async rows(q: CandidateQuery, lexicalIds?: string[]): Promise<CandidateRow[]> {
     const vector = q.vector && q.model ? toVectorLiteral(q.vector) : null;
-    const stmt = STATEMENTS[this.variant][(vector !== null ? 4 : 0) | (q.category !== null ? 2 : 0) | (q.country !== null ? 1 : 0)]!;
+    const shape = (q.category !== null ? 2 : 0) | (q.country !== null ? 1 : 0);
+    const stmt = lexicalIds && vector !== null ? FOLLOW_UPS[shape]! : STATEMENTS[this.variant][(vector !== null ? 4 : 0) | shape]!;
     const lx = q.lexical;
     const { rows } = await this.pool.query<CandidateRow>({
       ...stmt,
@@ -337,10 +392,10 @@ export class DiscoverRepository implements DiscoverCatalog {
         q.category,
         q.country,
         lx ? [lx.k1, lx.b, ...lx.fieldWeights, lx.expansionWeight, lx.scoreCap ?? 0, ...rankWeights(lx.fieldWeights)] : [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
-        lx?.scanCap ?? 0,
+        lexicalIds && vector !== null ? lexicalIds : (lx?.scanCap ?? 0),
       ],
     });
-    return rows.map(toCandidate);
+    return rows;
   }
 }
 

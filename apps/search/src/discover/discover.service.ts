@@ -8,7 +8,7 @@ import type { DiscoverCatalog } from './discover.repository';
 import { parseDiscoverInput } from './input';
 import { renderQuery } from './query-language';
 import { metaToolGist, metaToolHints } from './meta-tool-hints';
-import { namedProviders, rankCandidates, requestAct, type RankedTool, type RankingSettings } from './ranking';
+import { namedProviders, rankCandidates, requestAct, type Candidate, type RankedTool, type RankingSettings } from './ranking';
 
 export interface DiscoverLogger {
   warn(message: string, meta?: Record<string, unknown>): void;
@@ -83,14 +83,12 @@ export class DiscoverService {
     const channels = this.config.ROTA_DISCOVER_CHANNELS;
     // A model that reads only English gets the request brought into English;
     // the others read it as written.
-    const vector = channels.has('vector') ? await this.embed(this.embedder?.englishOnly ? rendering.englishText : q.useCase) : null;
     const lexical = channels.has('lexical');
-    const rows = await this.catalog.candidates({
+    const embedding = channels.has('vector') && this.embedder ? this.embed(this.embedder.englishOnly ? rendering.englishText : q.useCase) : null;
+    const query = {
       projectId: tenant.project_id,
       environment: tenant.environment,
       text: q.useCase,
-      vector,
-      model: vector && this.embedder ? this.embedder.model : null,
       category: q.category,
       country: q.country,
       candidates: Math.max(this.config.ROTA_DISCOVER_CANDIDATES, q.limit + 1),
@@ -106,7 +104,21 @@ export class DiscoverService {
             scoreCap: this.config.ROTA_DISCOVER_LEXICAL_SCORE_CAP,
           }
         : null,
-    });
+    };
+    // The lexical channel need not wait for the query's embedding (tens of
+    // milliseconds with the local encoder) when the catalog can start it alone.
+    const model = this.embedder?.model ?? null;
+    let rows: Candidate[];
+    if (embedding && lexical && this.catalog.candidatesWhileEmbedding) {
+      rows = await this.catalog.candidatesWhileEmbedding(
+        query,
+        embedding.then((v) => (v && model ? { vector: v, model } : null)),
+      );
+    } else {
+      const v = embedding ? await embedding : null;
+      rows = await this.catalog.candidates({ ...query, vector: v, model: v ? model : null });
+    }
+    const vector = embedding ? await embedding : null;
     const ranked = rankCandidates(rows, tenant.environment, this.settings, namedProviders(q.useCase, rows), requestAct(rendering.englishText));
     const ctx: AdviceContext = { environment: tenant.environment, country: q.country };
     const metaTools = hints.map((h) => h.tool);
