@@ -85,8 +85,22 @@ async function cpuPerCall(url, procs, fn) {
 }
 
 function intents() {
+  return labelledIntents().map((x) => x.intent);
+}
+
+/** The intents with the tools they expect (`server/tool`). */
+function labelledIntents() {
   const lines = readFileSync(join(ROOT, 'bench/data/discover-intents.jsonl'), 'utf8').split('\n').filter(Boolean);
-  return lines.map((l) => JSON.parse(l).intent);
+  return lines.map((l) => JSON.parse(l));
+}
+
+/**
+ * Whether an answer's first match, and any of its first five, is a tool the
+ * intent expects; a reworded copy (`<server>-r<k>`) counts as its original.
+ */
+function hits(result, expected) {
+  const shown = [result.recommended, ...result.related].filter(Boolean).map((m) => `${m.server_id.replace(/-r\d+$/, '')}/${m.tool_name}`);
+  return { top1: expected.includes(shown[0]), hit5: shown.slice(0, 5).some((t) => expected.includes(t)) };
 }
 
 /** Recall@10 of the HNSW pass, the same query shape the repository runs, against an exact scan. */
@@ -259,7 +273,7 @@ async function trigramFallback(url, queries) {
  * each returns are compared: the same multiset of scores for every intent (to
  * rounding), the rows themselves allowed to differ only among rows tied at the cut.
  */
-async function lexicalChannel(url, queries) {
+async function lexicalChannel(url, queries, labels) {
   const { DiscoverRepository } = require(join(ROOT, 'apps/search/dist/discover/discover.repository.js'));
   const { DiscoverService } = require(join(ROOT, 'apps/search/dist/discover/discover.service.js'));
   const { DiscoverConfig } = require(join(ROOT, 'apps/search/dist/discover/config.js'));
@@ -268,7 +282,7 @@ async function lexicalChannel(url, queries) {
   const tenant = { org_id: 'org_dev', project_id: 'proj_dev', environment: 'live' };
   const modes = ['current', 'previous'].map((variant) => {
     const repo = DiscoverRepository.connect(url, config, 1, variant);
-    const mode = { variant, repo, times: [], cpu: 0, calls: 0, scores: [] };
+    const mode = { variant, repo, times: [], cpu: 0, calls: 0, scores: [], top1: 0, hit5: 0 };
     // Keeps the BM25 scores of each call's rows for the comparison.
     const candidates = repo.candidates.bind(repo);
     repo.candidates = async (q) => {
@@ -288,11 +302,16 @@ async function lexicalChannel(url, queries) {
         const pids = await backendPids(url);
         const before = pids.map(cpuMs);
         m.scores = [];
-        for (const q of queries) {
+        for (const [i, q] of queries.entries()) {
           const t0 = performance.now();
-          await call(m, q);
+          const result = await call(m, q);
           m.times.push(performance.now() - t0);
           m.scores.push(m.last);
+          if (r === 0) {
+            const h = hits(result, labels[i]);
+            m.top1 += h.top1 ? 1 : 0;
+            m.hit5 += h.hit5 ? 1 : 0;
+          }
         }
         m.cpu += pids.map(cpuMs).reduce((a, b, i) => a + b - before[i], 0);
         m.calls += queries.length;
@@ -320,22 +339,33 @@ export async function discoverBench() {
   const firstServer = JSON.parse(readFileSync(join(ROOT, '..', 'shared', 'data', 'provider_catalog.json'), 'utf8'))[0].server_id;
 
   if (PARTS.has('lexical')) {
-    const { modes, differ } = await lexicalChannel(url, queries);
+    const labelled = labelledIntents();
+    const { modes, differ } = await lexicalChannel(
+      url,
+      labelled.map((x) => x.intent),
+      labelled.map((x) => x.expected),
+    );
     const cap = process.env.ROTA_DISCOVER_LEXICAL_SCAN_CAP ?? `${DISCOVER_DEFAULTS.ROTA_DISCOVER_LEXICAL_SCAN_CAP} (default)`;
     console.log(
       `\n## Discover: the lexical channel alone, in process, one call at a time over ${TOOLS} tools, ${modes[0].times.length} calls each (${queries.length} intents x ${ROUNDS}), scan cap ${cap}`,
     );
     table(
       modes.map((m) => ({
-        statement: m.variant === 'current' ? 'current: figures kept at write time, two-step search' : 'previous: figures recounted per call',
+        statement:
+          m.variant === 'current'
+            ? 'current: figures kept at write time, two-step search, score cap'
+            : 'previous: figures recounted per call, every row found scored',
         'p50 ms': fmt(pct(m.times, 0.5), 1),
         'p95 ms': fmt(pct(m.times, 0.95), 1),
         'p99 ms': fmt(pct(m.times, 0.99), 1),
         'CPU ms/call, Postgres': fmt(m.cpu / m.calls, 1),
+        'top-1': fmt(m.top1 / queries.length, 3),
+        'hit@5': fmt(m.hit5 / queries.length, 3),
       })),
     );
+    const scoreCap = process.env.ROTA_DISCOVER_LEXICAL_SCORE_CAP ?? `${DISCOVER_DEFAULTS.ROTA_DISCOVER_LEXICAL_SCORE_CAP} (default)`;
     console.log(
-      `calls whose BM25 scores differ between the two: ${differ} of ${modes[0].times.length}; target p95 <= 40 ms; load average: ${loadavg()
+      `score cap ${scoreCap}; top-1 and hit@5 over the ${queries.length} labelled intents, a reworded copy counting as its original; calls whose BM25 scores differ between the two (the score cap leaves some rows unscored where the request's words are common): ${differ} of ${modes[0].times.length}; target p95 <= 40 ms; load average: ${loadavg()
         .map((x) => x.toFixed(1))
         .join(' ')} on ${cpus().length} cores`,
     );

@@ -33,7 +33,9 @@ process.on('exit', () => {
 });
 
 export async function startProcess(script, env, ready) {
-  const proc = spawn(process.execPath, [script], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  // BENCH_CHILD_ARGS passes Node flags to every app a benchmark starts (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+  const flags = process.env.BENCH_CHILD_ARGS ? process.env.BENCH_CHILD_ARGS.split(' ').filter(Boolean) : [];
+  const proc = spawn(process.execPath, [...flags, script], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   children.add(proc);
   proc.once('exit', () => children.delete(proc));
   const t0 = Date.now();
@@ -79,6 +81,26 @@ export async function sequential(fn, n) {
   }
   ms.sort((a, b) => a - b);
   return { p50: ms[Math.floor(n * 0.5)], p95: ms[Math.floor(n * 0.95)] };
+}
+
+/**
+ * Times several calls taking turns: each round runs every function once, in
+ * order, after 20 untimed rounds. Returns p50 and p95 per function.
+ */
+export async function interleaved(fns, n) {
+  for (let i = 0; i < 20; i++) for (const fn of fns) await fn(i);
+  const ms = fns.map(() => []);
+  for (let i = 0; i < n; i++) {
+    for (const [k, fn] of fns.entries()) {
+      const t0 = performance.now();
+      await fn(i);
+      ms[k].push(performance.now() - t0);
+    }
+  }
+  return ms.map((xs) => {
+    xs.sort((a, b) => a - b);
+    return { p50: xs[Math.floor(n * 0.5)], p95: xs[Math.floor(n * 0.95)] };
+  });
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
