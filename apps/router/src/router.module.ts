@@ -30,7 +30,7 @@ export class RouterModule {
     };
     return {
       module: RouterModule,
-      imports: [InfraModule.forRoot({ app: 'router', config, prisma: createPrisma, redis: { maxRetriesPerRequest: 1 } })],
+      imports: [InfraModule.forRoot({ app: 'router', config, prisma: createPrisma, redis: { maxRetriesPerRequest: 1, enableAutoPipelining: true } })],
       controllers: [PingController, RouteController, TelemetryController, EligibilityController],
       providers: [
         EligibilityRepository,

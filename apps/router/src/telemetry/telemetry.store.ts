@@ -110,15 +110,12 @@ export class TelemetryStore {
   /** Window statistics for each pair of one environment, in the order given. */
   async read(env: Environment, pairs: readonly PairKey[]): Promise<WindowStats[]> {
     if (pairs.length === 0) return [];
-    const pipe = this.redis.pipeline();
-    for (const p of pairs) pipe.hgetall(this.key(env, p));
-    const results = (await pipe.exec()) ?? [];
+    // One command per pair, issued in the same tick: on the router's client
+    // (auto-pipelining) they leave in one write, together with whatever else
+    // the caller asked for in that tick (the eligibility read of a rail choice).
+    const hashes = await Promise.all(pairs.map((p) => this.redis.hgetall(this.key(env, p))));
     const hour = hourOf(this.now());
-    return pairs.map((_, i) => {
-      const [err, hash] = results[i] ?? [null, {}];
-      if (err) throw err;
-      return statsFromHash((hash ?? {}) as Record<string, string>, hour);
-    });
+    return hashes.map((hash) => statsFromHash(hash ?? {}, hour));
   }
 
   /** Every pair that has ever been recorded (until its data expires). */

@@ -246,7 +246,16 @@ export class RailsService {
 
   /** Runs a plan: a refusal is answered as it is; a ready one is written down and sent. */
   async perform(a: RailCall, plan: RailPlan): Promise<RailOutcome> {
-    return plan.kind === 'ready' ? this.run(a, plan.action, plan.amount, plan.candidates, plan.early) : plan;
+    if (plan.kind !== 'ready') return plan;
+    // Telemetry leaves once the call row is complete: sending it is a write of
+    // its own, which has no business between the provider's answer and the
+    // completion the caller waits for.
+    const telemetry: Array<() => void> = [];
+    try {
+      return await this.run(a, plan.action, plan.amount, plan.candidates, telemetry, plan.early);
+    } finally {
+      for (const send of telemetry) send();
+    }
   }
 
   private async run(
@@ -254,6 +263,7 @@ export class RailsService {
     action: string,
     amount: ExactAmount | null,
     candidates: RailCandidate[],
+    telemetry: Array<() => void>,
     early?: EarlyPrepare,
   ): Promise<RailOutcome> {
     const id = this.repo.newCallId();
@@ -389,7 +399,10 @@ export class RailsService {
       }
       last = { candidate, result, steps: context.steps };
       const notProcessed = binding.not_processed_statuses;
-      this.record(a.tool, candidate.provider_id, latency, telemetryOf(result, notProcessed));
+      const event = telemetryOf(result, notProcessed);
+      const provider = candidate.provider_id;
+      const measured = latency;
+      telemetry.push(() => this.record(a.tool, provider, measured, event));
       const retryable =
         (!mainReached && (result.kind === 'not_sent' || (result.kind === 'credentials' && result.code !== 'invalid_args'))) ||
         (result.kind === 'response' && notProcessed.includes(result.status));
