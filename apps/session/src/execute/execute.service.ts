@@ -31,7 +31,7 @@ import { IdempotencyRepository, type KeyRef } from './idempotency.repository';
 import { ProviderCallsService, toolOutcome } from '../provider-calls/provider-calls.service';
 import { requestHash } from './request-hash';
 import { callableCandidates } from './callable-name';
-import { RailsService } from '../rails/rails.service';
+import { RailsService, type RailCall, type RailPlan } from '../rails/rails.service';
 import { MocksService } from '../mocks/mocks.service';
 import { ManageConnectionsService, redactCredentialsInPlace } from '../connections/manage/manage.service';
 
@@ -62,6 +62,22 @@ interface Outcome {
   record: boolean;
   /** A provider call writes its own row (pending before it is sent, completed after): its id, and how it ended. */
   written?: { toolCallId: string; state: 'done' | 'outcome_unknown' };
+}
+
+/** A rail choice asked for when the request arrived (see `prefetchRail`), with what it was made for. */
+interface PlannedRail {
+  tool: ActingMetaTool;
+  /** The coerced arguments, as JSON. */
+  key: string;
+  planned: Promise<{ plan: RailPlan } | { error: unknown }>;
+}
+
+/** Plans a rail call; the promise never rejects, so one nobody awaits is harmless. */
+function planRail(rails: RailsService, call: RailCall): PlannedRail['planned'] {
+  return rails.plan(call).then(
+    (plan) => ({ plan }),
+    (error: unknown) => ({ error }),
+  );
 }
 
 const META_SCHEMAS = new Map(META_TOOLS.map((t) => [t.name, t]));
@@ -163,6 +179,7 @@ export class ExecuteService {
   private async run(cmd: ExecuteCommand, tenant: Tenant, key: KeyRef | null): Promise<ExecuteResult> {
     const calledAt = new Date();
     const early = this.prefetchDiscover(cmd, tenant);
+    const earlyRail = this.prefetchRail(cmd, tenant);
     const ctx = await this.context(cmd, tenant);
     await this.checkQuota(tenant);
 
@@ -218,7 +235,7 @@ export class ExecuteService {
     beforeDeadline();
     let outcome: Outcome;
     try {
-      outcome = await this.dispatch(resolved, coerced.value, ctx, early?.result ?? null, key, calledAt, governed);
+      outcome = await this.dispatch(resolved, coerced.value, ctx, early?.result ?? null, key, calledAt, governed, earlyRail);
     } catch (err) {
       // Refusals thrown from dispatch that certainly sent nothing give the user's day back; anything else might have run.
       const ranNothing = err instanceof AppError && ['unavailable', 'mocks_engine_error'].includes(err.code);
@@ -351,6 +368,7 @@ export class ExecuteService {
     key: KeyRef | null,
     calledAt: Date,
     governed: PolicyPass,
+    earlyRail: PlannedRail | null = null,
   ): Promise<Outcome> {
     switch (resolved.kind) {
       case 'list_tools':
@@ -376,7 +394,7 @@ export class ExecuteService {
             return this.manageConnections(input, ctx);
           default:
             return isActingMetaTool(resolved.name)
-              ? this.callRail(resolved.name, input, ctx, key, calledAt, governed)
+              ? this.callRail(resolved.name, input, ctx, key, calledAt, governed, earlyRail)
               : this.notImplemented(resolved.name, null);
         }
     }
@@ -421,6 +439,7 @@ export class ExecuteService {
     key: KeyRef | null,
     calledAt: Date,
     governed: PolicyPass,
+    earlyRail: PlannedRail | null,
   ): Promise<Outcome> {
     const call = {
       tool,
@@ -431,11 +450,12 @@ export class ExecuteService {
       calledAt,
       allowedProviders: governed.allowedProviders,
     };
-    // The router's choice only reads, so it is asked for while the mocks are looked up; a mocked answer drops it.
-    const planned = this.rails.plan(call).then(
-      (plan) => ({ plan }),
-      (error: unknown) => ({ error }),
-    );
+    // The router's choice only reads, so it is asked for while the mocks are
+    // looked up; a mocked answer drops it. The one asked for when the request
+    // arrived serves when it was made for this very call: the same tool and
+    // arguments, and no policy narrowing the providers.
+    const reuse = earlyRail !== null && earlyRail.tool === tool && earlyRail.key === JSON.stringify(input) && governed.allowedProviders == null;
+    const planned = reuse ? earlyRail.planned : planRail(this.rails, call);
     // A test session's mock of this meta-tool answers before any rail runs; with none left the rails run (never a 422).
     const mocked = await this.mocks.answerMetaTool({ tenant: ctx.tenant, sessionId: ctx.sessionId, tool, input });
     if (mocked) return this.ok(mocked.response);
@@ -514,6 +534,32 @@ export class ExecuteService {
     // Nobody may await it (an earlier check refuses the call): that is not an error.
     result.catch(() => undefined);
     return { result, started };
+  }
+
+  /**
+   * An acting meta-tool's rail choice (the router's select, and the early
+   * provider read it allows) depends only on the tool, its arguments and the
+   * tenant, and only reads. So it is asked for when the request arrives, in
+   * parallel with the session lookup and the checks, on the arguments as
+   * `checkArgs` will coerce them, as if no policy narrowed the providers.
+   * Dispatch uses it only for that same input and when policy names no
+   * providers; otherwise it plans again. Nothing is written or sent here.
+   */
+  private prefetchRail(cmd: ExecuteCommand, tenant: Tenant): PlannedRail | null {
+    if (!isActingMetaTool(cmd.tool)) return null;
+    const coerced = checkMetaArgs(cmd.input, META_SCHEMAS.get(cmd.tool)!);
+    if (!coerced.ok || otherEnvironment(coerced.value, tenant)) return null;
+    const planned = planRail(this.rails, {
+      tool: cmd.tool,
+      input: coerced.value,
+      tenant,
+      sessionId: null,
+      callerKey: null,
+      calledAt: new Date(),
+      allowedProviders: null,
+    });
+    // The same coercion of the same input gives the same JSON: that is how dispatch recognises it.
+    return { tool: cmd.tool, key: JSON.stringify(coerced.value), planned };
   }
 
   /** The search service reads the catalog for the tenant this request carries. */
