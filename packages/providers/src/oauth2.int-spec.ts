@@ -183,6 +183,39 @@ describe('OAuth2 tokens', () => {
     await b.client.close();
   });
 
+  it('keeps a token it read in memory for a while, never into its refresh margin, and not after a 401', async () => {
+    let now = Date.now();
+    const a = replica({ now: () => now, refreshMarginMs: 60_000, localTtlMs: 30_000 });
+    const redis = redises.at(-1)!;
+    const gets = jest.spyOn(redis, 'get');
+    const req = { tenant, providerId: 'prov', connectionId: 'conn_local', auth: auth(), credentials: CLIENT };
+    try {
+      const first = await a.tokens.getToken(req);
+      const readsAfterFetch = gets.mock.calls.length;
+      expect(readsAfterFetch).toBeGreaterThan(0);
+      // Back-to-back calls: no read of Redis, the same token.
+      for (let i = 0; i < 5; i++) expect((await a.tokens.getToken(req)).accessToken).toBe(first.accessToken);
+      expect(gets.mock.calls.length).toBe(readsAfterFetch);
+      // Past the kept copy's 30 s, Redis is read again (the sealed copy there is still valid).
+      now += 31_000;
+      expect((await a.tokens.getToken(req)).accessToken).toBe(first.accessToken);
+      expect(gets.mock.calls.length).toBeGreaterThan(readsAfterFetch);
+      // A 401 on the kept token drops it: the next token is a new one.
+      const renewed = await a.tokens.renewAfterRejection(req, first);
+      expect(renewed.accessToken).not.toBe(first.accessToken);
+      expect((await a.tokens.getToken(req)).accessToken).toBe(renewed.accessToken);
+      // Inside the refresh margin the kept copy is not used: the token is refreshed.
+      now += 3_600_000 - 30_000;
+      const fetched = tokenCalls.length;
+      const late = await a.tokens.getToken(req);
+      expect(tokenCalls.length).toBe(fetched + 1);
+      expect(late.accessToken).not.toBe(renewed.accessToken);
+    } finally {
+      gets.mockRestore();
+      await a.client.close();
+    }
+  });
+
   it('gives up with a typed error when another replica holds the refresh lock past the wait bound', async () => {
     const a = replica({ waitMs: 200, pollMs: 20 });
     const req = { tenant, providerId: 'prov', connectionId: 'conn_locked', auth: auth(), credentials: CLIENT };

@@ -76,6 +76,13 @@ export interface OAuth2TokenCacheOptions {
   currentRefreshToken?: (connection: ConnectionRef) => Promise<string | undefined>;
   logger?: ProviderLogger;
   now?: () => number;
+  /**
+   * How long a replica keeps a token it read in memory (never past its
+   * refresh margin), so back-to-back calls of one connection do not each
+   * read and open the sealed copy in Redis; 0 reads Redis every time.
+   * Default 30 s. A 401 drops the kept copy at once.
+   */
+  localTtlMs?: number;
 }
 
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
@@ -106,6 +113,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 export class OAuth2TokenCache {
   private readonly inFlight = new Map<string, Promise<AccessToken>>();
+  /** Tokens this replica read lately, by cache key, each until `until` (see `localTtlMs`). */
+  private readonly local = new Map<string, { token: AccessToken; until: number }>();
   private readonly known = new Set<string>();
   private readonly log: ProviderLogger;
   private readonly now: () => number;
@@ -135,11 +144,33 @@ export class OAuth2TokenCache {
   /** A valid access token for the connection, from the cache or freshly issued. */
   getToken(req: TokenRequest): Promise<AccessToken> {
     const key = this.key(req);
+    const margin = this.opts.refreshMarginMs ?? 60_000;
+    const kept = this.local.get(key);
+    if (kept) {
+      const now = this.now();
+      if (now < kept.until && kept.token.expiresAt - now > margin) return Promise.resolve(kept.token);
+      this.local.delete(key);
+    }
     const pending = this.inFlight.get(key);
     if (pending) return pending;
-    const p = this.obtain(req, key).finally(() => this.inFlight.delete(key));
+    const p = this.obtain(req, key)
+      .then((token) => {
+        this.keep(key, token, margin);
+        return token;
+      })
+      .finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, p);
     return p;
+  }
+
+  /** Keeps a token outside its refresh margin in memory for `localTtlMs`; the map is bounded, oldest forgotten first. */
+  private keep(key: string, token: AccessToken, margin: number) {
+    const ttl = this.opts.localTtlMs ?? 30_000;
+    const now = this.now();
+    if (ttl <= 0 || token.expiresAt - now <= margin) return;
+    this.local.delete(key);
+    this.local.set(key, { token, until: now + ttl });
+    if (this.local.size > 10_000) this.local.delete(this.local.keys().next().value as string);
   }
 
   /**
@@ -148,7 +179,9 @@ export class OAuth2TokenCache {
    * is not the rejected one (fetching one if needed).
    */
   async renewAfterRejection(req: TokenRequest, rejected: AccessToken): Promise<AccessToken> {
-    await this.opts.redis.eval(RELEASE, 1, this.key(req), rejected.ref);
+    const key = this.key(req);
+    if (this.local.get(key)?.token.ref === rejected.ref) this.local.delete(key);
+    await this.opts.redis.eval(RELEASE, 1, key, rejected.ref);
     return this.getToken(req);
   }
 
@@ -201,6 +234,7 @@ export class OAuth2TokenCache {
    */
   async store(connection: ConnectionRef, accessToken: string, lifetimeS: number): Promise<void> {
     this.remember(accessToken);
+    this.local.delete(this.key(connection));
     await this.put(connection, this.key(connection), accessToken, this.now() + lifetimeS * 1000);
   }
 
