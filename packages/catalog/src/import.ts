@@ -165,125 +165,123 @@ async function plan(repo: CatalogRepository, doc: CatalogDocument, opts: ImportO
     reembed: 0,
     timings: { total: 0, embedding: 0, writing: 0, index: 0 },
   };
-  {
-    if (projectId !== null && !(await repo.projectExists(projectId))) throw new AppError('not_found', `project ${projectId} not found`);
+  if (projectId !== null && !(await repo.projectExists(projectId))) throw new AppError('not_found', `project ${projectId} not found`);
 
-    const owner = projectId ?? '';
-    const ids = doc.servers.map((s) => s.id);
-    const existing = new Map((await repo.existingProviders(ids, owner)).map((p) => [p.id, p]));
-    // A project may name a global provider by id only (its tools then hang off
-    // the global provider); it never writes one. Other projects' providers are
-    // not looked at, so an unknown id reads the same whoever owns it.
-    const global = projectId === null ? existing : new Map((await repo.existingProviders(ids, '')).map((p) => [p.id, p]));
-    const unknown = doc.servers.filter((s) => s.provider === null && !existing.has(s.id) && !global.has(s.id)).map((s) => s.id);
-    if (unknown.length) throw new AppError('unknown_server', `unknown server: ${unknown.join(', ')} (give the provider's details to create it)`, { unknown });
+  const owner = projectId ?? '';
+  const ids = doc.servers.map((s) => s.id);
+  const existing = new Map((await repo.existingProviders(ids, owner)).map((p) => [p.id, p]));
+  // A project may name a global provider by id only (its tools then hang off
+  // the global provider); it never writes one. Other projects' providers are
+  // not looked at, so an unknown id reads the same whoever owns it.
+  const global = projectId === null ? existing : new Map((await repo.existingProviders(ids, '')).map((p) => [p.id, p]));
+  const unknown = doc.servers.filter((s) => s.provider === null && !existing.has(s.id) && !global.has(s.id)).map((s) => s.id);
+  if (unknown.length) throw new AppError('unknown_server', `unknown server: ${unknown.join(', ')} (give the provider's details to create it)`, { unknown });
 
-    const names = new Map<string, string>();
-    /** Owner of the provider each server's tools hang off. */
-    const serverOwner = new Map<string, string>();
-    const renamed: string[] = [];
-    const toUpsert: CatalogProvider[] = [];
-    const created: string[] = [];
-    for (const s of doc.servers) {
-      const before = existing.get(s.id);
-      const p = s.provider;
-      if (!p) {
-        const known = before ?? global.get(s.id)!;
-        names.set(s.id, known.name);
-        serverOwner.set(s.id, before ? owner : '');
+  const names = new Map<string, string>();
+  /** Owner of the provider each server's tools hang off. */
+  const serverOwner = new Map<string, string>();
+  const renamed: string[] = [];
+  const toUpsert: CatalogProvider[] = [];
+  const created: string[] = [];
+  for (const s of doc.servers) {
+    const before = existing.get(s.id);
+    const p = s.provider;
+    if (!p) {
+      const known = before ?? global.get(s.id)!;
+      names.set(s.id, known.name);
+      serverOwner.set(s.id, before ? owner : '');
+      continue;
+    }
+    names.set(s.id, p.name);
+    serverOwner.set(s.id, owner);
+    if (!before) {
+      toUpsert.push(p);
+      created.push(s.id);
+      result.providers.created++;
+    } else if (!sameProvider(before, p)) {
+      toUpsert.push(p);
+      result.providers.updated++;
+      if (before.name !== p.name) renamed.push(s.id);
+    } else result.providers.unchanged++;
+  }
+  if (write) {
+    await repo.upsertProviders(toUpsert, projectId);
+    // The project's tools that hung off a global provider move onto its new own one.
+    if (projectId !== null) await repo.adoptProjectTools(created, projectId);
+  }
+
+  const stored = await repo.toolsOf(ids, projectId);
+  const byKey = new Map(stored.map((t) => [`${t.serverId}\0${t.toolName}`, t]));
+  const inserts: NewToolRow[] = [];
+  const updates: ToolUpdateRow[] = [];
+  /** The text to embed for each new or edited row. */
+  const texts = new Map<NewToolRow | ToolUpdateRow, string>();
+  const seen = new Set<string>();
+  for (const s of doc.servers) {
+    const providerName = names.get(s.id)!;
+    for (const tool of s.tools) {
+      const key = `${s.id}\0${tool.name}`;
+      seen.add(key);
+      const text = toolEmbeddingText({ providerName, toolName: tool.name, description: tool.description });
+      const row = byKey.get(key);
+      if (!row) {
+        inserts.push({ ...tool, serverId: s.id, serverOwner: serverOwner.get(s.id)!, projectId, descriptionHash: descriptionHash(opts.model, text) });
+        texts.set(inserts[inserts.length - 1]!, text);
         continue;
       }
-      names.set(s.id, p.name);
-      serverOwner.set(s.id, owner);
-      if (!before) {
-        toUpsert.push(p);
-        created.push(s.id);
-        result.providers.created++;
-      } else if (!sameProvider(before, p)) {
-        toUpsert.push(p);
-        result.providers.updated++;
-        if (before.name !== p.name) renamed.push(s.id);
-      } else result.providers.unchanged++;
-    }
-    if (write) {
-      await repo.upsertProviders(toUpsert, projectId);
-      // The project's tools that hung off a global provider move onto its new own one.
-      if (projectId !== null) await repo.adoptProjectTools(created, projectId);
-    }
-
-    const stored = await repo.toolsOf(ids, projectId);
-    const byKey = new Map(stored.map((t) => [`${t.serverId}\0${t.toolName}`, t]));
-    const inserts: NewToolRow[] = [];
-    const updates: ToolUpdateRow[] = [];
-    /** The text to embed for each new or edited row. */
-    const texts = new Map<NewToolRow | ToolUpdateRow, string>();
-    const seen = new Set<string>();
-    for (const s of doc.servers) {
-      const providerName = names.get(s.id)!;
-      for (const tool of s.tools) {
-        const key = `${s.id}\0${tool.name}`;
-        seen.add(key);
-        const text = toolEmbeddingText({ providerName, toolName: tool.name, description: tool.description });
-        const row = byKey.get(key);
-        if (!row) {
-          inserts.push({ ...tool, serverId: s.id, serverOwner: serverOwner.get(s.id)!, projectId, descriptionHash: descriptionHash(opts.model, text) });
-          texts.set(inserts[inserts.length - 1]!, text);
-          continue;
-        }
-        const sameText = textUnchanged(row, text, opts.model);
-        const sameRest =
-          row.description === tool.description &&
-          row.httpMethod === tool.httpMethod &&
-          row.endpointTemplate === tool.endpointTemplate &&
-          canonical(row.inputSchema) === canonical(tool.inputSchema) &&
-          canonical(row.parameters) === canonical(tool.parameters);
-        if (sameText && sameRest) {
-          result.tools.unchanged++;
-          continue;
-        }
-        updates.push({
-          id: row.id,
-          description: tool.description,
-          inputSchema: tool.inputSchema,
-          httpMethod: tool.httpMethod,
-          endpointTemplate: tool.endpointTemplate,
-          parameters: tool.parameters,
-          descriptionHash: sameText ? row.descriptionHash : descriptionHash(opts.model, text),
-          clearEmbedding: !sameText,
-        });
-        if (!sameText) {
-          result.reembed++;
-          texts.set(updates[updates.length - 1]!, text);
-        }
+      const sameText = textUnchanged(row, text, opts.model);
+      const sameRest =
+        row.description === tool.description &&
+        row.httpMethod === tool.httpMethod &&
+        row.endpointTemplate === tool.endpointTemplate &&
+        canonical(row.inputSchema) === canonical(tool.inputSchema) &&
+        canonical(row.parameters) === canonical(tool.parameters);
+      if (sameText && sameRest) {
+        result.tools.unchanged++;
+        continue;
       }
-    }
-
-    const removed = opts.prune ? stored.filter((t) => !seen.has(`${t.serverId}\0${t.toolName}`)).map((t) => t.id) : [];
-    result.tools.updated = updates.length;
-
-    // A renamed provider changes the embedded text of all its tools, including
-    // tools of other owners and tools this input does not list.
-    const skip = new Set([...updates.map((u) => u.id), ...removed]);
-    for (const serverId of renamed) {
-      for (const row of await repo.allToolsOfServer(serverId, owner)) {
-        if (skip.has(row.id)) continue;
-        const text = toolEmbeddingText({ providerName: names.get(serverId)!, toolName: row.toolName, description: row.description });
-        if (textUnchanged(row, text, opts.model)) continue;
-        updates.push({
-          id: row.id,
-          description: row.description,
-          inputSchema: (row.inputSchema ?? null) as Record<string, unknown> | null,
-          httpMethod: row.httpMethod,
-          endpointTemplate: row.endpointTemplate,
-          parameters: row.parameters,
-          descriptionHash: descriptionHash(opts.model, text),
-          clearEmbedding: true,
-        });
+      updates.push({
+        id: row.id,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        httpMethod: tool.httpMethod,
+        endpointTemplate: tool.endpointTemplate,
+        parameters: tool.parameters,
+        descriptionHash: sameText ? row.descriptionHash : descriptionHash(opts.model, text),
+        clearEmbedding: !sameText,
+      });
+      if (!sameText) {
         result.reembed++;
         texts.set(updates[updates.length - 1]!, text);
       }
     }
-
-    return { result, inserts, updates, removed, texts };
   }
+
+  const removed = opts.prune ? stored.filter((t) => !seen.has(`${t.serverId}\0${t.toolName}`)).map((t) => t.id) : [];
+  result.tools.updated = updates.length;
+
+  // A renamed provider changes the embedded text of all its tools, including
+  // tools of other owners and tools this input does not list.
+  const skip = new Set([...updates.map((u) => u.id), ...removed]);
+  for (const serverId of renamed) {
+    for (const row of await repo.allToolsOfServer(serverId, owner)) {
+      if (skip.has(row.id)) continue;
+      const text = toolEmbeddingText({ providerName: names.get(serverId)!, toolName: row.toolName, description: row.description });
+      if (textUnchanged(row, text, opts.model)) continue;
+      updates.push({
+        id: row.id,
+        description: row.description,
+        inputSchema: (row.inputSchema ?? null) as Record<string, unknown> | null,
+        httpMethod: row.httpMethod,
+        endpointTemplate: row.endpointTemplate,
+        parameters: row.parameters,
+        descriptionHash: descriptionHash(opts.model, text),
+        clearEmbedding: true,
+      });
+      result.reembed++;
+      texts.set(updates[updates.length - 1]!, text);
+    }
+  }
+
+  return { result, inserts, updates, removed, texts };
 }
