@@ -67,8 +67,8 @@ interface Outcome {
 /** A rail choice asked for when the request arrived (see `prefetchRail`), with what it was made for. */
 interface PlannedRail {
   tool: ActingMetaTool;
-  /** The coerced arguments, as JSON. */
-  key: string;
+  /** The coerced arguments it was planned on (the very object dispatch receives when the call goes on). */
+  input: Record<string, unknown>;
   planned: Promise<{ plan: RailPlan } | { error: unknown }>;
 }
 
@@ -178,8 +178,10 @@ export class ExecuteService {
 
   private async run(cmd: ExecuteCommand, tenant: Tenant, key: KeyRef | null): Promise<ExecuteResult> {
     const calledAt = new Date();
-    const early = this.prefetchDiscover(cmd, tenant);
-    const earlyRail = this.prefetchRail(cmd, tenant);
+    // A meta-tool's arguments are checked once, here: the prefetches below and checkArgs share the result.
+    const metaArgs = isMetaToolName(cmd.tool) ? checkMetaArgs(cmd.input, META_SCHEMAS.get(cmd.tool)!) : null;
+    const early = this.prefetchDiscover(cmd, tenant, metaArgs);
+    const earlyRail = this.prefetchRail(cmd, tenant, metaArgs);
     const ctx = await this.context(cmd, tenant);
     await this.checkQuota(tenant);
 
@@ -199,7 +201,7 @@ export class ExecuteService {
       });
     }
 
-    const coerced = this.checkArgs(resolved, cmd.input);
+    const coerced = this.checkArgs(resolved, cmd.input, metaArgs);
     if (!coerced.ok) {
       return this.unrecorded(key, resolved.name, calledAt, 'invalid_args', 'The arguments do not fit the tool input schema.', { issues: coerced.issues });
     }
@@ -344,12 +346,12 @@ export class ExecuteService {
   }
 
   /** Coercion, then every keyword of the tool's schema. */
-  private checkArgs(resolved: Callable, input: Record<string, unknown>): ArgsCheck {
+  private checkArgs(resolved: Callable, input: Record<string, unknown>, metaArgs: ArgsCheck | null): ArgsCheck {
     switch (resolved.kind) {
       case 'list_tools':
         return { ok: true, value: { ...input } };
       case 'meta':
-        return checkMetaArgs(input, resolved.schema);
+        return metaArgs ?? checkMetaArgs(input, resolved.schema);
       case 'catalog': {
         const checked = this.catalogSchemas.check(input, resolved.schema);
         // A catalog defect, not the caller's: the call goes on with coerced arguments.
@@ -454,7 +456,7 @@ export class ExecuteService {
     // looked up; a mocked answer drops it. The one asked for when the request
     // arrived serves when it was made for this very call: the same tool and
     // arguments, and no policy narrowing the providers.
-    const reuse = earlyRail !== null && earlyRail.tool === tool && earlyRail.key === JSON.stringify(input) && governed.allowedProviders == null;
+    const reuse = earlyRail !== null && earlyRail.tool === tool && earlyRail.input === input && governed.allowedProviders == null;
     const planned = reuse ? earlyRail.planned : planRail(this.rails, call);
     // A test session's mock of this meta-tool answers before any rail runs; with none left the rails run (never a 422).
     const mocked = await this.mocks.answerMetaTool({ tenant: ctx.tenant, sessionId: ctx.sessionId, tool, input });
@@ -525,9 +527,8 @@ export class ExecuteService {
    * order; otherwise it is dropped. A pure read: starting it early changes
    * nothing but the latency.
    */
-  private prefetchDiscover(cmd: ExecuteCommand, tenant: Tenant): { result: Promise<DiscoverResult>; started: number } | null {
-    if (cmd.tool !== 'codespar_discover') return null;
-    const coerced = checkMetaArgs(cmd.input, META_SCHEMAS.get('codespar_discover')!);
+  private prefetchDiscover(cmd: ExecuteCommand, tenant: Tenant, coerced: ArgsCheck | null): { result: Promise<DiscoverResult>; started: number } | null {
+    if (cmd.tool !== 'codespar_discover' || !coerced) return null;
     if (!coerced.ok || otherEnvironment(coerced.value, tenant)) return null;
     const started = performance.now();
     const result = this.searchDiscover(coerced.value);
@@ -545,9 +546,8 @@ export class ExecuteService {
    * Dispatch uses it only for that same input and when policy names no
    * providers; otherwise it plans again. Nothing is written or sent here.
    */
-  private prefetchRail(cmd: ExecuteCommand, tenant: Tenant): PlannedRail | null {
-    if (!isActingMetaTool(cmd.tool)) return null;
-    const coerced = checkMetaArgs(cmd.input, META_SCHEMAS.get(cmd.tool)!);
+  private prefetchRail(cmd: ExecuteCommand, tenant: Tenant, coerced: ArgsCheck | null): PlannedRail | null {
+    if (!isActingMetaTool(cmd.tool) || !coerced) return null;
     if (!coerced.ok || otherEnvironment(coerced.value, tenant)) return null;
     const planned = planRail(this.rails, {
       tool: cmd.tool,
@@ -558,8 +558,7 @@ export class ExecuteService {
       calledAt: new Date(),
       allowedProviders: null,
     });
-    // The same coercion of the same input gives the same JSON: that is how dispatch recognises it.
-    return { tool: cmd.tool, key: JSON.stringify(coerced.value), planned };
+    return { tool: cmd.tool, input: coerced.value, planned };
   }
 
   /** The search service reads the catalog for the tenant this request carries. */
