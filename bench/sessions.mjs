@@ -12,7 +12,7 @@
 // it afterwards. Needs a build (`pnpm build`), Postgres and Redis.
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { ROOT, benchPrefix, fmt, freePort, load, startProcess, stop, table } from './lib/common.mjs';
+import { ROOT, appEnv, fmt, freePort, load, startApps, stop, table } from './lib/common.mjs';
 
 const require = createRequire(import.meta.url);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -25,7 +25,7 @@ export async function sessionsBench() {
   try {
     await seed(db.prisma);
     await db.prisma.provider.upsert({
-      where: { id: 'benchpay' },
+      where: { id_owner: { id: 'benchpay', owner: '' } },
       create: {
         id: 'benchpay',
         name: 'Bench Pay',
@@ -47,20 +47,8 @@ export async function sessionsBench() {
       scopes: ['servers:read', 'sessions:create', 'tools:execute', 'connections:write'],
     });
 
-    const port = await freePort();
-    const env = {
-      DATABASE_URL: db.url,
-      ROTA_REDIS_PREFIX: benchPrefix('sessions'),
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      ANTHROPIC_API_KEY: '',
-      LOG_LEVEL: 'warn',
-      ROTA_DEV_MODE: 'true',
-    };
-    const base = `http://127.0.0.1:${port}`;
-    procs.push(await startProcess(join(ROOT, 'apps/search/dist/main.js'), env, async () => true));
-    procs.push(await startProcess(join(ROOT, 'apps/session/dist/main.js'), env, async () => true));
-    procs.push(await startProcess(join(ROOT, 'bench/lib/gateway-child.cjs'), env, async () => (await fetch(`${base}/bench/transport`)).ok));
+    const env = appEnv('sessions', db.url, await freePort());
+    const base = await startApps(['search', 'session'], env, procs);
 
     const headers = { authorization: `Bearer ${key}` };
     const post = (path, body) =>

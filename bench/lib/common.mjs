@@ -72,15 +72,7 @@ export async function stop(proc) {
 
 /** Calls `fn(i)` one at a time (20 warm-up calls, then `n` timed ones) and returns p50 and p95 in ms. */
 export async function sequential(fn, n) {
-  for (let i = 0; i < 20; i++) await fn(i);
-  const ms = [];
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now();
-    await fn(i);
-    ms.push(performance.now() - t0);
-  }
-  ms.sort((a, b) => a - b);
-  return { p50: ms[Math.floor(n * 0.5)], p95: ms[Math.floor(n * 0.95)] };
+  return (await interleaved([fn], n))[0];
 }
 
 /**
@@ -156,22 +148,42 @@ export async function sandboxStack(label, services) {
       scopes: ['servers:read', 'sessions:create', 'tools:execute', 'connections:write'],
     });
     const port = await freePort();
-    const env = {
-      DATABASE_URL: db.url,
-      ROTA_REDIS_PREFIX: benchPrefix(label),
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      ANTHROPIC_API_KEY: '',
-      LOG_LEVEL: 'warn',
-      ROTA_DEV_MODE: 'true',
-      ROTA_LOCAL_EMBEDDER: 'hash',
-    };
-    const base = `http://127.0.0.1:${port}`;
-    for (const app of services) procs.push(await startProcess(join(ROOT, `apps/${app}/dist/main.js`), env, async () => true));
-    procs.push(await startProcess(join(ROOT, 'bench/lib/gateway-child.cjs'), env, async () => (await fetch(`${base}/bench/transport`)).ok));
+    const env = appEnv(label, db.url, port, { ROTA_LOCAL_EMBEDDER: 'hash' });
+    const base = await startApps(services, env, procs);
     return { sandbox, db, key, env, base, procs, close };
   } catch (err) {
     await close();
     throw err;
   }
+}
+
+/**
+ * What the apps of a benchmark run with: its own database and Redis prefix,
+ * the gateway on `port`, no LLM, warnings only, and development mode (a
+ * throwaway database, so the built-in credentials key will do); `extra` adds
+ * or overrides.
+ */
+export function appEnv(label, databaseUrl, port, extra = {}) {
+  return {
+    DATABASE_URL: databaseUrl,
+    ROTA_REDIS_PREFIX: benchPrefix(label),
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    ANTHROPIC_API_KEY: '',
+    LOG_LEVEL: 'warn',
+    ROTA_DEV_MODE: 'true',
+    ...extra,
+  };
+}
+
+/**
+ * Starts `services` from their dist, then the gateway (bench/lib/gateway-child.cjs,
+ * ready once a request crosses the transport), pushing each process onto
+ * `procs` for the caller to stop. Returns the gateway's base URL.
+ */
+export async function startApps(services, env, procs) {
+  const base = `http://127.0.0.1:${env.PORT}`;
+  for (const app of services) procs.push(await startProcess(join(ROOT, `apps/${app}/dist/main.js`), env, async () => true));
+  procs.push(await startProcess(join(ROOT, 'bench/lib/gateway-child.cjs'), env, async () => (await fetch(`${base}/bench/transport`)).ok));
+  return base;
 }

@@ -15,8 +15,6 @@ export interface DiscoverLogger {
   info?(message: string, meta?: Record<string, unknown>): void;
 }
 
-/** Query embeddings are kept for repeated use cases; an agent often asks the same thing twice. */
-
 export function rankingSettings(c: DiscoverConfig): RankingSettings {
   return {
     bonusVector: c.ROTA_DISCOVER_BONUS_VECTOR,
@@ -42,6 +40,7 @@ export function rankingSettings(c: DiscoverConfig): RankingSettings {
  */
 export class DiscoverService {
   private readonly settings: RankingSettings;
+  /** Query embeddings kept for repeated use cases (an agent often asks the same thing twice), up to `ROTA_DISCOVER_EMBED_CACHE_SIZE`. */
   private readonly cache = new Map<string, Float32Array>();
   /**
    * Each query embedding runs under a deadline, and behind a circuit breaker:
