@@ -20,7 +20,7 @@ import { performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { ROOT, benchPrefix, fmt, freePort, startProcess, stop, table } from './lib/common.mjs';
+import { ROOT, appEnv, benchPrefix, fmt, freePort, startProcess, stop, table } from './lib/common.mjs';
 
 const require = createRequire(import.meta.url);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -157,19 +157,12 @@ async function throughput() {
     const plain = (await keys.create({ projectId: 'proj_dev', environment: 'live', scopes })).key;
     const governedKey = (await keys.create({ projectId: 'proj_bench_governed', environment: 'live', scopes })).key;
     const port = await freePort();
-    const env = {
-      DATABASE_URL: db.url,
-      ROTA_REDIS_PREFIX: benchPrefix('policy'),
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      ANTHROPIC_API_KEY: '',
-      LOG_LEVEL: 'warn',
-      ROTA_DEV_MODE: 'true',
+    const env = appEnv('policy', db.url, port, {
       // At 50 concurrent on a shared 2-core machine a queued execute can wait
       // past the default 5 s deadline and answer 503; this measures
       // throughput, not the deadline, so both sides get a longer one.
       ROTA_RPC_TIMEOUT_MS: process.env.ROTA_RPC_TIMEOUT_MS ?? '20000',
-    };
+    });
     const base = `http://127.0.0.1:${port}`;
     procs.push(await startProcess(join(ROOT, 'apps/search/dist/main.js'), env, async () => true));
     procs.push(await startProcess(join(ROOT, 'apps/session/dist/main.js'), env, async () => true));
