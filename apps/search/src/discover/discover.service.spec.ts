@@ -187,7 +187,8 @@ describe('DiscoverService', () => {
     };
     const warnings: string[] = [];
     const infos: string[] = [];
-    const config = DiscoverConfig.parse({ ROTA_DISCOVER_EMBED_BREAKER_FAILURES: '2', ROTA_DISCOVER_EMBED_BREAKER_OPEN_MS: '100' });
+    // Open for a full second: the five calls below must all land while it is open, even on a busy machine.
+    const config = DiscoverConfig.parse({ ROTA_DISCOVER_EMBED_BREAKER_FAILURES: '2', ROTA_DISCOVER_EMBED_BREAKER_OPEN_MS: '1000' });
     const svc = new DiscoverService(new FakeCatalog([row()]), flaky, config, { warn: (m) => warnings.push(m), info: (m) => infos.push(m) });
     // Distinct use cases, so the query-embedding cache plays no part.
     for (let i = 0; i < 5; i++) {
@@ -200,7 +201,7 @@ describe('DiscoverService', () => {
     expect(warnings.filter((w) => /embedding failed/.test(w))).toHaveLength(2);
 
     down = false;
-    await new Promise((r) => setTimeout(r, 150));
+    await new Promise((r) => setTimeout(r, 1100));
     const back = await discoverAs(svc, { use_case: 'create a payment at acme again' });
     expect(back.search_strategy).toBe('embedding');
     expect(calls).toBe(3);
