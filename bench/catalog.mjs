@@ -18,6 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { ROOT, SHARED, benchPrefix, fmt, sleep, startProcess, stop, table } from './lib/common.mjs';
+import { adoptDiscoverBenchDatabase, replicate as replicateVaried } from './lib/discover-data.mjs';
 
 const require = createRequire(import.meta.url);
 const catalogLib = require(join(ROOT, 'packages/catalog/dist/index.js'));
@@ -221,6 +222,7 @@ async function atScale(servers) {
  */
 async function localByWorkers(servers, replicas, opts = {}) {
   const database = await freshDatabase();
+  let kept = false;
   const prisma = db.createPrisma(database.url, { poolMax: 4 });
   const prefix = benchPrefix('catalog-local');
   const queue = catalogLib.CatalogQueue.connect(REDIS_URL, prefix);
@@ -282,13 +284,21 @@ async function localByWorkers(servers, replicas, opts = {}) {
         `the same ${tools} tools again with the workers' encoder already loaded: ${fmt(warmMs / 1000, 1)} s (${fmt(tools / (warmMs / 1000), 1)} rows/s); encoder load and first batches: ${fmt((wallMs - warmMs) / 1000, 1)} s`,
       );
     }
+    if (opts.keepFor) {
+      for (const w of workers.splice(0)) await stop(w);
+      await prisma.$disconnect();
+      console.log(`kept as the discover benchmark's database: ${await adoptDiscoverBenchDatabase(database.url, opts.keepFor)}`);
+      kept = true;
+    }
     return { tools, wallMs, replicas: byReplica.size, embedded };
   } finally {
     for (const w of workers) await stop(w);
     await queue.queue.obliterate({ force: true }).catch(() => undefined);
     await queue.close();
-    await prisma.$disconnect();
-    await database.drop();
+    if (!kept) {
+      await prisma.$disconnect();
+      await database.drop();
+    }
   }
 }
 
@@ -303,13 +313,19 @@ export async function catalog() {
   if (only.includes('b')) localEmbedderSpeed(servers);
   if (only.includes('c')) await atScale(servers);
   if (only.includes('d')) {
-    // The shared catalog as it is, then a larger copy with one and with two replicas.
-    await localByWorkers(servers, 1, { warm: true });
-    // BENCH_CATALOG_LOCAL_TOOLS=0 stops after the shared catalog.
+    // The shared catalog as it is (BENCH_CATALOG_SHARED=0 skips it), then a larger copy with one and with two replicas.
+    if (process.env.BENCH_CATALOG_SHARED !== '0') await localByWorkers(servers, 1, { warm: true });
+    // BENCH_CATALOG_LOCAL_TOOLS=0 stops after the shared catalog;
+    // BENCH_CATALOG_LOCAL_REPLICAS lists the replica counts to run (in order).
+    // The larger copy is the discover benchmark's (texts reworded per copy).
+    // BENCH_CATALOG_KEEP_DISCOVER=1 keeps the first run's database as the
+    // discover benchmark's, which saves building it again at 100,000 tools.
     const size = Number(process.env.BENCH_CATALOG_LOCAL_TOOLS ?? 10_000);
+    const counts = (process.env.BENCH_CATALOG_LOCAL_REPLICAS ?? '1,2').split(',').map(Number);
     if (size > 0) {
-      await localByWorkers(replicate(servers, size), 1);
-      await localByWorkers(replicate(servers, size), 2);
+      for (const [i, n] of counts.entries()) {
+        await localByWorkers(replicateVaried(servers, size), n, { keepFor: i === 0 && process.env.BENCH_CATALOG_KEEP_DISCOVER === '1' ? size : 0 });
+      }
     }
   }
 }

@@ -115,15 +115,51 @@ function fingerprint(targetTools, vectors) {
  * their own (`rota_bench_discover_text_<n>k`), which is all the lexical
  * channel reads and takes a minute instead of the embedder's time.
  */
+/** The name and fingerprint of the benchmark database for `targetTools` tools with vectors (or without). */
+export function discoverBenchDatabaseName(targetTools = 100_000, vectors = true) {
+  const kind = benchModelKind();
+  return {
+    name: `rota_bench_discover_${vectors ? (kind === 'hash' ? '' : `${kind}_`) : 'text_'}${Math.round(targetTools / 1000)}k`,
+    fingerprint: fingerprint(targetTools, vectors),
+  };
+}
+
+/**
+ * Keeps a database that already holds `replicate(servers, targetTools)` with
+ * every row embedded by the benchmark's model (the catalog benchmark's worker
+ * run builds one) as the discover benchmark's database: analysed, renamed and
+ * stamped with the recipe's fingerprint, so the discover benchmark does not
+ * build it again.
+ */
+export async function adoptDiscoverBenchDatabase(url, targetTools) {
+  const { withAdminClient, quoteIdent, DEFAULT_DATABASE_URL } = db();
+  const base = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
+  const from = new URL(url).pathname.slice(1);
+  const { name, fingerprint: fp } = discoverBenchDatabaseName(targetTools, true);
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query('VACUUM ANALYZE providers');
+    await c.query('VACUUM ANALYZE mcp_tools');
+  } finally {
+    await c.end();
+  }
+  await withAdminClient(base, async (a) => {
+    await a.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`);
+    await a.query(`ALTER DATABASE ${quoteIdent(from)} RENAME TO ${quoteIdent(name)}`);
+    await a.query(`COMMENT ON DATABASE ${quoteIdent(name)} IS '${fp}'`);
+  });
+  return name;
+}
+
 export async function discoverBenchDatabase({ targetTools = 100_000, vectors = true, log = console.log } = {}) {
   if (!existsSync(SHARED_CATALOG)) return null;
   const { withAdminClient, withDatabase, quoteIdent, migrate, DEFAULT_DATABASE_URL } = db();
   const base = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
   // One database per model (the hashing model's keeps its earlier name), so switching models rebuilds nothing already built.
   const kind = benchModelKind();
-  const name = `rota_bench_discover_${vectors ? (kind === 'hash' ? '' : `${kind}_`) : 'text_'}${Math.round(targetTools / 1000)}k`;
+  const { name, fingerprint: fp } = discoverBenchDatabaseName(targetTools, vectors);
   const url = withDatabase(base, name);
-  const fp = fingerprint(targetTools, vectors);
   const current = await withAdminClient(base, async (a) => {
     const { rows } = await a.query('SELECT shobj_description(oid, $2) AS c FROM pg_database WHERE datname = $1', [name, 'pg_database']);
     return rows[0] ? (rows[0].c ?? '') : null;
