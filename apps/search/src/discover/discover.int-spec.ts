@@ -11,6 +11,7 @@ import { SearchModule } from '../search.module';
 import { DiscoverConfig } from './config';
 import { DiscoverRepository } from './discover.repository';
 import { DiscoverService } from './discover.service';
+import { trigramScore, type Candidate } from './ranking';
 
 /**
  * A small catalog written for these tests. Two providers carry the same Pix
@@ -313,6 +314,35 @@ describe('codespar_discover against Postgres', () => {
     // The lowered threshold lived only inside the discover transaction.
     const [{ t }] = await db.prisma.$queryRaw<Array<{ t: string }>>`SELECT current_setting('pg_trgm.similarity_threshold') AS t`;
     expect(Number(t)).toBeCloseTo(0.3, 5);
+  });
+
+  it('shows each shown match its pg_trgm similarities, measured for the shown rows only', async () => {
+    const useCase = 'create a pix charge for a customer';
+    const spy = jest.spyOn(repo, 'similarities');
+    try {
+      const res = await ask(withVectors, { use_case: useCase, limit: 3 });
+      const shown = [res.recommended, ...res.related].filter((m): m is NonNullable<typeof m> => m !== null);
+      expect(shown.length).toBeGreaterThan(1);
+      // One statement, for exactly the rows shown (not the whole candidate union).
+      expect(spy).toHaveBeenCalledTimes(1);
+      expect(spy.mock.calls[0]![1]).toHaveLength(shown.length);
+      const s = { trigramThreshold: config.ROTA_DISCOVER_TRIGRAM_THRESHOLD, providerWeight: config.ROTA_DISCOVER_PROVIDER_WEIGHT };
+      for (const m of shown) {
+        const [row] = await db.prisma.$queryRaw<Array<{ n: number; d: number; pn: number; pd: number }>>`
+          SELECT similarity(t.tool_name, ${useCase}) AS n, similarity(t.description, ${useCase}) AS d,
+                 similarity(p.name, ${useCase}) AS pn, similarity(p.description, ${useCase}) AS pd
+          FROM mcp_tools t JOIN providers p ON p.id = t.server_id AND p.owner = t.server_owner
+          WHERE t.server_id = ${m.server_id} AND t.tool_name = ${m.tool_name}`;
+        const expected = trigramScore(
+          { nameSimilarity: row!.n, descriptionSimilarity: row!.d, providerNameSimilarity: row!.pn, providerDescriptionSimilarity: row!.pd } as Candidate,
+          s,
+        );
+        if (expected === null) expect(m.trigram_similarity).toBeNull();
+        else expect(m.trigram_similarity).toBeCloseTo(expected, 3);
+      }
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('leaves rows embedded by another model out of the vector pass', async () => {

@@ -57,7 +57,22 @@ export interface DiscoverCatalog {
    * calls `candidates`.
    */
   candidatesWhileEmbedding?(q: Omit<CandidateQuery, 'vector' | 'model'>, vector: PendingVector): Promise<Candidate[]>;
+  /**
+   * The pg_trgm similarities of the use case to some candidates (by `id`):
+   * shown in each match, never ranked on, so measured only for the rows an
+   * answer shows. Optional: without it the candidates carry their own.
+   */
+  similarities?(text: string, ids: readonly string[]): Promise<Map<string, TrigramSimilarities>>;
 }
+
+/** The pg_trgm similarities a match shows (see `trigramScore`). */
+export type TrigramSimilarities = Pick<Candidate, 'nameSimilarity' | 'descriptionSimilarity' | 'providerNameSimilarity' | 'providerDescriptionSimilarity'>;
+
+const SIMILARITIES = namedStatement(`
+    SELECT t.id, similarity(t.tool_name, $1) AS name_sim, similarity(t.description, $1) AS desc_sim,
+           similarity(p.name, $1) AS pname_sim, similarity(p.description, $1) AS pdesc_sim
+    FROM mcp_tools t JOIN providers p ON p.id = t.server_id AND p.owner = t.server_owner
+    WHERE t.id = ANY ($2::uuid[])`);
 
 interface CandidateRow {
   id: string;
@@ -79,10 +94,6 @@ interface CandidateRow {
   from_vector: boolean;
   lexical_score: number | null;
   from_lexical: boolean;
-  name_sim: number;
-  desc_sim: number;
-  pname_sim: number;
-  pdesc_sim: number;
   connection_status: string | null;
 }
 
@@ -119,11 +130,11 @@ export type LexicalVariant = 'current' | 'previous';
  *   configuration), rows found through its GIN index. Field weights make it
  *   BM25F; the corpus size, mean document length and document frequencies
  *   are read from the tables kept at write time (see {@link LexicalVariant}).
- * The pg_trgm similarities of the final rows are returned too: they are
- * shown in each match, not ranked on.
+ * The pg_trgm similarities each match shows are not ranked on, so they are
+ * measured afterwards for the rows an answer shows only (`similarities`).
  */
 export function candidateSql(
-  shape: { vector: boolean; category: boolean; country: boolean; lexicalIds?: boolean },
+  shape: { vector: boolean; category: boolean; country: boolean; lexicalIds?: boolean; idsOnly?: boolean },
   variant: LexicalVariant = 'current',
 ): string {
   const filters: string[] = [];
@@ -142,7 +153,9 @@ export function candidateSql(
   // Every shape names all twelve parameters, so the unused ones get a type too
   // (the planner folds these conditions away).
   // With `lexicalIds`, $12 holds the lexical channel's rows, found by an
-  // earlier statement (see `candidatesWhileEmbedding`), instead of the scan cap.
+  // earlier statement (see `candidatesWhileEmbedding`), instead of the scan
+  // cap, and a thirteenth parameter their BM25 scores, which that statement
+  // computed already.
   const followUp = shape.lexicalIds === true;
   const typed = `($2::vector IS NULL OR true) AND ($3::text IS NULL OR true) AND ($9::text IS NULL OR true) AND ($10::text IS NULL OR true) AND ($12::${followUp ? 'uuid[]' : 'int'} IS NULL OR true)`;
   const vectorPass = shape.vector
@@ -195,7 +208,7 @@ export function candidateSql(
     : 'SELECT x.df::float8 AS df FROM mcp_tools_search_terms x WHERE x.lexeme = q.term';
   const search = followUp
     ? `qlist AS MATERIALIZED (SELECT array_agg(term) AS terms FROM qidf),
-    lex AS MATERIALIZED (SELECT DISTINCT unnest($12::uuid[]) AS id, NULL::float8 AS s),`
+    lex AS MATERIALIZED (SELECT x.id, x.s FROM unnest($12::uuid[], $13::float8[]) AS x(id, s)),`
     : previous
       ? `lex AS MATERIALIZED (${lexRows("t.search_document @@ (SELECT string_agg(quote_literal(term), ' | ')::tsquery FROM seek)")}),`
       : `-- The search runs in two steps. The first keeps the best rows holding a
@@ -227,6 +240,34 @@ export function candidateSql(
        AND NOT t.search_document @@ (SELECT first FROM split)`,
     )}),
     lex AS MATERIALIZED (SELECT id, s FROM lex1 UNION ALL SELECT id, s FROM lex2 ORDER BY s DESC LIMIT $6),`;
+  // `idsOnly`: the lexical channel's rows by id and nothing else, for a
+  // follow-up statement (see `candidatesWhileEmbedding`) that scores them.
+  const tail = shape.idsOnly
+    ? `SELECT lex.id, lex.s FROM lex WHERE ${typed} AND ($1::text IS NULL OR true) AND ($5::environment IS NULL OR true)`
+    : `cand AS (SELECT id FROM vec UNION SELECT id FROM lex),
+    scored AS MATERIALIZED (
+      SELECT t.id, t.server_id, t.server_owner, t.tool_name, t.description, t.http_method, t.endpoint_template, t.project_id,
+             vec.d IS NOT NULL AS from_vector,
+             coalesce(vec.d, ${rescoredDistance}) AS cosine_distance,
+             lex.id IS NOT NULL AS from_lexical,
+             coalesce(lex.s, (SELECT ${bm25} FROM corpus c)) AS lexical_score
+      FROM cand JOIN mcp_tools t ON t.id = cand.id LEFT JOIN vec ON vec.id = t.id LEFT JOIN lex ON lex.id = t.id
+    ),
+    ps AS MATERIALIZED (
+      SELECT p.id, p.owner, p.name, p.category, p.country, p.countries, p.auth_type, p.self_serve_auth,
+             p.sandbox_available, p.status
+      FROM (SELECT DISTINCT server_id, server_owner FROM scored) s JOIN providers p ON p.id = s.server_id AND p.owner = s.server_owner
+    )
+    SELECT t.id, t.server_id, t.tool_name, t.description, t.http_method, t.endpoint_template, t.project_id,
+           ps.name AS provider_name, ps.category, ps.country, ps.countries, ps.auth_type, ps.self_serve_auth,
+           ps.sandbox_available, ps.status AS provider_status,
+           t.cosine_distance, t.from_vector, t.lexical_score, t.from_lexical,
+           c.status AS connection_status
+    FROM scored t
+    JOIN ps ON ps.id = t.server_id AND ps.owner = t.server_owner
+    LEFT JOIN connections c
+      ON c.project_id = $4 AND c.environment = $5::environment AND c.server_id = t.server_id
+    WHERE ${typed} AND ($1::text IS NULL OR true)`;
   return `
     WITH vec AS MATERIALIZED (${vectorPass}),
     qterms AS MATERIALIZED (
@@ -255,41 +296,18 @@ export function candidateSql(
       WHERE coalesce(before, 0) < $12
     ),`
     }
-    ${search}
-    cand AS (SELECT id FROM vec UNION SELECT id FROM lex),
-    scored AS MATERIALIZED (
-      SELECT t.id, t.server_id, t.server_owner, t.tool_name, t.description, t.http_method, t.endpoint_template, t.project_id,
-             vec.d IS NOT NULL AS from_vector,
-             coalesce(vec.d, ${rescoredDistance}) AS cosine_distance,
-             lex.id IS NOT NULL AS from_lexical,
-             coalesce(lex.s, (SELECT ${bm25} FROM corpus c)) AS lexical_score
-      FROM cand JOIN mcp_tools t ON t.id = cand.id LEFT JOIN vec ON vec.id = t.id LEFT JOIN lex ON lex.id = t.id
-    ),
-    ps AS MATERIALIZED (
-      SELECT p.id, p.owner, p.name, p.category, p.country, p.countries, p.auth_type, p.self_serve_auth,
-             p.sandbox_available, p.status,
-             similarity(p.name, $1) AS pname_sim, similarity(p.description, $1) AS pdesc_sim
-      FROM (SELECT DISTINCT server_id, server_owner FROM scored) s JOIN providers p ON p.id = s.server_id AND p.owner = s.server_owner
-    )
-    SELECT t.id, t.server_id, t.tool_name, t.description, t.http_method, t.endpoint_template, t.project_id,
-           ps.name AS provider_name, ps.category, ps.country, ps.countries, ps.auth_type, ps.self_serve_auth,
-           ps.sandbox_available, ps.status AS provider_status,
-           t.cosine_distance, t.from_vector, t.lexical_score, t.from_lexical,
-           similarity(t.tool_name, $1) AS name_sim,
-           similarity(t.description, $1) AS desc_sim,
-           ps.pname_sim, ps.pdesc_sim,
-           c.status AS connection_status
-    FROM scored t
-    JOIN ps ON ps.id = t.server_id AND ps.owner = t.server_owner
-    LEFT JOIN connections c
-      ON c.project_id = $4 AND c.environment = $5::environment AND c.server_id = t.server_id
-    WHERE ${typed}`;
+    ${shape.idsOnly ? search.trimEnd().replace(/,$/, '') : search}
+    ${tail}`;
 }
 
 /** The eight statement shapes (query vector or not, category filter or not, country filter or not), indexed by those three bits. */
 const statements = (variant: LexicalVariant) =>
   Array.from({ length: 8 }, (_, i) => namedStatement(candidateSql({ vector: (i & 4) !== 0, category: (i & 2) !== 0, country: (i & 1) !== 0 }, variant)));
 const STATEMENTS: Record<LexicalVariant, ReturnType<typeof statements>> = { current: statements('current'), previous: statements('previous') };
+/** The lexical channel on its own, its rows by id only (for a follow-up), by category and country bits. */
+const LEXICAL_IDS = Array.from({ length: 4 }, (_, i) =>
+  namedStatement(candidateSql({ vector: false, category: (i & 2) !== 0, country: (i & 1) !== 0, idsOnly: true })),
+);
 /** The vector channel after the lexical one ran on its own, by category and country bits. */
 const FOLLOW_UPS = Array.from({ length: 4 }, (_, i) =>
   namedStatement(candidateSql({ vector: true, category: (i & 2) !== 0, country: (i & 1) !== 0, lexicalIds: true })),
@@ -362,41 +380,77 @@ export class DiscoverRepository implements DiscoverCatalog {
       const v = await pending;
       return this.candidates({ ...q, vector: v?.vector ?? null, model: v?.model ?? null });
     }
-    const [lexical, v] = await Promise.all([this.rows({ ...q, vector: null, model: null }), pending]);
-    if (!v) return lexical.map(toCandidate);
-    return (
-      await this.rows(
-        { ...q, vector: v.vector, model: v.model },
-        lexical.map((r) => r.id),
-      )
-    ).map(toCandidate);
+    const [ids, v] = await Promise.all([this.lexicalIds(q), pending]);
+    // No vector after all (the embedder failed or ran out of time): the lexical channel's full rows.
+    if (!v) return this.candidates({ ...q, vector: null, model: null });
+    return (await this.rows({ ...q, vector: v.vector, model: v.model }, ids)).map(toCandidate);
+  }
+
+  async similarities(text: string, ids: readonly string[]): Promise<Map<string, TrigramSimilarities>> {
+    if (ids.length === 0) return new Map();
+    const { rows } = await this.pool.query<{ id: string; name_sim: number; desc_sim: number; pname_sim: number; pdesc_sim: number }>({
+      ...SIMILARITIES,
+      values: [text, ids],
+    });
+    return new Map(
+      rows.map((r) => [
+        r.id,
+        {
+          nameSimilarity: Number(r.name_sim),
+          descriptionSimilarity: Number(r.desc_sim),
+          providerNameSimilarity: Number(r.pname_sim),
+          providerDescriptionSimilarity: Number(r.pdesc_sim),
+        },
+      ]),
+    );
+  }
+
+  /** The lexical channel's rows alone, by id. */
+  private async lexicalIds(q: Omit<CandidateQuery, 'vector' | 'model'>): Promise<LexicalHit[]> {
+    const { rows } = await this.pool.query<{ id: string; s: number }>({
+      ...LEXICAL_IDS[(q.category !== null ? 2 : 0) | (q.country !== null ? 1 : 0)]!,
+      values: this.values({ ...q, vector: null, model: null }, null, undefined),
+    });
+    return rows.map((r) => ({ id: r.id, score: Number(r.s) }));
   }
 
   /** One statement: both channels, or with `lexicalIds` the vector channel over rows the lexical one already found. */
-  private async rows(q: CandidateQuery, lexicalIds?: string[]): Promise<CandidateRow[]> {
+  private async rows(q: CandidateQuery, lexicalIds?: LexicalHit[]): Promise<CandidateRow[]> {
     const vector = q.vector && q.model ? toVectorLiteral(q.vector) : null;
     const shape = (q.category !== null ? 2 : 0) | (q.country !== null ? 1 : 0);
     const stmt = lexicalIds && vector !== null ? FOLLOW_UPS[shape]! : STATEMENTS[this.variant][(vector !== null ? 4 : 0) | shape]!;
-    const lx = q.lexical;
-    const { rows } = await this.pool.query<CandidateRow>({
-      ...stmt,
-      values: [
-        q.text,
-        vector,
-        vector ? q.model : null,
-        q.projectId,
-        q.environment,
-        q.candidates,
-        lx?.text ?? null,
-        lx?.expansion ?? null,
-        q.category,
-        q.country,
-        lx ? [lx.k1, lx.b, ...lx.fieldWeights, lx.expansionWeight, lx.scoreCap ?? 0, ...rankWeights(lx.fieldWeights)] : [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
-        lexicalIds && vector !== null ? lexicalIds : (lx?.scanCap ?? 0),
-      ],
-    });
+    const { rows } = await this.pool.query<CandidateRow>({ ...stmt, values: this.values(q, vector, lexicalIds) });
     return rows;
   }
+
+  /** The twelve parameters of every statement shape (see {@link candidateSql}). */
+  private values(q: CandidateQuery, vector: string | null, lexicalIds: LexicalHit[] | undefined): unknown[] {
+    const lx = q.lexical;
+    const followUp = lexicalIds !== undefined && vector !== null;
+    const values = [
+      q.text,
+      vector,
+      vector ? q.model : null,
+      q.projectId,
+      q.environment,
+      q.candidates,
+      lx?.text ?? null,
+      lx?.expansion ?? null,
+      q.category,
+      q.country,
+      lx ? [lx.k1, lx.b, ...lx.fieldWeights, lx.expansionWeight, lx.scoreCap ?? 0, ...rankWeights(lx.fieldWeights)] : [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+      followUp ? lexicalIds.map((h) => h.id) : (lx?.scanCap ?? 0),
+    ];
+    // A number's decimal form from JavaScript reads back as the same float8.
+    if (followUp) values.push(lexicalIds.map((h) => h.score));
+    return values;
+  }
+}
+
+/** A row the lexical channel found, with its BM25 score. */
+interface LexicalHit {
+  id: string;
+  score: number;
 }
 
 /** The BM25F field weights as ts_rank's label weights: D, C, B, A order, scaled into 0..1 as it requires. */
@@ -407,6 +461,7 @@ function rankWeights(w: readonly [number, number, number, number]): [number, num
 
 function toCandidate(r: CandidateRow): Candidate {
   return {
+    id: r.id,
     serverId: r.server_id,
     toolName: r.tool_name,
     description: r.description,
@@ -425,10 +480,11 @@ function toCandidate(r: CandidateRow): Candidate {
     fromVectorPass: r.from_vector,
     lexicalScore: r.lexical_score === null ? null : Number(r.lexical_score),
     fromLexicalPass: r.from_lexical,
-    nameSimilarity: Number(r.name_sim),
-    descriptionSimilarity: Number(r.desc_sim),
-    providerNameSimilarity: Number(r.pname_sim),
-    providerDescriptionSimilarity: Number(r.pdesc_sim),
+    // Measured later, for the rows an answer shows (see `similarities`).
+    nameSimilarity: 0,
+    descriptionSimilarity: 0,
+    providerNameSimilarity: 0,
+    providerDescriptionSimilarity: 0,
     connectionRowStatus: r.connection_status,
   };
 }

@@ -10,6 +10,7 @@ const CONFIG = DiscoverConfig.parse({});
 
 function row(over: Partial<Candidate> = {}): Candidate {
   return {
+    id: `${over.serverId ?? 'acme'}/${over.toolName ?? 'x'}`,
     serverId: 'acme',
     toolName: 'create_payment',
     description: 'Create a payment.',

@@ -8,7 +8,7 @@ import type { DiscoverCatalog } from './discover.repository';
 import { parseDiscoverInput } from './input';
 import { renderQuery } from './query-language';
 import { metaToolGist, metaToolHints } from './meta-tool-hints';
-import { namedProviders, rankCandidates, requestAct, type Candidate, type RankedTool, type RankingSettings } from './ranking';
+import { namedProviders, rankCandidates, requestAct, trigramScore, type Candidate, type RankedTool, type RankingSettings } from './ranking';
 
 export interface DiscoverLogger {
   warn(message: string, meta?: Record<string, unknown>): void;
@@ -50,6 +50,13 @@ export class DiscoverService {
    * on every call; then one call tries it again.
    */
   private readonly embedPolicy: IPolicy;
+  /**
+   * Until when the open breaker refuses the embedder: calls before then do
+   * not ask for a vector at all, so the catalog runs its one lexical statement
+   * (not the lexical search meant to be followed by the vector pass). The
+   * first call after it goes through the breaker, which half-opens.
+   */
+  private brokenUntil = 0;
 
   constructor(
     private readonly catalog: DiscoverCatalog,
@@ -63,12 +70,13 @@ export class DiscoverService {
       halfOpenAfter: config.ROTA_DISCOVER_EMBED_BREAKER_OPEN_MS,
       breaker: new ConsecutiveBreaker(config.ROTA_DISCOVER_EMBED_BREAKER_FAILURES),
     });
-    breaker.onBreak(() =>
+    breaker.onBreak(() => {
+      this.brokenUntil = Date.now() + config.ROTA_DISCOVER_EMBED_BREAKER_OPEN_MS;
       this.log.warn('discover: query embeddings keep failing; ranking by the lexical channel alone for a while', {
         model: embedder?.model,
         pause_ms: config.ROTA_DISCOVER_EMBED_BREAKER_OPEN_MS,
-      }),
-    );
+      });
+    });
     breaker.onReset(() => this.log.info?.('discover: query embeddings answer again', { model: embedder?.model }));
     this.embedPolicy = wrap(breaker, timeout(config.ROTA_DISCOVER_EMBED_TIMEOUT_MS, TimeoutStrategy.Aggressive));
   }
@@ -77,13 +85,15 @@ export class DiscoverService {
   async discover(req: DiscoverRequest): Promise<DiscoverResult> {
     const tenant = currentTenant();
     const q = parseDiscoverInput(req.input);
-    const hints = metaToolHints(q.useCase);
     const rendering = renderQuery(q.useCase);
     const channels = this.config.ROTA_DISCOVER_CHANNELS;
     // A model that reads only English gets the request brought into English;
     // the others read it as written.
     const lexical = channels.has('lexical');
-    const embedding = channels.has('vector') && this.embedder ? this.embed(this.embedder.englishOnly ? rendering.englishText : q.useCase) : null;
+    const embedding =
+      channels.has('vector') && this.embedder && Date.now() >= this.brokenUntil
+        ? this.embed(this.embedder.englishOnly ? rendering.englishText : q.useCase)
+        : null;
     const query = {
       projectId: tenant.project_id,
       environment: tenant.environment,
@@ -107,18 +117,24 @@ export class DiscoverService {
     // The lexical channel need not wait for the query's embedding (tens of
     // milliseconds with the local encoder) when the catalog can start it alone.
     const model = this.embedder?.model ?? null;
-    let rows: Candidate[];
+    let pending: Promise<Candidate[]>;
     if (embedding && lexical && this.catalog.candidatesWhileEmbedding) {
-      rows = await this.catalog.candidatesWhileEmbedding(
+      pending = this.catalog.candidatesWhileEmbedding(
         query,
         embedding.then((v) => (v && model ? { vector: v, model } : null)),
       );
     } else {
-      const v = embedding ? await embedding : null;
-      rows = await this.catalog.candidates({ ...query, vector: v, model: v ? model : null });
+      pending = (embedding ?? Promise.resolve(null)).then((v) => this.catalog.candidates({ ...query, vector: v, model: v ? model : null }));
     }
+    // Work that needs neither the vector nor the rows runs while they are on
+    // their way: one turn of the event loop first, so the embedder's batch
+    // (sent from a setImmediate) and the statement leave before it.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const hints = metaToolHints(q.useCase);
+    const act = requestAct(rendering.englishText);
+    const rows = await pending;
     const vector = embedding ? await embedding : null;
-    const ranked = rankCandidates(rows, tenant.environment, this.settings, namedProviders(q.useCase, rows), requestAct(rendering.englishText));
+    const ranked = rankCandidates(rows, tenant.environment, this.settings, namedProviders(q.useCase, rows), act);
     const ctx: AdviceContext = { environment: tenant.environment, country: q.country };
     const metaTools = hints.map((h) => h.tool);
 
@@ -139,6 +155,19 @@ export class DiscoverService {
     } else {
       recommended = ranked[0]!;
       related = ranked.slice(1, q.limit + 1);
+    }
+    if (this.catalog.similarities) {
+      // The similarities each match shows, measured for the shown rows only.
+      const shownIds = (recommended ? [recommended, ...related] : related).map((r) => r.candidate.id);
+      const sims = await this.catalog.similarities(q.useCase, shownIds);
+      const fill = (r: RankedTool): RankedTool => {
+        const s = sims.get(r.candidate.id);
+        if (!s) return r;
+        const candidate = { ...r.candidate, ...s };
+        return { ...r, candidate, trigramSimilarity: trigramScore(candidate, this.settings) };
+      };
+      recommended = recommended ? fill(recommended) : null;
+      related = related.map(fill);
     }
     const shown = recommended ? [recommended, ...related] : related;
     const strategy = shown.length === 0 ? 'empty' : shown.some((r) => r.cosineDistance !== null) ? 'embedding' : 'trigram';

@@ -22,6 +22,7 @@ function score(c: Candidate, environment: 'live' | 'test' = 'live', s: RankingSe
 
 function candidate(over: Partial<Candidate> = {}): Candidate {
   return {
+    id: `${over.serverId ?? 'acme'}/${over.toolName ?? 'x'}`,
     serverId: 'acme',
     toolName: 'do_thing',
     description: 'Does the thing.',

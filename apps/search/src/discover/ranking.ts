@@ -9,6 +9,8 @@ import { analyze, tokenize } from '@rota/lexicon';
 
 /** One catalog tool as the repository returns it, with its raw scores. */
 export interface Candidate {
+  /** The tool's row id. */
+  id: string;
   serverId: string;
   toolName: string;
   description: string;
@@ -32,6 +34,7 @@ export interface Candidate {
   lexicalScore: number | null;
   /** Whether the lexical channel returned this row among its own top candidates. */
   fromLexicalPass: boolean;
+  /** pg_trgm similarities of the use case to the tool's name and description and its provider's: shown, never ranked on (the catalog may fill them only for the rows shown). */
   nameSimilarity: number;
   descriptionSimilarity: number;
   providerNameSimilarity: number;
