@@ -12,7 +12,11 @@
 //      process, the current statement against the previous one (BM25's corpus
 //      figures recounted on every call) as the baseline, alternating, with a
 //      check that both give every intent the same BM25 scores.
-// Needs a build (`pnpm build`), Postgres with pgvector, and Redis.
+// Needs a build (`pnpm build`), Postgres with pgvector, and Redis. The parts
+// read a copy of the database in a Postgres cluster of the benchmark's own,
+// configured like docker-compose.yml's (shared_buffers 1 GB, see
+// lib/private-postgres.mjs); BENCH_DISCOVER_POSTGRES=shared reads the
+// machine's shared instance (128 MB of shared buffers) instead.
 // BENCH_DISCOVER_TOOLS changes the catalog size; BENCH_DISCOVER_ROUNDS the passes over the intents;
 // BENCH_DISCOVER_PARTS picks the parts (default recall,latency,fallback). With
 // `lexical` alone, the catalog is imported without vectors into a database of
@@ -25,6 +29,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { ROOT, benchPrefix, fmt, freePort, startProcess, stop, table } from './lib/common.mjs';
 import { benchModelKind, discoverBenchDatabase } from './lib/discover-data.mjs';
+import { privatePostgres, privatePostgresAvailable } from './lib/private-postgres.mjs';
 
 const require = createRequire(import.meta.url);
 const TOOLS = Number(process.env.BENCH_DISCOVER_TOOLS ?? 100_000);
@@ -328,11 +333,29 @@ async function lexicalChannel(url, queries, labels) {
 
 export async function discoverBench() {
   const vectors = PARTS.has('recall') || PARTS.has('latency') || PARTS.has('fallback');
-  const url = await discoverBenchDatabase({ targetTools: TOOLS, vectors });
-  if (!url) {
+  const sharedUrl = await discoverBenchDatabase({ targetTools: TOOLS, vectors });
+  if (!sharedUrl) {
     console.log('\n## Discover: ../shared/data/provider_catalog.json is not there; skipped.');
     return;
   }
+  // By default the benchmark reads a copy in a Postgres of its own, configured
+  // like docker-compose.yml's (shared_buffers 1 GB): the machine's shared
+  // instance keeps 128 MB, which the HNSW index of 100,000 tools does not fit
+  // in. BENCH_DISCOVER_POSTGRES=shared measures the shared instance instead.
+  const where = process.env.BENCH_DISCOVER_POSTGRES ?? (privatePostgresAvailable() ? 'private' : 'shared');
+  const own = where === 'private' ? await privatePostgres(sharedUrl, new URL(sharedUrl).pathname.slice(1)) : null;
+  try {
+    await discoverParts(
+      own?.url ?? sharedUrl,
+      own ? `a Postgres of its own (shared_buffers ${own.sharedBuffers}, as docker-compose.yml)` : 'the shared Postgres instance',
+    );
+  } finally {
+    own?.stop();
+  }
+}
+
+async function discoverParts(url, postgres) {
+  console.log(`\n(discover benchmark database: ${postgres})`);
   const { LocalEmbedderPool, toVectorLiteral } = require(join(ROOT, 'packages/catalog/dist/index.js'));
   const DISCOVER_DEFAULTS = require(join(ROOT, 'apps/search/dist/discover/config.js')).DiscoverConfig.parse({});
   const queries = intents();
