@@ -237,9 +237,17 @@ async function localByWorkers(servers, replicas, opts = {}) {
     const t0 = now();
     for (let i = 0; i < replicas; i++) workers.push(await startProcess(join(ROOT, 'apps/worker/dist/main.js'), env, async () => true));
     let last = 0;
+    let done = tools;
     for (;;) {
       const c = await repo.counts(model);
       if (c.embedded === c.tools) break;
+      if (opts.seconds && now() - t0 >= opts.seconds * 1000) {
+        // Time is up: the workers finish the batches they hold and stop; the
+        // rows embedded by then are the run's.
+        for (const w of workers.splice(0)) await stop(w);
+        done = (await repo.counts(model)).embedded;
+        break;
+      }
       if (now() - last > 30_000) {
         last = now();
         console.log(`  … ${c.embedded}/${c.tools} embedded after ${fmt((now() - t0) / 1000, 0)} s`);
@@ -247,6 +255,9 @@ async function localByWorkers(servers, replicas, opts = {}) {
       await sleep(200);
     }
     const wallMs = now() - t0;
+    if (done < tools) {
+      console.log(`(stopped after BENCH_CATALOG_LOCAL_SECONDS: ${done} of ${tools} rows embedded; the time for all of them below is projected at that rate)`);
+    }
     const jobs = await queue.queue.getJobs(['completed'], 0, -1);
     const byReplica = new Map();
     let embedded = 0;
@@ -261,11 +272,11 @@ async function localByWorkers(servers, replicas, opts = {}) {
     }
     console.log(`\n## Catalog (d): ${tools} tools embedded by ${replicas} worker replica(s) with the default local embedder (${model})`);
     table([
-      { replica: 'all', rows: tools, 'wall s': fmt(wallMs / 1000, 1), 'rows/s': fmt(tools / (wallMs / 1000), 1) },
+      { replica: 'all', rows: done, 'wall s': fmt(wallMs / 1000, 1), 'rows/s': fmt(done / (wallMs / 1000), 1) },
       ...[...byReplica].map(([name, r], i) => ({ replica: `#${i + 1}`, rows: r.rows, 'wall s': '-', 'rows/s': fmt(r.rows / (wallMs / 1000), 1) })),
     ]);
     console.log(
-      `rows written by embedding jobs: ${embedded} for ${tools} tools (${embedded === tools ? 'none twice' : 'MISMATCH'}); 100,000 tools at this rate: ${fmt(100_000 / (tools / (wallMs / 1000)), 0)} s`,
+      `rows written by embedding jobs: ${embedded} for ${done} rows embedded (${embedded === done ? 'none twice' : 'MISMATCH'}); ${tools} tools at this rate: ${fmt(tools / (done / (wallMs / 1000)), 0)} s; 100,000 tools: ${fmt(100_000 / (done / (wallMs / 1000)), 0)} s`,
     );
     if (opts.warm) {
       // A running deployment has loaded its encoder long before a catalog
@@ -324,7 +335,10 @@ export async function catalog() {
     const counts = (process.env.BENCH_CATALOG_LOCAL_REPLICAS ?? '1,2').split(',').map(Number);
     if (size > 0) {
       for (const [i, n] of counts.entries()) {
-        await localByWorkers(replicateVaried(servers, size), n, { keepFor: i === 0 && process.env.BENCH_CATALOG_KEEP_DISCOVER === '1' ? size : 0 });
+        const keepFor = i === 0 && process.env.BENCH_CATALOG_KEEP_DISCOVER === '1' ? size : 0;
+        // BENCH_CATALOG_LOCAL_SECONDS stops a run (other than a kept one) after that long and projects the rest.
+        const seconds = keepFor ? 0 : Number(process.env.BENCH_CATALOG_LOCAL_SECONDS ?? 0);
+        await localByWorkers(replicateVaried(servers, size), n, { keepFor, seconds });
       }
     }
   }
