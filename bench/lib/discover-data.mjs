@@ -139,6 +139,12 @@ export async function adoptDiscoverBenchDatabase(url, targetTools) {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
+    // The workers drop the HNSW index for a bulk sweep and a reindex job
+    // builds it once they are done; a run stopped at full coverage may not
+    // have it yet.
+    const { VECTOR_INDEX, VECTOR_INDEX_DEFINITION } = require(join(ROOT, 'packages/catalog/dist/repository.js'));
+    await c.query("SET maintenance_work_mem = '1GB'");
+    await c.query(`CREATE INDEX IF NOT EXISTS ${VECTOR_INDEX} ${VECTOR_INDEX_DEFINITION}`);
     await c.query('VACUUM ANALYZE providers');
     await c.query('VACUUM ANALYZE mcp_tools');
   } finally {
