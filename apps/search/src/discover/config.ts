@@ -63,7 +63,7 @@ export const DISCOVER_CONFIG_SHAPE = {
   /** Rows the lexical channel's candidate search may touch; query terms join it rarest first until their rows reach this. */
   ROTA_DISCOVER_LEXICAL_SCAN_CAP: z.coerce.number().int().min(10).max(10_000_000).default(2000),
   /** Rows each step of the lexical channel's search scores with BM25 at most; past it, the rows ts_rank puts first (0: no limit). */
-  ROTA_DISCOVER_LEXICAL_SCORE_CAP: z.coerce.number().int().min(0).max(10_000_000).default(400),
+  ROTA_DISCOVER_LEXICAL_SCORE_CAP: z.coerce.number().int().min(0).max(10_000_000).default(200),
   /** `hnsw.ef_search` for the vector pass (recall against speed). */
   ROTA_DISCOVER_EF_SEARCH: z.coerce.number().int().min(10).max(1000).default(160),
   /** Query vectors kept in memory, most recently used first, so a repeated use case is not embedded again (0 keeps none). */
