@@ -49,6 +49,21 @@ class FakeCatalog implements DiscoverCatalog {
   }
 }
 
+/** A promise that knows whether anything has handled it yet. */
+class Tracked<T> extends Promise<T> {
+  static override get [Symbol.species]() {
+    return Promise;
+  }
+  handled = false;
+  override then<A = T, B = never>(
+    onFulfilled?: ((v: T) => A | PromiseLike<A>) | null,
+    onRejected?: ((e: unknown) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
+    this.handled = true;
+    return super.then(onFulfilled, onRejected);
+  }
+}
+
 const embedder = (fail = false): Embedder => ({
   model: 'test-model',
   dimensions: 3,
@@ -127,6 +142,28 @@ describe('DiscoverService', () => {
     expect(res.next_steps[0]).toMatch(/^Call codespar_notify/);
     expect(res.related.map((m) => m.tool)).toEqual(['zapi/send_text', 'twilio/send_whatsapp']);
     expect(DiscoverResult.safeParse(res).success).toBe(true);
+  });
+
+  it('fails the call, not the process, when the catalog fails before its rows are awaited', async () => {
+    // Node reports a rejection as unhandled (and by default exits) when no
+    // handler is on it by the end of the turn it happened in. The catalog
+    // here rejects at once; at the start of the next turn a handler must be on
+    // its promise, although the service is still busy with other work.
+    const down = new Error('database down');
+    let handledInTime: boolean | null = null;
+    const failing: DiscoverCatalog = {
+      candidates: () => Promise.reject(down),
+      candidatesWhileEmbedding: () => {
+        const p = new Tracked<Candidate[]>((_, reject) => reject(down));
+        setImmediate(() => (handledInTime = p.handled));
+        return p;
+      },
+    };
+    const svc = new DiscoverService(failing, embedder(), CONFIG);
+    await expect(discoverAs(svc, { use_case: 'create a pix charge' })).rejects.toBe(down);
+    expect(handledInTime).toBe(true);
+    // Without an embedder the one-statement path fails the call the same way.
+    await expect(discoverAs(new DiscoverService(failing, null, CONFIG), { use_case: 'create a pix charge' })).rejects.toBe(down);
   });
 
   it('answers no_match and an empty strategy when nothing matched', async () => {

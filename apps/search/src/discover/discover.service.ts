@@ -128,7 +128,10 @@ export class DiscoverService {
     }
     // Work that needs neither the vector nor the rows runs while they are on
     // their way: one turn of the event loop first, so the embedder's batch
-    // (sent from a setImmediate) and the statement leave before it.
+    // (sent from a setImmediate) and the statement leave before it. A failure
+    // of the catalog in that turn is the call's error (`await pending` below),
+    // not an unhandled rejection of the process.
+    pending.catch(() => undefined);
     await new Promise<void>((resolve) => setImmediate(resolve));
     const hints = metaToolHints(q.useCase);
     const act = requestAct(rendering.englishText);
