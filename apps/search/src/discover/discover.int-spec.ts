@@ -202,6 +202,14 @@ describe('codespar_discover against Postgres', () => {
       const lexicalAlone = await repo.candidates({ ...q, vector: null, model: null });
       const none = await repo.candidatesWhileEmbedding(q, Promise.resolve(null));
       expect(none.map(key).sort()).toEqual(lexicalAlone.map(key).sort());
+      // Scored by the second statement from the first one's rows, not searched again: the same fields and scores.
+      const alone = new Map(lexicalAlone.map((r) => [key(r), r]));
+      for (const r of none) {
+        const t = alone.get(key(r))!;
+        expect({ ...r, lexicalScore: null }).toEqual({ ...t, lexicalScore: null });
+        if (t.lexicalScore === null) expect(r.lexicalScore).toBeNull();
+        else expect(r.lexicalScore).toBeCloseTo(t.lexicalScore, 9);
+      }
     }
   });
 

@@ -157,7 +157,8 @@ export function candidateSql(
   // cap, and a thirteenth parameter their BM25 scores, which that statement
   // computed already.
   const followUp = shape.lexicalIds === true;
-  const typed = `($2::vector IS NULL OR true) AND ($3::text IS NULL OR true) AND ($9::text IS NULL OR true) AND ($10::text IS NULL OR true) AND ($12::${followUp ? 'uuid[]' : 'int'} IS NULL OR true)`;
+  // A follow-up without a vector runs no search, so no LIMIT names $6 either.
+  const typed = `($2::vector IS NULL OR true) AND ($3::text IS NULL OR true) AND ($9::text IS NULL OR true) AND ($10::text IS NULL OR true) AND ($12::${followUp ? 'uuid[]' : 'int'} IS NULL OR true)${followUp && !shape.vector ? ' AND ($6::bigint IS NULL OR true)' : ''}`;
   const vectorPass = shape.vector
     ? `SELECT t.id, t.embedding <=> $2::vector AS d
        FROM mcp_tools t ${joinProviders}
@@ -308,9 +309,13 @@ const STATEMENTS: Record<LexicalVariant, ReturnType<typeof statements>> = { curr
 const LEXICAL_IDS = Array.from({ length: 4 }, (_, i) =>
   namedStatement(candidateSql({ vector: false, category: (i & 2) !== 0, country: (i & 1) !== 0, idsOnly: true })),
 );
-/** The vector channel after the lexical one ran on its own, by category and country bits. */
-const FOLLOW_UPS = Array.from({ length: 4 }, (_, i) =>
-  namedStatement(candidateSql({ vector: true, category: (i & 2) !== 0, country: (i & 1) !== 0, lexicalIds: true })),
+/**
+ * The rows the lexical channel found on its own, scored, with the vector
+ * channel when a vector came (indexed by the same three bits as the full
+ * statements).
+ */
+const FOLLOW_UPS = Array.from({ length: 8 }, (_, i) =>
+  namedStatement(candidateSql({ vector: (i & 4) !== 0, category: (i & 2) !== 0, country: (i & 1) !== 0, lexicalIds: true })),
 );
 
 /**
@@ -373,7 +378,9 @@ export class DiscoverRepository implements DiscoverCatalog {
    * channel run at the same time: the lexical channel alone starts at once;
    * once the vector is there, a second statement runs the vector channel and
    * scores the union of both channels' rows exactly as `candidates` does (the
-   * lexical rows are passed back by id). The answer is the same.
+   * lexical rows are passed back by id). The answer is the same. When no
+   * vector comes (the embedder failed or ran out of time), the second
+   * statement scores the lexical rows alone, without searching again.
    */
   async candidatesWhileEmbedding(q: Omit<CandidateQuery, 'vector' | 'model'>, pending: PendingVector): Promise<Candidate[]> {
     if (!q.lexical) {
@@ -381,9 +388,7 @@ export class DiscoverRepository implements DiscoverCatalog {
       return this.candidates({ ...q, vector: v?.vector ?? null, model: v?.model ?? null });
     }
     const [ids, v] = await Promise.all([this.lexicalIds(q), pending]);
-    // No vector after all (the embedder failed or ran out of time): the lexical channel's full rows.
-    if (!v) return this.candidates({ ...q, vector: null, model: null });
-    return (await this.rows({ ...q, vector: v.vector, model: v.model }, ids)).map(toCandidate);
+    return (await this.rows({ ...q, vector: v?.vector ?? null, model: v?.model ?? null }, ids)).map(toCandidate);
   }
 
   async similarities(text: string, ids: readonly string[]): Promise<Map<string, TrigramSimilarities>> {
@@ -414,11 +419,12 @@ export class DiscoverRepository implements DiscoverCatalog {
     return rows.map((r) => ({ id: r.id, score: Number(r.s) }));
   }
 
-  /** One statement: both channels, or with `lexicalIds` the vector channel over rows the lexical one already found. */
+  /** One statement: both channels, or with `lexicalIds` the rows the lexical one already found (and the vector channel, given a vector). */
   private async rows(q: CandidateQuery, lexicalIds?: LexicalHit[]): Promise<CandidateRow[]> {
     const vector = q.vector && q.model ? toVectorLiteral(q.vector) : null;
     const shape = (q.category !== null ? 2 : 0) | (q.country !== null ? 1 : 0);
-    const stmt = lexicalIds && vector !== null ? FOLLOW_UPS[shape]! : STATEMENTS[this.variant][(vector !== null ? 4 : 0) | shape]!;
+    const bits = (vector !== null ? 4 : 0) | shape;
+    const stmt = lexicalIds ? FOLLOW_UPS[bits]! : STATEMENTS[this.variant][bits]!;
     const { rows } = await this.pool.query<CandidateRow>({ ...stmt, values: this.values(q, vector, lexicalIds) });
     return rows;
   }
@@ -426,7 +432,7 @@ export class DiscoverRepository implements DiscoverCatalog {
   /** The twelve parameters of every statement shape (see {@link candidateSql}). */
   private values(q: CandidateQuery, vector: string | null, lexicalIds: LexicalHit[] | undefined): unknown[] {
     const lx = q.lexical;
-    const followUp = lexicalIds !== undefined && vector !== null;
+    const followUp = lexicalIds !== undefined;
     const values = [
       q.text,
       vector,
