@@ -108,13 +108,6 @@ function fingerprint(targetTools, vectors) {
     .slice(0, 16);
 }
 
-/**
- * The URL of a database holding the replicated catalog, built if missing or
- * stale. Returns null when the shared catalog is not beside the checkout.
- * Without `vectors`, the same rows are imported unembedded into a database of
- * their own (`rota_bench_discover_text_<n>k`), which is all the lexical
- * channel reads and takes a minute instead of the embedder's time.
- */
 /** The name and fingerprint of the benchmark database for `targetTools` tools with vectors (or without). */
 export function discoverBenchDatabaseName(targetTools = 100_000, vectors = true) {
   const kind = benchModelKind();
@@ -132,7 +125,7 @@ export function discoverBenchDatabaseName(targetTools = 100_000, vectors = true)
  * build it again.
  */
 export async function adoptDiscoverBenchDatabase(url, targetTools) {
-  const { withAdminClient, quoteIdent, DEFAULT_DATABASE_URL } = db();
+  const { withAdminClient, withDatabase, quoteIdent, DEFAULT_DATABASE_URL } = db();
   const base = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
   const from = new URL(url).pathname.slice(1);
   const { name, fingerprint: fp } = discoverBenchDatabaseName(targetTools, true);
@@ -145,19 +138,38 @@ export async function adoptDiscoverBenchDatabase(url, targetTools) {
     const { VECTOR_INDEX, VECTOR_INDEX_DEFINITION } = require(join(ROOT, 'packages/catalog/dist/repository.js'));
     await c.query("SET maintenance_work_mem = '1GB'");
     await c.query(`CREATE INDEX IF NOT EXISTS ${VECTOR_INDEX} ${VECTOR_INDEX_DEFINITION}`);
-    await c.query('VACUUM ANALYZE providers');
-    await c.query('VACUUM ANALYZE mcp_tools');
   } finally {
     await c.end();
   }
   await withAdminClient(base, async (a) => {
     await a.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`);
     await a.query(`ALTER DATABASE ${quoteIdent(from)} RENAME TO ${quoteIdent(name)}`);
-    await a.query(`COMMENT ON DATABASE ${quoteIdent(name)} IS '${fp}'`);
   });
+  await analyseAndStamp(withDatabase(base, name), name, fp);
   return name;
 }
 
+/** Analyses a finished benchmark database and stamps it with its recipe's fingerprint (the database comment). */
+async function analyseAndStamp(url, name, fp) {
+  const { withAdminClient, quoteIdent, DEFAULT_DATABASE_URL } = db();
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query('VACUUM ANALYZE providers');
+    await c.query('VACUUM ANALYZE mcp_tools');
+  } finally {
+    await c.end();
+  }
+  await withAdminClient(process.env.DATABASE_URL || DEFAULT_DATABASE_URL, (a) => a.query(`COMMENT ON DATABASE ${quoteIdent(name)} IS '${fp}'`));
+}
+
+/**
+ * The URL of a database holding the replicated catalog, built if missing or
+ * stale. Returns null when the shared catalog is not beside the checkout.
+ * Without `vectors`, the same rows are imported unembedded into a database of
+ * their own (`rota_bench_discover_text_<n>k`), which is all the lexical
+ * channel reads and takes a minute instead of the embedder's time.
+ */
 export async function discoverBenchDatabase({ targetTools = 100_000, vectors = true, log = console.log } = {}) {
   if (!existsSync(SHARED_CATALOG)) return null;
   const { withAdminClient, withDatabase, quoteIdent, migrate, DEFAULT_DATABASE_URL } = db();
@@ -193,15 +205,7 @@ export async function discoverBenchDatabase({ targetTools = 100_000, vectors = t
     await pool?.close();
     await prisma.$disconnect();
   }
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    await c.query('VACUUM ANALYZE providers');
-    await c.query('VACUUM ANALYZE mcp_tools');
-  } finally {
-    await c.end();
-  }
-  await withAdminClient(base, (a) => a.query(`COMMENT ON DATABASE ${quoteIdent(name)} IS '${fp}'`));
+  await analyseAndStamp(url, name, fp);
   log(`  built in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   return url;
 }
