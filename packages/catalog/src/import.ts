@@ -100,27 +100,14 @@ export async function importCatalog(prisma: PrismaClient, doc: CatalogDocument, 
   let embedding = 0;
   if (opts.embedder) {
     const foreseen = await plan(new CatalogRepository(prisma), doc, opts, { write: false });
-    const texts = [...new Set(foreseen.texts.values())];
-    if (texts.length > 0) {
-      const t = performance.now();
-      const params = await vectorParams(opts.embedder, texts);
-      if (params.length !== texts.length) throw new Error(`embedder returned ${params.length} vectors for ${texts.length} texts`);
-      texts.forEach((text, i) => vectors.set(text, params[i]!));
-      embedding = performance.now() - t;
-    }
+    embedding = await embedInto(opts.embedder, [...new Set(foreseen.texts.values())], vectors);
   }
   return CatalogRepository.transaction(prisma, async (repo) => {
     const { result, inserts, updates, removed, texts } = await plan(repo, doc, opts, { write: true });
     result.timings.embedding = embedding;
     if (opts.embedder && texts.size > 0) {
       const missing = [...new Set([...texts.values()].filter((text) => !vectors.has(text)))];
-      if (missing.length > 0) {
-        const t = performance.now();
-        const params = await vectorParams(opts.embedder, missing);
-        if (params.length !== missing.length) throw new Error(`embedder returned ${params.length} vectors for ${missing.length} texts`);
-        missing.forEach((text, i) => vectors.set(text, params[i]!));
-        result.timings.embedding += performance.now() - t;
-      }
+      result.timings.embedding += await embedInto(opts.embedder, missing, vectors);
       for (const [row, text] of texts) row.vector = vectors.get(text)!;
     }
 
@@ -140,6 +127,16 @@ export async function importCatalog(prisma: PrismaClient, doc: CatalogDocument, 
     result.timings.total = performance.now() - started;
     return result;
   });
+}
+
+/** Embeds `texts` into `vectors` (text to the vector's SQL form); returns the milliseconds it took. */
+async function embedInto(embedder: Embedder, texts: string[], vectors: Map<string, string>): Promise<number> {
+  if (texts.length === 0) return 0;
+  const t = performance.now();
+  const params = await vectorParams(embedder, texts);
+  if (params.length !== texts.length) throw new Error(`embedder returned ${params.length} vectors for ${texts.length} texts`);
+  texts.forEach((text, i) => vectors.set(text, params[i]!));
+  return performance.now() - t;
 }
 
 /** What an import will write: counts so far, the tool rows to insert, update and delete, and the text to embed for each new or edited row. */
