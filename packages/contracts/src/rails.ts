@@ -237,6 +237,36 @@ export const RailStep = z
   .strict();
 export type RailStep = z.infer<typeof RailStep>;
 
+/**
+ * How to ask the provider what became of a call whose outcome Rota does not
+ * know (a timeout after the request left, a reset mid-answer). The worker's
+ * reconcile sweep runs it for calls left `outcome_unknown`; it never moves
+ * money, so it is safe to repeat.
+ */
+export const RailLookup = z
+  .object({
+    /**
+     * What the provider finds the call by: the idempotency key Rota sent with
+     * it, or a reference Rota wrote into the request (the binding's `request`
+     * sets it from `idempotency_key`).
+     */
+    by: z.enum(['idempotency_key', 'external_reference']),
+    /** The catalog tool that reads the object back (its name without the `server/` prefix). */
+    catalog_tool: z.string().min(1).max(200),
+    /** JSONata over `{idempotency_key, input, action}` giving the lookup tool's input. */
+    request: Expression,
+    /**
+     * JSONata over `{response: {status, body}, input, action}`: `null` (or
+     * nothing) when the provider has no such call, else the response body of
+     * the original call as the binding's `result` expects it.
+     */
+    found: Expression,
+    /** Statuses that mean "no such call": the call provably never arrived. */
+    not_found_statuses: z.array(z.number().int().min(400).max(499)).default([404]),
+  })
+  .strict();
+export type RailLookup = z.infer<typeof RailLookup>;
+
 /** How one action runs on one rail. */
 export const RailBinding = z
   .object({
@@ -263,6 +293,8 @@ export const RailBinding = z
      * final for the call.
      */
     not_processed_statuses: z.array(z.number().int().min(400).max(599)).default([]),
+    /** How to settle a call of this action whose outcome is unknown; absent when the provider offers no lookup. */
+    lookup: RailLookup.optional(),
   })
   .strict();
 export type RailBinding = z.infer<typeof RailBinding>;
