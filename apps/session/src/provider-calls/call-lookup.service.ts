@@ -4,7 +4,7 @@ import { currentTenant } from '@rota/service-kit';
 import type { ConnectionsService } from '../connections/connections.service';
 import type { CallLookupRepository } from './call-lookup.repository';
 import type { ProviderCallsRepository } from '../calls/provider-calls.repository';
-import type { ProviderClients } from './provider-calls.service';
+import type { ProviderClients } from '../connections/clients';
 
 /**
  * `session.calls.lookup`: asks a provider what a request Rota sent under an

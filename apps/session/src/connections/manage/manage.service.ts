@@ -7,7 +7,7 @@ import {
   type ShopperProfileData,
   type Tenant,
 } from '@rota/contracts';
-import { providerConnection, type ProviderState } from '../../execute/builtins';
+import { providerConnection, type ProviderState } from '../provider-state';
 import { REDACTED, SECRET_FIELD } from '../../calls/redact';
 import type { ConnectionsRepository } from '../connections.repository';
 import { connectionStatus } from '../connections.service';
