@@ -5,7 +5,7 @@
 export const SMOKE = process.argv.includes('--smoke');
 
 const SIZES = {
-  BENCH_SECONDS: '0.5',
+  BENCH_SECONDS: '1',
   BENCH_ROUNDS: '1',
   BENCH_CATALOG_TOOLS: '300',
   BENCH_CATALOG_LOCAL_TOOLS: '200',
