@@ -2,6 +2,7 @@
 // Needs a build (`pnpm build`), Postgres and Redis (scripts/up.sh gives all three).
 import { cpus } from 'node:os';
 import { catalog } from './catalog.mjs';
+import { cliBench } from './cli.mjs';
 import { discoverBench } from './discover.mjs';
 import { pathA } from './path-a.mjs';
 import { pathC } from './path-c.mjs';
@@ -30,6 +31,7 @@ const suites = {
   policy: policyBench,
   logs: logsBench,
   health: healthWebhooksBench,
+  cli: cliBench,
 };
 const only = process.argv[2];
 if (only && !suites[only]) {

@@ -10,8 +10,9 @@ module.exports = {
   testTimeout: 300000,
   testMatch: ['<rootDir>/sdks/python/tests/*.stack-spec.ts'],
   transform: { '^.+\\.(t|j)s$': swc },
-  moduleNameMapper: { '^@rota/([a-z-]+)$': '<rootDir>/packages/$1/src', '^@rota/([a-z-]+)/(.*)$': '<rootDir>/packages/$1/src/$2' },
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1', '^@rota/([a-z-]+)$': '<rootDir>/packages/$1/src', '^@rota/([a-z-]+)/(.*)$': '<rootDir>/packages/$1/src/$2' },
   testEnvironment: 'node',
-  modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
+  // packages/cli/pack holds the bundled CLI with its own package.json (scripts/bundle.mjs).
+  modulePathIgnorePatterns: ['<rootDir>/.*/dist/', '<rootDir>/packages/cli/pack/'],
   transformIgnorePatterns: ['/node_modules/(?!(\\.pnpm/[^/]+/node_modules/)?(jose|@opentelemetry/otlp-exporter-base)/)'],
 };
