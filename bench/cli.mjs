@@ -26,7 +26,10 @@ function timeExit(args) {
 function timeHandshake(bin, env) {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
-    const child = spawn(process.execPath, [bin, 'mcp', 'stdio'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [bin, 'mcp', 'stdio'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     let buf = '';
     const send = (m) => child.stdin.write(`${JSON.stringify(m)}\n`);
     const timer = setTimeout(() => {
@@ -51,7 +54,12 @@ function timeHandshake(bin, env) {
         }
       }
     });
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+    });
   });
 }
 
@@ -64,7 +72,12 @@ async function timeDirect(base, key) {
     await res.text();
     return res;
   };
-  const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
+  const init = await post({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+  });
   const sid = init.headers.get('mcp-session-id');
   const extra = sid ? { 'mcp-session-id': sid } : {};
   await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, extra);

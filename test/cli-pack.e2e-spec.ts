@@ -86,7 +86,13 @@ describe('the packed CLI, installed alone', () => {
     expect(entry.args).toEqual([rotaBin, 'mcp', 'stdio', '--profile', 'default']);
 
     // Claude Desktop starts `command` with `args` and the entry's env over its own, from a directory of its choosing.
-    const transport = new StdioClientTransport({ command: entry.command, args: entry.args, env: { ...desktopEnv, ...(entry.env ?? {}) }, cwd: tmpdir(), stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: entry.command,
+      args: entry.args,
+      env: { ...desktopEnv, ...(entry.env ?? {}) },
+      cwd: tmpdir(),
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'claude-desktop-like', version: '1.0.0' });
     await client.connect(transport);
     try {

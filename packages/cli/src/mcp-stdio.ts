@@ -121,7 +121,8 @@ export async function bridge(url: string, auth: { current: string }): Promise<vo
   const inflight = new Set<Promise<void>>();
   const write = (m: unknown) => process.stdout.write(`${JSON.stringify(m)}\n`);
   const refuse = (m: Message, why: string) => {
-    if (m.id !== undefined && m.method !== undefined) write({ jsonrpc: '2.0', id: m.id, error: { code: -32603, message: `Rota at ${url} refused the request: ${why}` } });
+    if (m.id !== undefined && m.method !== undefined)
+      write({ jsonrpc: '2.0', id: m.id, error: { code: -32603, message: `Rota at ${url} refused the request: ${why}` } });
   };
 
   const forward = async (m: Message): Promise<void> => {
@@ -174,9 +175,11 @@ export async function bridge(url: string, auth: { current: string }): Promise<vo
   await Promise.allSettled([...inflight]);
   if (sessionId) {
     // Ends the gateway's session; a client that is gone does not wait for it long.
-    await fetch(url, { method: 'DELETE', headers: { authorization: `Bearer ${auth.current}`, 'mcp-session-id': sessionId }, signal: AbortSignal.timeout(2000) }).catch(
-      () => undefined,
-    );
+    await fetch(url, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${auth.current}`, 'mcp-session-id': sessionId },
+      signal: AbortSignal.timeout(2000),
+    }).catch(() => undefined);
   }
 }
 

@@ -30,7 +30,8 @@ export function defaultConfigPath(client: McpClient, env: CliIo['env'], platform
 
 /** How a client starts the relay: this node and this install's `bin.js` by absolute path, so no PATH lookup is needed. */
 export function relayLauncher(): { command: string; args: string[] } {
-  for (const bin of [join(__dirname, 'bin.js'), join(__dirname, '..', 'dist', 'bin.js')]) if (existsSync(bin)) return { command: process.execPath, args: [bin] };
+  for (const bin of [join(__dirname, 'bin.js'), join(__dirname, '..', 'dist', 'bin.js')])
+    if (existsSync(bin)) return { command: process.execPath, args: [bin] };
   return { command: 'rota', args: [] };
 }
 

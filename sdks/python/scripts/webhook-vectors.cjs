@@ -26,9 +26,19 @@ for (const secret of secrets) {
     const other = new Webhook(secrets.find((s) => s !== secret));
     const cases = [
       { name: 'valid', headers, payload, valid: true },
-      { name: 'several signatures, one valid', headers: { ...headers, 'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')} ${signature} v2,abc` }, payload, valid: true },
+      {
+        name: 'several signatures, one valid',
+        headers: { ...headers, 'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')} ${signature} v2,abc` },
+        payload,
+        valid: true,
+      },
       { name: 'payload changed', headers, payload: payload.replace('}', ' }'), valid: false },
-      { name: 'signed by another secret', headers: { ...headers, 'webhook-signature': other.sign(id, new Date(timestamp * 1000), payload) }, payload, valid: false },
+      {
+        name: 'signed by another secret',
+        headers: { ...headers, 'webhook-signature': other.sign(id, new Date(timestamp * 1000), payload) },
+        payload,
+        valid: false,
+      },
       { name: 'id changed', headers: { ...headers, 'webhook-id': `${id}x` }, payload, valid: false },
       { name: 'timestamp changed', headers: { ...headers, 'webhook-timestamp': String(timestamp + 1) }, payload, valid: false },
     ];
