@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFakeAnthropic, type FakeAnthropic } from '@rota/testing';
 import { startFakeChatCompletions, type FakeChatCompletions } from './helpers/fake-chat-completions';
@@ -62,6 +63,22 @@ describe('@rota/sdk framework adapters, each through a fake model that calls cod
     expect(parsed.data.use_case).toBe(DISCOVER_ARGS.use_case);
     expect(Array.isArray(parsed.data.meta_tools)).toBe(true);
   };
+
+  it('docs/sdk.md shows lines of these programs, as they run', () => {
+    const doc = readFileSync(join(__dirname, '..', 'docs', 'sdk.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('## Agent frameworks'));
+    const snippets = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(snippets).toHaveLength(3);
+    snippets.forEach((snippet, i) => {
+      const source = readFileSync(join(__dirname, 'adapters', `${['openai', 'anthropic', 'ai'][i]}.mjs`), 'utf8');
+      const lines = source.split('\n').map((l) => l.trim());
+      for (const line of snippet
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean))
+        expect(lines).toContain(line);
+    });
+  });
 
   it('the OpenAI SDK', async () => {
     const model: FakeChatCompletions = await startFakeChatCompletions('codespar_discover', DISCOVER_ARGS);
