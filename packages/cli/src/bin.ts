@@ -25,6 +25,7 @@ async function dispatch(argv: string[]): Promise<number> {
     return 0;
   }
   if (argv[0] === 'mcp' && argv[1] === 'stdio') {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only for this command line
     const { runStdio } = require('./mcp-stdio') as typeof import('./mcp-stdio');
     return runStdio(argv.slice(2));
   }
@@ -32,9 +33,11 @@ async function dispatch(argv: string[]): Promise<number> {
   // `rota --help` in a checkout lists both halves.
   const command = argv.find((a) => !a.startsWith('-'));
   if ((command === undefined || OPERATOR.has(command)) && existsSync(join(__dirname, 'main.js'))) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the database half, loaded only for its commands
     const { run } = require('./main') as typeof import('./main');
     return run(argv);
   }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the HTTP half, loaded only when needed
   const { runHttp } = require('./http-main') as typeof import('./http-main');
   return runHttp(argv);
 }

@@ -66,6 +66,7 @@ export function registerMcpCommands(program: Command, io: CliIo): void {
     .option('--session <id>', 'bind to this session (default: the project transport, POST /mcp)')
     .option('--profile <name>', 'the saved profile to read the gateway and key from')
     .action(async (o: { session?: string; profile?: string }) => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- the relay module, kept apart so `rota mcp stdio` loads it alone
       const { runStdio } = require('./mcp-stdio') as typeof import('./mcp-stdio');
       const code = await runStdio([...(o.session ? ['--session', o.session] : []), ...(o.profile ? ['--profile', o.profile] : [])], io);
       if (code !== 0) throw new CliError('the relay stopped', { exitCode: code });
