@@ -4,6 +4,7 @@
 import { SMOKE } from './lib/smoke.mjs';
 import { cpus } from 'node:os';
 import { catalog } from './catalog.mjs';
+import { cliBench } from './cli.mjs';
 import { discoverBench } from './discover.mjs';
 import { pathA } from './path-a.mjs';
 import { pathC } from './path-c.mjs';
@@ -32,6 +33,7 @@ const suites = {
   policy: policyBench,
   logs: logsBench,
   health: healthWebhooksBench,
+  cli: cliBench,
 };
 const only = process.argv.slice(2).find((a) => !a.startsWith('--'));
 if (only && !suites[only]) {
