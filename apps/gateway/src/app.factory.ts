@@ -12,6 +12,7 @@ import { EnvelopeFilter } from './http/envelope.filter';
 import { toHttpError } from './http/errors';
 import { installOffThreadJson, JsonWorker } from './http/json-worker';
 import { redactUrl } from './http/redact';
+import { publicBaseUrl, setPublicUrl } from './sessions/tenant';
 
 /** Largest JSON body accepted on ordinary routes. */
 export const BODY_LIMIT = 1024 * 1024;
@@ -116,6 +117,7 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
     },
   });
   const fastify = adapter.getInstance();
+  setPublicUrl(fastify.server, config.ROTA_PUBLIC_URL || undefined);
   // Every route Fastify registers, so a test can hold the OpenAPI document to it.
   const registered: { method: string; url: string }[] = [];
   fastify.addHook('onRoute', (route) => {
@@ -138,7 +140,7 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
     // Everything this request runs from here on (guards, handlers, service
     // calls, logs) sees its id. Cheaper than a Nest interceptor, which wraps
     // every handler in extra async resources.
-    requestContext.enterWith({ requestId: String(req.id) });
+    requestContext.enterWith({ requestId: String(req.id), publicUrl: publicBaseUrl(req) });
     // Many clients send `Content-Type: application/json` on every request;
     // a GET or DELETE without a body must not fail as malformed JSON.
     if ((req.method === 'DELETE' || req.method === 'GET') && !Number(req.headers['content-length'] ?? 0) && !req.headers['transfer-encoding']) {

@@ -93,8 +93,12 @@ function operationOf(route: RouteDef): ZodOpenApiOperationObject {
   };
 }
 
-/** The OpenAPI 3.1 document, generated from the route definitions in contracts. */
-export function buildOpenApi() {
+/**
+ * The OpenAPI 3.1 document, generated from the route definitions in
+ * contracts. `serverUrl` is the gateway's public base URL (`ROTA_PUBLIC_URL`,
+ * or the address it listens on); without it the document names no server.
+ */
+export function buildOpenApi(serverUrl?: string) {
   const paths: ZodOpenApiPathsObject = {};
   for (const route of Object.values(ROUTES) as RouteDef[]) {
     (paths[route.path] ??= {})[route.method] = operationOf(route);
@@ -112,7 +116,7 @@ export function buildOpenApi() {
             .join(', ')}.`,
         contact: { name: 'Rota maintainers' },
       },
-      servers: [{ url: 'http://127.0.0.1:3000', description: 'Local quick start' }],
+      ...(serverUrl ? { servers: [{ url: serverUrl, description: 'This gateway' }] } : {}),
       tags: Object.entries(ROUTE_TAGS).map(([name, description]) => ({ name, description })),
       paths,
       components: {
