@@ -12,6 +12,7 @@ import { EnvelopeFilter } from './http/envelope.filter';
 import { toHttpError } from './http/errors';
 import { installOffThreadJson, JsonWorker } from './http/json-worker';
 import { redactUrl } from './http/redact';
+import { installSecurityHeaders, methodNotAllowed, methodRefusal } from './http/security-headers';
 import { publicBaseUrl, setPublicUrl } from './sessions/tenant';
 
 /** Largest JSON body accepted on ordinary routes. */
@@ -123,6 +124,9 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
   fastify.addHook('onRoute', (route) => {
     for (const m of ([] as string[]).concat(route.method)) registered.push({ method: m, url: route.url });
   });
+  // Before anything can answer, so refusals carry the headers too.
+  await installSecurityHeaders(fastify);
+  const allowedMethods = methodNotAllowed(registered);
   // Set when shutdown begins: requests still arriving on open connections
   // are refused with 503 `unavailable` (safe to repeat on another replica).
   let closing = false;
@@ -145,6 +149,13 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
     // a GET or DELETE without a body must not fail as malformed JSON.
     if ((req.method === 'DELETE' || req.method === 'GET') && !Number(req.headers['content-length'] ?? 0) && !req.headers['transfer-encoding']) {
       delete req.headers['content-type'];
+    }
+    // A known path asked with a method it does not take: 405 with `Allow`,
+    // before authentication (it says nothing a route list would not).
+    const allowed = req.is404 ? allowedMethods(req) : undefined;
+    if (allowed) {
+      void reply.header('allow', allowed.join(', '));
+      return done(methodRefusal(req.method, allowed));
     }
     // The rest of the hooks (authentication) run inside the request's span.
     context.with(traced, done);

@@ -71,6 +71,14 @@ function responsesOf(route: RouteDef): ZodOpenApiResponsesObject {
       responses[String(status) as `4${string}`] = { description, content: { 'application/json': { schema: ErrorEnvelope } } };
     }
   }
+  // OpenAPI describes operations, not the methods a path lacks: the refusal
+  // of another method on this path is listed on each of its operations.
+  responses['405'] ??= {
+    description:
+      'Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`.',
+    headers: { allow: { description: 'The methods this path takes, e.g. `GET, HEAD, POST`.', schema: { type: 'string' } } },
+    content: { 'application/json': { schema: ErrorEnvelope } },
+  };
   return responses;
 }
 
