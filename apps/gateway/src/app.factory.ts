@@ -11,6 +11,9 @@ import type { GatewayConfig } from './config';
 import { EnvelopeFilter } from './http/envelope.filter';
 import { toHttpError } from './http/errors';
 import { installOffThreadJson, JsonWorker } from './http/json-worker';
+import { DashboardSessions } from './dashboard/dashboard-sessions';
+import { BOARD_PATH, installQueueBoard } from './dashboard/queue-board';
+import type { RotaRouteConfig } from './http/route';
 import { redactUrl } from './http/redact';
 import { installSecurityHeaders, methodNotAllowed, methodRefusal } from './http/security-headers';
 import { publicBaseUrl, setPublicUrl } from './sessions/tenant';
@@ -124,6 +127,11 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
   fastify.addHook('onRoute', (route) => {
     for (const m of ([] as string[]).concat(route.method)) registered.push({ method: m, url: route.url });
   });
+  // The queue board's routes come from @bull-board; they authenticate
+  // themselves (dashboard cookie, operator key, CSRF token on writes).
+  fastify.addHook('onRoute', (route) => {
+    if (route.url.startsWith(BOARD_PATH)) route.config = { ...(route.config as object | undefined), rotaAuth: null } satisfies RotaRouteConfig;
+  });
   // Before anything can answer, so refusals carry the headers too.
   await installSecurityHeaders(fastify);
   const allowedMethods = methodNotAllowed(registered);
@@ -212,6 +220,14 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
     bodyParser: false,
   });
   app.useGlobalFilters(new EnvelopeFilter(log));
+  // The queue board (its own Fastify plugin) signs in through the dashboard cookie.
+  const closeBoard = await installQueueBoard(fastify, config, app.get(DashboardSessions));
+  fastify.addHook('onClose', (_instance, next) => {
+    closeBoard().then(
+      () => next(),
+      () => next(),
+    );
+  });
   REGISTERED_ROUTES.set(app, registered);
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   return app;

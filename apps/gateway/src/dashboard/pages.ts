@@ -141,7 +141,7 @@ const last = sessionStorage.getItem('rota:candidates:last'); if (last) load(last
   queues: `
 (async () => {
   const q = await data('queues'); if (!q) return;
-  $('#app').innerHTML = q.queues.map((x) => '<h3>' + esc(x.name) + '</h3><p class="counts" data-queue="' + esc(x.name) + '">' + Object.entries(x.counts).map(([k, v]) => esc(k) + ': ' + v).join(' · ') + '</p>'
+  $('#app').innerHTML = '<p><a id="board-link" href="/dashboard/queues/board/">Open the queue board</a>: job detail, retry and clean (the maintenance queue, call reconciliation and scheduled jobs stay read-only).</p>' + q.queues.map((x) => '<h3>' + esc(x.name) + '</h3><p class="counts" data-queue="' + esc(x.name) + '">' + Object.entries(x.counts).map(([k, v]) => esc(k) + ': ' + v).join(' · ') + '</p>'
     + (x.failed.length ? '<table><tr><th>Job</th><th>Name</th><th>Attempts</th><th>Reason</th><th>At</th></tr>' + x.failed.map((j) => '<tr><td>' + esc(j.id) + '</td><td>' + esc(j.name) + '</td><td>' + j.attempts + '</td><td>' + esc(j.reason) + '</td><td>' + esc(j.at) + '</td></tr>').join('') + '</table>' : '<p>No failed job.</p>')).join('');
 })();`,
 };

@@ -2,6 +2,7 @@ import helmet, { type FastifyHelmetOptions } from '@fastify/helmet';
 import { AppError, type RouteDef } from '@rota/contracts';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import FindMyWay from 'find-my-way';
+import { BOARD_PATH } from '../dashboard/queue-board';
 import type { RotaRouteConfig } from './route';
 
 type Policy = FastifyHelmetOptions;
@@ -58,6 +59,28 @@ const DOCS: Policy = {
  */
 const DASHBOARD_PAGE: Policy = { ...API, contentSecurityPolicy: false };
 
+/**
+ * The queue board (`@bull-board`'s bundled UI): its own scripts and styles
+ * (inline styles too), fetches to this origin, and its `<base>` element.
+ */
+const QUEUE_BOARD: Policy = {
+  ...API,
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: {
+      defaultSrc: ["'none'"],
+      scriptSrc: ["'self'"],
+      styleSrc: ["'self'", "'unsafe-inline'"],
+      imgSrc: ["'self'", 'data:'],
+      fontSrc: ["'self'", 'data:'],
+      connectSrc: ["'self'"],
+      frameAncestors: ["'none'"],
+      baseUri: ["'self'"],
+      formAction: ["'none'"],
+    },
+  },
+};
+
 const PUBLIC_JSON_ROUTES = new Set(['getMetaTools', 'getMetaToolsV1', 'getOpenApi', 'healthLive', 'healthReady']);
 
 /** The header policy of one documented route. */
@@ -77,7 +100,8 @@ export function policyOf(route: RouteDef | undefined): Policy {
  */
 export async function installSecurityHeaders(fastify: FastifyInstance): Promise<void> {
   fastify.addHook('onRoute', (route: RouteOptions) => {
-    if (route.helmet === undefined) route.helmet = policyOf((route.config as RotaRouteConfig | undefined)?.rota);
+    if (route.helmet !== undefined) return;
+    route.helmet = route.url.startsWith(BOARD_PATH) ? QUEUE_BOARD : policyOf((route.config as RotaRouteConfig | undefined)?.rota);
   });
   await fastify.register(helmet, { ...API, global: true } as FastifyHelmetOptions);
 }
