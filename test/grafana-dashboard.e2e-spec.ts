@@ -1,8 +1,19 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parser } from '@prometheus-io/lezer-promql';
 import { parsePrometheusText } from '@rota/service-kit/testing/prometheus-text';
 import { http, startStack, type Stack } from './helpers/stack';
+
+/** The slice of lezer's syntax tree this test walks. */
+interface SyntaxNode {
+  name: string;
+  from: number;
+  to: number;
+  type: { isError: boolean };
+  node: { parent: { name: string } | null };
+}
+// The package ships ES modules with a CommonJS build; this CommonJS file loads the latter.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { parser } = require('@prometheus-io/lezer-promql') as { parser: { parse(text: string): { iterate(spec: { enter(node: SyntaxNode): void }): void } } };
 
 const DIR = join(__dirname, '..', 'deploy', 'grafana', 'dashboards');
 

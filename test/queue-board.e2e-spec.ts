@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import { Queue } from 'bullmq';
+import { Queue, type Job } from 'bullmq';
 import Redis from 'ioredis';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { HealthService } from '../apps/worker/src/health/health.service';
@@ -136,7 +136,7 @@ describe('the queue board (/dashboard/queues) in headless Chromium', () => {
     expect((await put('/api/queues/webhooks/empty', { 'x-rota-csrf': csrf })).status).toBe(403);
     // The next run of a job scheduler cannot be removed.
     const queue = new Queue('webhooks', { connection: redis, prefix: `${stack.env.ROTA_REDIS_PREFIX}:bull` });
-    const scheduled = (await queue.getDelayed()).find((j) => j.repeatJobKey);
+    const scheduled = (await queue.getDelayed()).find((j: Job) => j.repeatJobKey);
     expect(scheduled).toBeDefined();
     expect((await put(`/api/queues/webhooks/${encodeURIComponent(scheduled!.id!)}/clean`, { 'x-rota-csrf': csrf })).status).toBe(403);
     expect(await queue.getJob(scheduled!.id!)).toBeDefined();
