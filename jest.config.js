@@ -24,7 +24,8 @@ const common = {
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/', '<rootDir>/packages/cli/pack/'],
   // jose ships only ES modules; Jest loads CommonJS, so it is compiled like our sources. The OTLP
   // exporter loads `http` with a dynamic import(), which Jest's VM refuses; compiled, it is a require().
-  transformIgnorePatterns: ['/node_modules/(?!(\\.pnpm/[^/]+/node_modules/)?(jose|@opentelemetry/otlp-exporter-base)/)'],
+  // content-disposition (under the queue board's @fastify/static) ships only ES modules too.
+  transformIgnorePatterns: ['/node_modules/(?!(\\.pnpm/[^/]+/node_modules/)?(jose|@opentelemetry/otlp-exporter-base|content-disposition)/)'],
 };
 module.exports = {
   // Per-project testTimeout is not honoured; e2e hooks boot a whole stack.

@@ -8,6 +8,7 @@ import { Input, Route, type In } from '../http/route';
 import type { Principal } from '../auth/principal';
 import type { GatewayConfig } from '../config';
 import { CallRateLimiter } from '../governance/rate-limits';
+import { countMcpMessage } from './mcp-metrics';
 import { createMcpServer } from './mcp-server';
 import { invalidToolCall, originAllowed, parseAllowedOrigins } from './mcp-protocol';
 
@@ -110,6 +111,7 @@ export class McpController {
   }
 
   private async serve(p: Principal, sessionId: string | null, req: FastifyRequest, reply: FastifyReply) {
+    countMcpMessage(req.body);
     const invalid = invalidToolCall(req.body);
     if (invalid) return reply.status(200).header('content-type', 'application/json; charset=utf-8').send(invalid);
     const server = createMcpServer(async (tool, input, idempotencyKey, approvalId) => {

@@ -37,6 +37,8 @@ export interface StreamRequest {
   c?: string;
   /** W3C `tracestate`, only beside `c` */
   s?: string;
+  /** the gateway's public base URL, when the request came through the gateway */
+  u?: string;
 }
 
 /** What a replica publishes back. */

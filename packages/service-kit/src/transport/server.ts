@@ -377,7 +377,7 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
     let patternLabel = 'unknown';
     if (!reply.err) {
       await context.with(trace.setSpan(parent, span), () =>
-        requestContext.run({ requestId: requestId, deadline, tenant }, async () => {
+        requestContext.run({ requestId, deadline, tenant, publicUrl: f.u || undefined }, async () => {
           // Our patterns are plain strings, registered under themselves; Nest's
           // lookup first tries JSON.parse on every pattern, and the exception it
           // throws and catches costs more than the rest of a small handler.
