@@ -198,6 +198,7 @@ const PAYEE = { clabe: CLABE, name: 'Jorge Ramírez' };
 
 const NEW_RAILS = [
   'mercadopago.wallet.in',
+  'mercadopago.oxxo.in',
   'openpay.spei.in',
   'openpay.oxxo.in',
   'openpay.spei.out',
@@ -232,6 +233,14 @@ describe('rail bindings (part C) against the sandbox', () => {
       { amount: 15000, currency: 'ARS', method: 'wallet', description: 'Pedido 77', buyer: { name: 'Ana', email: 'ana@example.ar' } },
       { status: 'pending', amount_minor: 1500000, currency: 'ARS', method: 'wallet', payment_url: expect.stringContaining('http') },
       ['mercadopago', 'preferences'],
+    ],
+    [
+      'a Mercado Pago OXXO voucher',
+      'mercadopago.oxxo.in',
+      'charge',
+      { amount: 350, currency: 'MXN', method: 'oxxo', description: 'Pedido 79', buyer: MX_BUYER },
+      { status: 'pending', amount_minor: 35000, currency: 'MXN', method: 'oxxo', voucher: { reference: expect.stringMatching(/^\d+$/) } },
+      ['mercadopago', 'charges'],
     ],
     [
       'an Openpay SPEI charge with its CLABE',
@@ -386,6 +395,14 @@ describe('rail bindings (part C) against the sandbox', () => {
     expect(await evaluate(lookup.found, { response: found, input, action: 'charge' })).toMatchObject({ id: first.data!.id, order_id: 'rota-openpay-same' });
     const none = await send('openpay', lookup.catalog_tool, (await evaluate(lookup.request, { ...ctx, idempotency_key: 'rota-never' })) as Record<string, unknown>, 'x');
     await expect(evaluate(lookup.found, { response: none })).rejects.toThrow(/nothing/);
+  });
+
+  it('Mercado Pago OXXO: the lookup by external reference finds the voucher a lost answer made', async () => {
+    const input = { amount: 200, currency: 'MXN', method: 'oxxo', description: 'Pedido 94', buyer: MX_BUYER };
+    const made = await run('mercadopago.oxxo.in', 'charge', input, 'rota-mp-oxxo');
+    const lookup = RAILS.find((r) => r.id === 'mercadopago.oxxo.in')!.actions.charge!.lookup!;
+    const found = await send('mercadopago', lookup.catalog_tool, (await evaluate(lookup.request, { idempotency_key: 'rota-mp-oxxo' })) as Record<string, unknown>, 'x');
+    expect(await evaluate(lookup.found, { response: found })).toMatchObject({ id: Number(made.data!.id), external_reference: 'rota-mp-oxxo' });
   });
 
   it('Wise: the same key makes one transfer and funds it once', async () => {
