@@ -278,7 +278,10 @@ export const RailRequirement = z
     /** Dotted path of the field the caller is told to fill, e.g. `buyer.document`. */
     field: z.string().regex(/^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*$/i),
     /** Paths that each satisfy the requirement (`buyer.cpf` for `buyer.document`); `field` alone when absent. */
-    any_of: z.array(z.string().regex(/^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*$/i)).max(8).optional(),
+    any_of: z
+      .array(z.string().regex(/^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*$/i))
+      .max(8)
+      .optional(),
     /** What the field holds, said to the caller. */
     description: z.string().min(1).max(200),
   })

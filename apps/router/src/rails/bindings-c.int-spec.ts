@@ -347,7 +347,14 @@ describe('rail bindings (part C) against the sandbox', () => {
   type Refusal = [string, string, string, Record<string, any>, number, RegExp];
   const refused: Refusal[] = [
     ['Openpay: below the minimum', 'openpay.spei.in', 'charge', { amount: 0.5, currency: 'MXN', description: 'x', buyer: MX_BUYER }, 400, /minimum/],
-    ['Openpay: a bad CLABE', 'openpay.spei.out', 'pay', { action: 'pay', amount: 1000, currency: 'MXN', recipient: { clabe: '123', name: 'A B' } }, 400, /CLABE/],
+    [
+      'Openpay: a bad CLABE',
+      'openpay.spei.out',
+      'pay',
+      { action: 'pay', amount: 1000, currency: 'MXN', recipient: { clabe: '123', name: 'A B' } },
+      400,
+      /CLABE/,
+    ],
     ['Wompi: below the minimum', 'wompi.card.in', 'charge', { amount: 900, currency: 'COP', description: 'x', buyer: {} }, 422, /mínimo/],
     ['Culqi: above the maximum', 'culqi.wallet.in', 'charge', { amount: 40000, currency: 'PEN', description: 'Pedido', buyer: PE_BUYER }, 400, /máximo/],
     [
@@ -393,7 +400,12 @@ describe('rail bindings (part C) against the sandbox', () => {
     const ctx = { idempotency_key: 'rota-openpay-same', input, action: 'charge' };
     const found = await send('openpay', lookup.catalog_tool, (await evaluate(lookup.request, ctx)) as Record<string, unknown>, 'x');
     expect(await evaluate(lookup.found, { response: found, input, action: 'charge' })).toMatchObject({ id: first.data!.id, order_id: 'rota-openpay-same' });
-    const none = await send('openpay', lookup.catalog_tool, (await evaluate(lookup.request, { ...ctx, idempotency_key: 'rota-never' })) as Record<string, unknown>, 'x');
+    const none = await send(
+      'openpay',
+      lookup.catalog_tool,
+      (await evaluate(lookup.request, { ...ctx, idempotency_key: 'rota-never' })) as Record<string, unknown>,
+      'x',
+    );
     await expect(evaluate(lookup.found, { response: none })).rejects.toThrow(/nothing/);
   });
 
@@ -401,7 +413,12 @@ describe('rail bindings (part C) against the sandbox', () => {
     const input = { amount: 200, currency: 'MXN', method: 'oxxo', description: 'Pedido 94', buyer: MX_BUYER };
     const made = await run('mercadopago.oxxo.in', 'charge', input, 'rota-mp-oxxo');
     const lookup = RAILS.find((r) => r.id === 'mercadopago.oxxo.in')!.actions.charge!.lookup!;
-    const found = await send('mercadopago', lookup.catalog_tool, (await evaluate(lookup.request, { idempotency_key: 'rota-mp-oxxo' })) as Record<string, unknown>, 'x');
+    const found = await send(
+      'mercadopago',
+      lookup.catalog_tool,
+      (await evaluate(lookup.request, { idempotency_key: 'rota-mp-oxxo' })) as Record<string, unknown>,
+      'x',
+    );
     expect(await evaluate(lookup.found, { response: found })).toMatchObject({ id: Number(made.data!.id), external_reference: 'rota-mp-oxxo' });
   });
 

@@ -58,8 +58,10 @@ export const facturapi: ProviderModel<FacturapiState> = {
         const c = isObject(b.customer) ? b.customer : undefined;
         if (!c) return err(400, 'customer is required', 'customer');
         if (typeof c.legal_name !== 'string' || !c.legal_name) return err(400, 'customer.legal_name is required', 'customer.legal_name');
-        if (typeof c.tax_id !== 'string' || !RFC.test(c.tax_id.toUpperCase())) return err(400, 'El RFC del receptor no es válido (customer.tax_id).', 'customer.tax_id');
-        if (typeof c.tax_system !== 'string' || !/^\d{3}$/.test(c.tax_system)) return err(400, 'customer.tax_system must be a SAT fiscal regime key', 'customer.tax_system');
+        if (typeof c.tax_id !== 'string' || !RFC.test(c.tax_id.toUpperCase()))
+          return err(400, 'El RFC del receptor no es válido (customer.tax_id).', 'customer.tax_id');
+        if (typeof c.tax_system !== 'string' || !/^\d{3}$/.test(c.tax_system))
+          return err(400, 'customer.tax_system must be a SAT fiscal regime key', 'customer.tax_system');
         const zip = isObject(c.address) ? c.address.zip : undefined;
         if (typeof zip !== 'string' || !/^\d{5}$/.test(zip)) return err(400, 'customer.address.zip must be a 5-digit postal code', 'customer.address.zip');
         if (!Array.isArray(b.items) || b.items.length === 0) return err(400, 'items must have at least one item', 'items');
@@ -73,7 +75,8 @@ export const facturapi: ProviderModel<FacturapiState> = {
             return err(400, `items[${i}].product.product_key must be an 8-digit SAT key`, `items.${i}.product.product_key`);
           total += product.price * quantity;
         }
-        if (typeof b.payment_form !== 'string' || !PAYMENT_FORMS.includes(b.payment_form)) return err(400, 'payment_form is not a valid SAT key', 'payment_form');
+        if (typeof b.payment_form !== 'string' || !PAYMENT_FORMS.includes(b.payment_form))
+          return err(400, 'payment_form is not a valid SAT key', 'payment_form');
         const id = randomBytes(12).toString('hex');
         const inv: Invoice = {
           id,

@@ -101,7 +101,8 @@ export const mercadopago: ProviderModel<MpState> = {
         if (!payer || typeof payer.email !== 'string' || !payer.email.includes('@')) return err(400, 'bad_request', 'payer.email must be a valid email');
         const type = paymentTypeOf(method);
         if (type.endsWith('_card') && typeof b.token !== 'string') return err(400, 'bad_request', 'Card token is required for card payments');
-        if (method === 'oxxo' && b.transaction_amount > OXXO_MAX) return err(400, 'bad_request', `transaction_amount exceeds the maximum of ${OXXO_MAX} MXN for oxxo`);
+        if (method === 'oxxo' && b.transaction_amount > OXXO_MAX)
+          return err(400, 'bad_request', `transaction_amount exceeds the maximum of ${OXXO_MAX} MXN for oxxo`);
 
         let status = 'pending';
         let detail = method === 'pix' ? 'pending_waiting_transfer' : 'pending_waiting_payment';

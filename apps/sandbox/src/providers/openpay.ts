@@ -106,7 +106,8 @@ export const openpay: ProviderModel<OpenpayState> = {
         if (method === 'card') return err(412, 1001, 'source_id and device_session_id are required for card charges');
         if (method !== 'bank_account' && method !== 'store') return err(400, 1001, 'method must be card, store or bank_account');
         if (b.amount < 1) return err(400, 1001, 'The minimum amount is 1.00 MXN');
-        if (method === 'store' && b.amount > STORE_MAX) return err(400, 1001, `The amount exceeds the maximum of ${STORE_MAX}.00 MXN allowed for store payments`);
+        if (method === 'store' && b.amount > STORE_MAX)
+          return err(400, 1001, `The amount exceeds the maximum of ${STORE_MAX}.00 MXN allowed for store payments`);
         const taken = orderTaken(ctx.state, b.order_id);
         if (taken) return taken;
         const customer = isObject(b.customer) ? b.customer : undefined;
@@ -150,7 +151,7 @@ export const openpay: ProviderModel<OpenpayState> = {
       path: '/v1/:merchant_id/charges/:transaction_id',
       handle(ctx) {
         const t = ctx.state.transactions.get(ctx.params.transaction_id!);
-        return t && t.kind === 'charge' ? { status: 200, body: view(t) } : err(404, 1005, 'The requested resource doesn\'t exist');
+        return t && t.kind === 'charge' ? { status: 200, body: view(t) } : err(404, 1005, "The requested resource doesn't exist");
       },
     },
     {

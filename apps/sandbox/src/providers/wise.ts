@@ -75,7 +75,8 @@ export const wise: ProviderModel<WiseState> = {
   idempotencyHeader: 'x-sandbox-idempotency-key',
   conflictStatus: 409,
   error: (status, code, message) => err(status, code, message),
-  unauthorized: (status) => (status === 401 ? err(401, 'invalid_token', 'Invalid token') : err(403, 'forbidden', 'You are not authorized to access this resource')),
+  unauthorized: (status) =>
+    status === 401 ? err(401, 'invalid_token', 'Invalid token') : err(403, 'forbidden', 'You are not authorized to access this resource'),
   createState: () => ({
     balances: { ...WISE_SANDBOX_BALANCES },
     quotes: new Map(),
@@ -120,7 +121,7 @@ export const wise: ProviderModel<WiseState> = {
       handle(ctx) {
         const b = isObject(ctx.body) ? ctx.body : {};
         if (typeof b.accountHolderName !== 'string' || b.accountHolderName.trim().split(/\s+/).length < 2)
-          return err(422, 'NOT_VALID', 'Please enter the recipient\'s first and last name.', 'accountHolderName');
+          return err(422, 'NOT_VALID', "Please enter the recipient's first and last name.", 'accountHolderName');
         const details = isObject(b.details) ? b.details : {};
         if (b.currency === 'MXN' && !clabeValid(details.clabe)) return err(422, 'NOT_VALID', 'Please specify a valid CLABE.', 'clabe');
         const account = { id: ctx.state.nextId++, currency: b.currency, type: b.type, accountHolderName: b.accountHolderName, details, active: true };
@@ -173,7 +174,8 @@ export const wise: ProviderModel<WiseState> = {
         if (!t) return err(404, 'transfer.not.found', 'Transfer not found');
         if (t.funded) return err(409, 'transfer.already.funded', 'This transfer has already been funded');
         const balance = ctx.state.balances[t.sourceCurrency] ?? 0;
-        if (balance < t.sourceValue) return { status: 200, body: { type: 'BALANCE', status: 'REJECTED', errorCode: 'transfer.insufficient_funds', balanceTransactionId: null } };
+        if (balance < t.sourceValue)
+          return { status: 200, body: { type: 'BALANCE', status: 'REJECTED', errorCode: 'transfer.insufficient_funds', balanceTransactionId: null } };
         ctx.state.balances[t.sourceCurrency] = round2(balance - t.sourceValue);
         t.funded = true;
         t.status = 'processing';

@@ -30,18 +30,22 @@ export const zenvia: ProviderModel<ZenviaState> = {
       path: '/v2/channels/whatsapp/messages',
       handle(ctx) {
         const b = isObject(ctx.body) ? ctx.body : {};
-        if (typeof b.from !== 'string' || !b.from) return err(400, 'VALIDATION_ERROR', 'Validation error', [{ code: 'REQUIRED', path: 'from', message: 'from is required' }]);
+        if (typeof b.from !== 'string' || !b.from)
+          return err(400, 'VALIDATION_ERROR', 'Validation error', [{ code: 'REQUIRED', path: 'from', message: 'from is required' }]);
         if (typeof b.to !== 'string' || !/^\d{10,15}$/.test(b.to))
           return err(400, 'VALIDATION_ERROR', 'Validation error', [{ code: 'INVALID', path: 'to', message: 'The recipient phone number is not valid' }]);
         const contents = Array.isArray(b.contents) ? b.contents : [];
         const first = contents[0];
-        if (!isObject(first)) return err(400, 'VALIDATION_ERROR', 'Validation error', [{ code: 'REQUIRED', path: 'contents', message: 'contents is required' }]);
+        if (!isObject(first))
+          return err(400, 'VALIDATION_ERROR', 'Validation error', [{ code: 'REQUIRED', path: 'contents', message: 'contents is required' }]);
         if (first.type === 'text' && (typeof first.text !== 'string' || !first.text))
           return err(400, 'VALIDATION_ERROR', 'Validation error', [{ code: 'REQUIRED', path: 'contents[0].text', message: 'text is required' }]);
         if (first.type === 'template' && (typeof first.templateId !== 'string' || !first.templateId))
           return err(400, 'VALIDATION_ERROR', 'Validation error', [{ code: 'REQUIRED', path: 'contents[0].templateId', message: 'templateId is required' }]);
         if (first.type !== 'text' && first.type !== 'template' && first.type !== 'file')
-          return err(400, 'VALIDATION_ERROR', 'Validation error', [{ code: 'INVALID', path: 'contents[0].type', message: 'The content type is not supported' }]);
+          return err(400, 'VALIDATION_ERROR', 'Validation error', [
+            { code: 'INVALID', path: 'contents[0].type', message: 'The content type is not supported' },
+          ]);
         ctx.state.sent++;
         ctx.created('messages');
         return {

@@ -442,7 +442,8 @@ export class RailsService {
 
     if (!written || !last) {
       // No rail could even be tried: nothing was written or sent.
-      if (unmet === candidates.length && skippedWhy) return { kind: 'refused', code: skippedWhy.code, message: skippedWhy.message, details: skippedWhy.details ?? {} };
+      if (unmet === candidates.length && skippedWhy)
+        return { kind: 'refused', code: skippedWhy.code, message: skippedWhy.message, details: skippedWhy.details ?? {} };
       const why = skippedWhy ?? { code: 'connection_required' as const, message: 'No rail could be called.' };
       return { kind: 'not_sent', code: why.code, message: why.message, details: { attempts: attempts.map(publicAttempt) } };
     }

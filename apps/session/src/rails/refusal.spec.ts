@@ -21,7 +21,11 @@ describe('provider refusals', () => {
   // Error bodies in the shapes the sandbox models answer with (each provider's own).
   it.each([
     ['asaas minimum', { errors: [{ code: 'invalid_value', description: 'O valor mínimo para cobranças via Pix é R$ 5,00.' }] }, 'amount_below_minimum'],
-    ['mercadopago document', { message: 'Invalid payer identification number', error: 'bad_request', status: 400, cause: [{ code: 4000 }] }, 'invalid_document'],
+    [
+      'mercadopago document',
+      { message: 'Invalid payer identification number', error: 'bad_request', status: 400, cause: [{ code: 4000 }] },
+      'invalid_document',
+    ],
     ['inter balance', { title: 'Saldo insuficiente', detail: 'Saldo insuficiente para realizar o pagamento.' }, 'insufficient_funds'],
     ['openpay duplicate', { category: 'request', error_code: 1008, description: 'The order_id has already been processed' }, 'duplicate'],
     ['wompi method', { error: { type: 'INPUT_VALIDATION_ERROR', messages: { payment_method: ['The payment method is not enabled'] } } }, 'unsupported_method'],

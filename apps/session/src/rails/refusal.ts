@@ -69,11 +69,23 @@ function providerCodes(body: unknown): string {
 const REASON_PATTERNS: ReadonlyArray<[RefusalReason, RegExp]> = [
   ['insufficient_funds', /insufficient|saldo insuficiente|fondos insuficientes|sin saldo|not enough (funds|balance)|insufficient_balance/],
   ['duplicate', /duplicat|already (exists|been|registered|processed)|j[aá] (existe|foi|cadastrad)|ya existe|repetid|idempot/],
-  ['amount_below_minimum', /(minimum|m[ií]nim[oa]|below|menor|at least|inferior)[^.]{0,40}(amount|value|valor|monto|importe)|(amount|value|valor|monto|importe)[^.]{0,40}(minimum|m[ií]nim[oa]|below|too (low|small)|menor|inferior)/],
-  ['amount_above_maximum', /(maximum|m[aá]xim[oa]|exceed|above|mayor|superior|limit)[^.]{0,40}(amount|value|valor|monto|importe)|(amount|value|valor|monto|importe)[^.]{0,40}(maximum|m[aá]xim[oa]|exceed|too (high|large)|mayor|superior|limit)/],
+  [
+    'amount_below_minimum',
+    /(minimum|m[ií]nim[oa]|below|menor|at least|inferior)[^.]{0,40}(amount|value|valor|monto|importe)|(amount|value|valor|monto|importe)[^.]{0,40}(minimum|m[ií]nim[oa]|below|too (low|small)|menor|inferior)/,
+  ],
+  [
+    'amount_above_maximum',
+    /(maximum|m[aá]xim[oa]|exceed|above|mayor|superior|limit)[^.]{0,40}(amount|value|valor|monto|importe)|(amount|value|valor|monto|importe)[^.]{0,40}(maximum|m[aá]xim[oa]|exceed|too (high|large)|mayor|superior|limit)/,
+  ],
   ['invalid_document', /\b(cpf|cnpj|rfc|curp|nit|rut|dni|ruc|cuit|cuil|tax[ _-]?id|document|documento|identification|identificaci[oó]n)\b/],
-  ['invalid_recipient', /recipient|beneficiar|destinat|payee|receiver|chave pix|pix key|clabe|account number|cuenta|conta|phone number|n[uú]mero de tel|invalid (to|address)|postal code|cep|c[oó]digo postal/],
-  ['unsupported_method', /not (supported|enabled|available|allowed)|unsupported|n[aã]o (suportad|habilitad|dispon[ií]vel|permitid)|no (soportad|habilitad|disponible|permitid)|payment_method|method/],
+  [
+    'invalid_recipient',
+    /recipient|beneficiar|destinat|payee|receiver|chave pix|pix key|clabe|account number|cuenta|conta|phone number|n[uú]mero de tel|invalid (to|address)|postal code|cep|c[oó]digo postal/,
+  ],
+  [
+    'unsupported_method',
+    /not (supported|enabled|available|allowed)|unsupported|n[aã]o (suportad|habilitad|dispon[ií]vel|permitid)|no (soportad|habilitad|disponible|permitid)|payment_method|method/,
+  ],
 ];
 
 /** The normalised reason of a refusal, from the provider's words and codes. */
