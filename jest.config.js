@@ -1,4 +1,4 @@
-/** One Jest run covers every workspace: unit specs and integration specs. */
+/** One Jest run covers every workspace, in three projects: unit specs, integration specs and end-to-end specs. */
 const swc = ['@swc/jest', { jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022', keepClassNames: true }, module: { type: 'commonjs' } }];
 const common = {
   transform: { '^.+\\.(t|j)s$': swc },
@@ -17,6 +17,7 @@ module.exports = {
   testTimeout: 60000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,packages}/*/src/**/*.spec.ts'] },
-    { ...common, displayName: 'int', testMatch: ['<rootDir>/{apps,packages}/*/src/**/*.int-spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'], testTimeout: 60000 },
+    { ...common, displayName: 'int', testMatch: ['<rootDir>/{apps,packages}/*/src/**/*.int-spec.ts'] },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
   ],
 };
