@@ -43,10 +43,13 @@ describe('eligibility follows connections; live with nothing connected', () => {
   it('the very next path C call sees a connection made or deleted', async () => {
     const projectId = await project('eligibility follows connections');
     const key = await keyFor(projectId, 'live');
-    expect((await call(key, 'POST', '/v1/connections', { server_id: 'pagarme', credentials: { api_key: 'pk_live_x' } })).status).toBe(201);
+    expect(
+      (await call(key, 'POST', '/v1/connections', { server_id: 'mercadopago', credentials: { client_id: 'mp-live-client', client_secret: 'mp-live-secret' } }))
+        .status,
+    ).toBe(201);
     const first = await discover(key);
     expect(first.status).toBe(200);
-    expect(offered(first.json)).toContain('pagarme');
+    expect(offered(first.json)).toContain('mercadopago');
     expect(offered(first.json)).not.toContain('asaas');
 
     // The set the router stores now lives for minutes: only the write's own refresh can change the next answer.
@@ -56,14 +59,14 @@ describe('eligibility follows connections; live with nothing connected', () => {
     expect(await refreshes(projectId)).toBe(before + 1);
     const withAsaas = await discover(key);
     expect(withAsaas.status).toBe(200);
-    expect(offered(withAsaas.json)).toEqual(expect.arrayContaining(['asaas', 'pagarme']));
+    expect(offered(withAsaas.json)).toEqual(expect.arrayContaining(['asaas', 'mercadopago']));
 
     const deleted = await call(key, 'DELETE', `/v1/connections/${created.json.id}`);
     expect(deleted.status).toBe(200);
     expect(await refreshes(projectId)).toBe(before + 2);
     const without = await discover(key);
     expect(without.status).toBe(200);
-    expect(offered(without.json)).toContain('pagarme');
+    expect(offered(without.json)).toContain('mercadopago');
     expect(offered(without.json)).not.toContain('asaas');
   });
 

@@ -75,8 +75,8 @@ describe('path C: POST /v1/meta-tools/discover', () => {
   beforeAll(async () => {
     // Rates are read on every route here, so a test sees the rates it stores at once.
     stack = await startStack({ env: { ANTHROPIC_API_KEY: '', NL_EXTRACTOR: '', ROTA_ROUTER_FX_CACHE_MS: '0' } });
-    await forceProviders(stack.db.prisma, { correios: { authType: 'none' } });
-    t = await tenant(stack, 'live', ['asaas', 'pagarme', 'stp', 'wise', 'transbank', 'focusnfe', 'twilio', 'melhorenvio']);
+    await forceProviders(stack.db.prisma, { envia: { authType: 'none' } });
+    t = await tenant(stack, 'live', ['asaas', 'mercadopago', 'openpay', 'wise', 'transbank', 'focusnfe', 'whatsapp', 'melhorenvio']);
     rpc = new RpcClient({ url: stack.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: stack.env.ROTA_REDIS_PREFIX!, timeoutMs: 5000 });
     await rpc.connect();
   }, 60_000);
@@ -93,13 +93,13 @@ describe('path C: POST /v1/meta-tools/discover', () => {
       expect(r.status).toBe(200);
       expectWellFormed(r.json);
       expect(r.json.recommended.tool).toBe('codespar_charge');
-      expect(['asaas', 'pagarme']).toContain(r.json.recommended.provider_id);
+      expect(['asaas', 'mercadopago']).toContain(r.json.recommended.provider_id);
       expect(r.json.recommended.args_template).toMatchObject({ action: 'charge', amount: 49.9, currency: 'BRL', country: 'BR', metadata: { order: 'A-1' } });
       expect(r.json.recommended.args_template.method).toBe(r.json.recommended.rail);
       expect(r.json.recommended.args_template.missing).toEqual(['description', 'buyer']);
       expect(r.json.resolved_intent).toEqual({ operation: 'charge', currency: 'BRL', country: 'BR', amount_minor: 4990, metadata: { order: 'A-1' } });
-      // Both connected BR providers offer pix, card and boleto.
-      expect(r.json.alternatives).toHaveLength(5);
+      // The charge rails the connected BR providers can run: asaas pix and boleto, mercadopago pix and wallet.
+      expect(r.json.alternatives).toHaveLength(3);
     });
 
     it('charge in CLP → codespar_charge with whole pesos (exponent 0)', async () => {
@@ -122,17 +122,17 @@ describe('path C: POST /v1/meta-tools/discover', () => {
       for (const route of [r.json.recommended, ...r.json.alternatives]) expect(['pix', 'card']).toContain(route.rail);
     });
 
-    it('payout → codespar_pay with the amount in minor units (CLP 45000 stays 45000; one route, no alternatives)', async () => {
-      const r = await discover(stack, t.key, { intent: { operation: 'payout', currency: 'CLP', country: 'CL', amount_minor: 45000, urgency: 'same_day' } });
+    it('payout → codespar_pay with the amount in minor units (BRL 45000 stays 45000; one route, no alternatives)', async () => {
+      const r = await discover(stack, t.key, { intent: { operation: 'payout', currency: 'BRL', country: 'BR', amount_minor: 45000, urgency: 'same_day' } });
       expect(r.status).toBe(200);
       expectWellFormed(r.json);
-      expect(r.json.recommended).toMatchObject({ tool: 'codespar_pay', rail: 'wire', provider_id: 'wise' });
+      expect(r.json.recommended).toMatchObject({ tool: 'codespar_pay', rail: 'pix', provider_id: 'asaas' });
       expect(r.json.recommended.args_template).toEqual({
         action: 'pay',
-        method: 'wire',
+        method: 'pix',
         amount: 45000,
-        currency: 'CLP',
-        country: 'CL',
+        currency: 'BRL',
+        country: 'BR',
         missing: ['recipient'],
       });
       expect(r.json.alternatives).toEqual([]);
@@ -142,9 +142,9 @@ describe('path C: POST /v1/meta-tools/discover', () => {
       const r = await discover(stack, t.key, { intent: { operation: 'payout', currency: 'MXN', country: 'MX', amount_minor: 300000, urgency: 'instant' } });
       expect(r.status).toBe(200);
       expectWellFormed(r.json);
-      expect(r.json.recommended).toMatchObject({ tool: 'codespar_pay', rail: 'spei', provider_id: 'stp' });
+      expect(r.json.recommended).toMatchObject({ tool: 'codespar_pay', rail: 'spei', provider_id: 'openpay' });
       expect(r.json.recommended.args_template).toMatchObject({ action: 'pay', method: 'spei', amount: 300000, currency: 'MXN' });
-      expect(r.json.alternatives.map((a: any) => a.provider_id)).toEqual(['wise']);
+      expect(r.json.alternatives.map((a: any) => `${a.provider_id} ${a.rail}`)).toEqual(['wise spei']);
       expect(r.json.alternatives[0]).toMatchObject({ cost_minor: expect.any(Number), success_rate: 0.97 });
     });
 
@@ -160,7 +160,7 @@ describe('path C: POST /v1/meta-tools/discover', () => {
       const r = await discover(stack, t.key, { intent: { operation: 'send_notification', currency: 'MXN', country: 'MX', method: 'whatsapp' } });
       expect(r.status).toBe(200);
       expectWellFormed(r.json);
-      expect(r.json.recommended).toMatchObject({ tool: 'codespar_notify', rail: 'whatsapp', provider_id: 'twilio' });
+      expect(r.json.recommended).toMatchObject({ tool: 'codespar_notify', rail: 'whatsapp', provider_id: 'whatsapp' });
       expect(r.json.recommended.args_template).toEqual({ channel: 'whatsapp', missing: ['to', 'message'] });
     });
 
@@ -176,9 +176,9 @@ describe('path C: POST /v1/meta-tools/discover', () => {
         missing: ['origin', 'destination', 'items'],
       });
       const all = [r.json.recommended, ...r.json.alternatives];
-      expect(all.map((x: any) => x.provider_id).sort()).toEqual(['correios', 'melhorenvio']);
-      const correios = all.find((x: any) => x.provider_id === 'correios');
-      expect(correios.reasons.join(' ')).toContain('needs no connection');
+      expect(all.map((x: any) => x.provider_id).sort()).toEqual(['envia', 'melhorenvio']);
+      const envia = all.find((x: any) => x.provider_id === 'envia');
+      expect(envia.reasons.join(' ')).toContain('needs no connection');
     });
   });
 
@@ -187,10 +187,11 @@ describe('path C: POST /v1/meta-tools/discover', () => {
     const byProvider = (json: any) => Object.fromEntries([json.recommended, ...json.alternatives].map((x: any) => [x.provider_id, x]));
 
     it('prices a fee kept in another currency at the stored rate, directly or through a third currency, and says so', async () => {
-      // Both Brazilian carriers price labels in BRL only: with no rate, neither has a price in USD.
+      // Melhor Envio prices labels in BRL only: with no rate, it has no price in USD (Envia keeps one in USD).
       const before = await ship();
       expect(before.status).toBe(200);
-      for (const x of Object.values(byProvider(before.json)) as any[]) expect(x.reasons.join(' ')).toContain('No price on record in USD');
+      expect(byProvider(before.json).melhorenvio.reasons.join(' ')).toContain('No price on record in USD');
+      expect(byProvider(before.json).envia.reasons.join(' ')).not.toContain('No price on record');
       await stack.db.prisma.fxRate.create({ data: { base: 'USD', quote: 'BRL', rate: '5', source: 'test', fetchedAt: new Date('2026-11-30T12:00:00Z') } });
       try {
         const after = await ship();
@@ -198,10 +199,10 @@ describe('path C: POST /v1/meta-tools/discover', () => {
         const all = byProvider(after.json);
         // BRL 22.50 and BRL 18.90 at 0.2 USD per BRL.
         // The alternative's cost is in USD cents too.
-        expect(after.json.alternatives.map((a: any) => a.cost_minor)).toEqual([after.json.alternatives[0].provider_id === 'correios' ? 450 : 378]);
+        expect(after.json.alternatives.map((a: any) => a.cost_minor)).toEqual([after.json.alternatives[0].provider_id === 'envia' ? 650 : 378]);
         const reasons = (p: string) => all[p].reasons.join(' ');
-        expect(reasons('correios')).toMatch(/Costs USD 4\.50: a fixed BRL 22\.50 converted at 0\.200000 USD per BRL, rate of 2026-11-30/);
-        expect(reasons('melhorenvio')).toMatch(/Costs USD 3\.78: a fixed BRL 18\.90 converted at 0\.200000 USD per BRL/);
+        expect(reasons('melhorenvio')).toMatch(/Costs USD 3\.78: a fixed BRL 18\.90 converted at 0\.200000 USD per BRL, rate of 2026-11-30/);
+        expect(reasons('envia')).not.toMatch(/converted/);
         // Quoted against a third currency only: crossed through it.
         await stack.db.prisma.fxRate.deleteMany({ where: { source: 'test' } });
         await stack.db.prisma.fxRate.createMany({
@@ -211,8 +212,8 @@ describe('path C: POST /v1/meta-tools/discover', () => {
           ],
         });
         const crossed = byProvider((await ship()).json);
-        expect(crossed.correios.reasons.join(' ')).toMatch(
-          /Costs USD 4\.50: a fixed BRL 22\.50 converted at 0\.200000 USD per BRL \(through EUR\), rate of 2026-11-29/,
+        expect(crossed.melhorenvio.reasons.join(' ')).toMatch(
+          /Costs USD 3\.78: a fixed BRL 18\.90 converted at 0\.200000 USD per BRL \(through EUR\), rate of 2026-11-29/,
         );
       } finally {
         await stack.db.prisma.fxRate.deleteMany({ where: { source: 'test' } });
@@ -352,13 +353,13 @@ describe('path C: POST /v1/meta-tools/discover', () => {
   });
 
   it('gives the test environment the shared sandbox set', async () => {
-    await forceProviders(stack.db.prisma, { correios: { authType: 'none' }, efi: { sandbox: true } });
+    await forceProviders(stack.db.prisma, { envia: { authType: 'none' }, mercadopago: { sandbox: true } });
     const sandboxed = await tenant(stack, 'test');
     const live = await tenant(stack, 'live');
     const intent = { operation: 'charge', currency: 'BRL', country: 'BR', method: 'pix' };
     const r = await discover(stack, sandboxed.key, { intent });
     expect(r.status).toBe(200);
-    expect(r.json.recommended.provider_id).toBe('efi');
+    expect(r.json.recommended.provider_id).toBe('mercadopago');
     expect(r.json.recommended.reasons.join(' ')).toContain('shared sandbox');
     expect((await discover(stack, live.key, { intent })).status).toBe(424);
   });
@@ -399,7 +400,7 @@ describe('path C 424s and the eligibility repair, with two router replicas', () 
   }, 60_000);
 
   it('direction_blocked: candidates that only collect cannot refund; one repair across both replicas, then none inside the window', async () => {
-    const t = await tenant(stack, 'live', ['stp']);
+    const t = await tenant(stack, 'live', ['openpay']);
     const rpc = new RpcClient({ url: stack.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix, timeoutMs: 5000 });
     await rpc.connect();
     try {
@@ -413,7 +414,7 @@ describe('path C 424s and the eligibility repair, with two router replicas', () 
     const answers = await Promise.all(Array.from({ length: 8 }, () => discover(stack, t.key, body)));
     for (const r of answers) {
       expect(r.status).toBe(424);
-      expect(r.json).toMatchObject({ error: 'direction_blocked', detail: expect.stringContaining('stp spei'), request_id: expect.any(String) });
+      expect(r.json).toMatchObject({ error: 'direction_blocked', detail: expect.stringContaining('openpay spei'), request_id: expect.any(String) });
       expect(typeof r.json.message).toBe('string');
     }
     // Eight refusals spread over two replicas: exactly one repair.
@@ -425,11 +426,13 @@ describe('path C 424s and the eligibility repair, with two router replicas', () 
     expect(await refreshes(t.projectId)).toBe(2);
   });
 
-  it('direction_blocked: a charge where the only eligible rails pay out and nothing in the catalog collects', async () => {
+  it('eligibility_empty, not direction_blocked, where the only rails bind nothing: they are planning data, never named', async () => {
+    // wise.wire.out lists UYU but binds no action; no rail Rota can run collects or pays in Uruguay.
     const t = await tenant(stack, 'live', ['wise']);
     const r = await discover(stack, t.key, { intent: { operation: 'charge', currency: 'UYU', country: 'UY', amount_minor: 10000 } });
     expect(r.status).toBe(424);
-    expect(r.json.error).toBe('direction_blocked');
+    expect(r.json).toMatchObject({ error: 'eligibility_empty', detail: expect.stringContaining('Nothing in the catalog') });
+    expect(r.json.detail).not.toMatch(/wise|stripe|adyen/);
   });
 
   it('eligibility_empty: the repair runs once, a second call on the other replica skips it, the next window heals', async () => {
@@ -491,7 +494,7 @@ describe('path C descriptions with the Anthropic extractor (fake Messages API)',
     // No NL_EXTRACTOR: a key makes `anthropic` the default.
     stack = await startStack({ env: { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: fake.url, NL_EXTRACTOR: '', ROTA_NL_TIMEOUT_MS: '2000' } });
     await forceProviders(stack.db.prisma);
-    t = await tenant(stack, 'live', ['stp']);
+    t = await tenant(stack, 'live', ['openpay']);
   }, 60_000);
   afterAll(async () => {
     await stack.close();
@@ -535,8 +538,8 @@ describe('path C over the demo catalog as seeded', () => {
 
   it.each([
     ['charge', { operation: 'charge', currency: 'BRL', country: 'BR', amount_minor: 4990 }, 'codespar_charge'],
-    ['refund', { operation: 'refund', currency: 'MXN', country: 'MX', amount_minor: 4990 }, 'codespar_charge'],
-    ['payout', { operation: 'payout', currency: 'COP', country: 'CO', amount_minor: 4_990_000 }, 'codespar_pay'],
+    ['refund', { operation: 'refund', currency: 'BRL', country: 'BR', amount_minor: 4990 }, 'codespar_charge'],
+    ['payout', { operation: 'payout', currency: 'MXN', country: 'MX', amount_minor: 4_990_000 }, 'codespar_pay'],
     ['issue_invoice', { operation: 'issue_invoice', currency: 'MXN', country: 'MX' }, 'codespar_invoice'],
     ['send_notification', { operation: 'send_notification', currency: 'CLP', country: 'CL', method: 'whatsapp' }, 'codespar_notify'],
     ['ship', { operation: 'ship', currency: 'CLP', country: 'CL' }, 'codespar_ship'],

@@ -205,7 +205,7 @@ describe('rails: codespar_charge through the router', () => {
 
   it('answers no_rail for a method no rail carries, writing a row and sending nothing', async () => {
     const before = sandbox.control.counters().requests_total;
-    const r = await execute('codespar_charge', { ...CHARGE, method: 'oxxo', currency: 'MXN' });
+    const r = await execute('codespar_charge', { ...CHARGE, method: 'pse', currency: 'COP' });
     expect(r.json).toMatchObject({ success: false, data: { code: 'no_rail' } });
     expect(sandbox.control.counters().requests_total).toBe(before);
   });

@@ -71,6 +71,14 @@ export const PROVIDER_KINDS = [
   'blnk',
   'pomelo',
   'inter',
+  'openpay',
+  'wise',
+  'wompi',
+  'transbank',
+  'culqi',
+  'facturapi',
+  'envia',
+  'zenvia',
   'echo',
 ] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
@@ -128,6 +136,17 @@ export const DEFAULT_CONFIG: SandboxConfig = {
         scopes: ['pagamento-pix.write', 'pagamento-pix.read', 'extrato.read'],
       },
     },
+    openpay: { kind: 'openpay', auth: { type: 'basic', username: 'sandbox-openpay-key', password: '' } },
+    wise: { kind: 'wise', auth: { type: 'bearer', token: 'sandbox-wise-token' } },
+    wompi: { kind: 'wompi', auth: { type: 'bearer', token: 'sandbox-wompi-private-key' } },
+    transbank: {
+      kind: 'transbank',
+      auth: { type: 'two_header', headers: { 'tbk-api-key-id': 'sandbox-tbk-commerce', 'tbk-api-key-secret': 'sandbox-tbk-secret' } },
+    },
+    culqi: { kind: 'culqi', auth: { type: 'bearer', token: 'sandbox-culqi-secret-key' } },
+    facturapi: { kind: 'facturapi', auth: { type: 'bearer', token: 'sandbox-facturapi-key' } },
+    envia: { kind: 'envia', auth: { type: 'bearer', token: 'sandbox-envia-token' } },
+    zenvia: { kind: 'zenvia', auth: { type: 'api_key', in: 'header', name: 'x-api-token', value: 'sandbox-zenvia-token' } },
     'echo-api-key-query': { kind: 'echo', auth: { type: 'api_key', in: 'query', name: 'api_key', value: 'sandbox-query-key' } },
     'echo-two-header': {
       kind: 'echo',

@@ -24,6 +24,14 @@ export const SANDBOX_PROVIDERS = [
   'blnk',
   'pomelo',
   'whatsapp',
+  'openpay',
+  'wise',
+  'wompi',
+  'transbank',
+  'culqi',
+  'facturapi',
+  'envia',
+  'zenvia',
 ] as const;
 
 /**

@@ -62,14 +62,25 @@ const SANDBOXED: Record<string, string> = {
   idwall: 'idwall',
   blnk: 'blnk',
   pomelo: 'pomelo',
+  openpay: 'openpay',
+  wise: 'wise',
+  wompi: 'wompi',
+  transbank: 'transbank',
+  culqi: 'culqi',
+  facturapi: 'facturapi',
+  envia: 'envia',
+  zenvia: 'zenvia',
 };
 /**
  * The header each sandbox model reads as the idempotency key (the
  * `idempotencyHeader` of apps/sandbox/src/providers/*.ts): a provider the
  * sandbox imitates is sent a key in exactly that header, so a retry there
- * replays instead of acting twice.
+ * replays instead of acting twice. `undefined`: the real API reads no
+ * idempotency header (Openpay's `order_id`, Wise's `customerTransactionId`
+ * and Culqi's `order_number` keep a request single instead; the others
+ * move no money or are settled by a lookup), so none is sent.
  */
-const SANDBOX_IDEMPOTENCY_HEADERS: Record<string, string> = {
+const SANDBOX_IDEMPOTENCY_HEADERS: Record<string, string | undefined> = {
   asaas: 'idempotency-key',
   mercadopago: 'x-idempotency-key',
   focusnfe: 'idempotency-key',
@@ -81,6 +92,14 @@ const SANDBOX_IDEMPOTENCY_HEADERS: Record<string, string> = {
   idwall: 'idempotency-key',
   blnk: 'idempotency-key',
   pomelo: 'x-idempotency-key',
+  openpay: undefined,
+  wise: undefined,
+  wompi: undefined,
+  transbank: undefined,
+  culqi: undefined,
+  facturapi: undefined,
+  envia: undefined,
+  zenvia: undefined,
 };
 /**
  * Providers whose credentials the format cannot place yet (in the body,

@@ -33,6 +33,16 @@ export const EXECUTE_FAILURE_CODES = [
   'provider_not_callable',
   /** The provider answered with a non-2xx status; `status` and `body` carry its answer. */
   'upstream_error',
+  /**
+   * An acting meta-tool's provider refused the request (a 4xx other than 401, 403, 408 and 429):
+   * `upstream_status`, a normalised `reason` (REFUSAL_REASONS) and the provider's message with
+   * provider names, credentials and internal ids removed. Nothing was done; fix the input and call again.
+   */
+  'provider_refused',
+  /** An acting meta-tool's provider refused the stored credentials (401 or 403): reconnect the provider. */
+  'connection_invalid',
+  /** The provider answered 2xx, but not in the shape its rail promised: the call may have taken effect. */
+  'upstream_invalid',
   /** The provider could not be reached and provably never received the request (connection refused, DNS, TLS, circuit open). */
   'upstream_unreachable',
   /** The request reached (or may have reached) the provider and no complete answer came back: retry only with the same Idempotency-Key. */
@@ -47,6 +57,27 @@ export const EXECUTE_FAILURE_CODES = [
   'connect_failed',
 ] as const;
 export type ExecuteFailureCode = (typeof EXECUTE_FAILURE_CODES)[number];
+
+/** Why a provider refused an acting meta-tool call (`data.reason` of `provider_refused`). */
+export const REFUSAL_REASONS = [
+  /** The amount is below the provider's minimum for this method. */
+  'amount_below_minimum',
+  /** The amount is above the provider's maximum for this method or account. */
+  'amount_above_maximum',
+  /** The payer's or recipient's tax or identity document was refused. */
+  'invalid_document',
+  /** The recipient (Pix key, account, CLABE, phone, address) was refused. */
+  'invalid_recipient',
+  /** The account has too little balance for the payment. */
+  'insufficient_funds',
+  /** The provider already has this operation. */
+  'duplicate',
+  /** The provider does not offer this method, currency or operation to the account. */
+  'unsupported_method',
+  /** Anything else; the message says what. */
+  'other',
+] as const;
+export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
 /**
  * Whether a call that failed with this code provably sent nothing that
@@ -65,6 +96,10 @@ export const EXECUTE_FAILURE_SENT_NOTHING = {
   // Refused before a row is written (record: false), which releases on its own.
   provider_not_callable: false,
   upstream_error: false,
+  // A refusal, a refused credential or an unreadable 2xx answered a request that was sent: kept counting, as upstream_error was.
+  provider_refused: false,
+  connection_invalid: false,
+  upstream_invalid: false,
   upstream_unreachable: true,
   outcome_unknown: false,
   no_rail: true,

@@ -267,16 +267,40 @@ export const RailLookup = z
   .strict();
 export type RailLookup = z.infer<typeof RailLookup>;
 
+/**
+ * An input field a rail needs beyond the published meta-tool schema (a
+ * Brazilian charge needs the payer's CPF or CNPJ). Execute checks it before
+ * anything is written or sent and names `field` when it is missing; the
+ * published schema and its `required` list stay as they are.
+ */
+export const RailRequirement = z
+  .object({
+    /** Dotted path of the field the caller is told to fill, e.g. `buyer.document`. */
+    field: z.string().regex(/^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*$/i),
+    /** Paths that each satisfy the requirement (`buyer.cpf` for `buyer.document`); `field` alone when absent. */
+    any_of: z
+      .array(z.string().regex(/^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*$/i))
+      .max(8)
+      .optional(),
+    /** What the field holds, said to the caller. */
+    description: z.string().min(1).max(200),
+  })
+  .strict();
+export type RailRequirement = z.infer<typeof RailRequirement>;
+
 /** How one action runs on one rail. */
 export const RailBinding = z
   .object({
+    /** Input fields this binding needs beyond the published schema, checked before anything is sent. */
+    requires: z.array(RailRequirement).max(8).default([]),
     before: z.array(RailStep).max(3).default([]),
     after: z.array(RailStep).max(3).default([]),
     /** The catalog tool called on the rail's provider (its name without the `server/` prefix). */
     catalog_tool: z.string().min(1).max(200),
     /**
-     * JSONata over `{input, action, amount, idempotency_key, today}` giving
-     * the catalog tool's input. `amount` is an ExactAmount when the call
+     * JSONata over `{input, action, amount, idempotency_key, idempotency_uuid, today}`
+     * giving the catalog tool's input (`idempotency_uuid` is the key as a
+     * UUID, for providers whose idempotent field must be one). `amount` is an ExactAmount when the call
      * carries money, else null.
      */
     request: Expression,

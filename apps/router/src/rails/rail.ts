@@ -26,9 +26,33 @@ export const TOOL_FOR_OPERATION: Readonly<Record<PathCOperation, RoutedTool>> = 
 /** The operations that move money, and which way. A refund goes back out over an `in` rail. */
 export const MONEY_OPERATIONS: Readonly<Partial<Record<PathCOperation, 'in' | 'out'>>> = { charge: 'in', refund: 'out', payout: 'out' };
 
-/** True when `rail` can carry `operation` (ignoring currency, country and tenant). */
+/**
+ * The meta-tool action each operation runs as: the action a rail must bind
+ * for path C to offer it (a ship intent is answered with a quote).
+ */
+export const ACTION_FOR_OPERATION: Readonly<Record<PathCOperation, string>> = {
+  charge: 'charge',
+  refund: 'refund',
+  payout: 'pay',
+  issue_invoice: 'issue',
+  send_notification: 'send',
+  ship: 'quote',
+};
+
+/** True when the rail binds at least one action: Rota can run something over it. */
+export function executable(rail: Rail): boolean {
+  return Object.keys(rail.actions).length > 0;
+}
+
+/**
+ * True when `rail` can carry `operation` (ignoring currency, country and
+ * tenant): it serves the operation's tool and direction and binds the
+ * operation's action. A rail without the binding is planning data only;
+ * path C never offers it, so what path C recommends is what execute runs.
+ */
 export function carries(rail: Rail, operation: PathCOperation): boolean {
   if (rail.tool !== TOOL_FOR_OPERATION[operation]) return false;
+  if (rail.actions[ACTION_FOR_OPERATION[operation]] === undefined) return false;
   switch (operation) {
     case 'charge':
       return rail.direction === 'in';

@@ -1,6 +1,6 @@
 import type { PathCIntent } from '@rota/contracts';
 import type { ConnectionState, EligibilitySet } from '../eligibility/eligibility.service';
-import { MONEY_OPERATIONS, TOOL_FOR_OPERATION, carries, servesCountry, servesCurrency, type Rail } from '../rails/rail';
+import { MONEY_OPERATIONS, TOOL_FOR_OPERATION, carries, executable, servesCountry, servesCurrency, type Rail } from '../rails/rail';
 import { RAILS } from '../rails/rails';
 
 /**
@@ -37,7 +37,8 @@ function listOf(ids: readonly string[]): string {
 
 export function planRoutes(intent: PathCIntent, set: EligibilitySet, rails: readonly Rail[] = RAILS): Plan {
   const where = `${intent.currency} in ${intent.country}${intent.method ? ` by ${intent.method}` : ''}${intent.recipient_kind ? ` to a ${intent.recipient_kind} recipient` : ''}`;
-  const eligible = rails.filter((r) => set.providers[r.provider_id] !== undefined && fitsIntent(r, intent));
+  // Only rails Rota can run are routed, offered as fixes or named in a refusal's detail.
+  const eligible = rails.filter((r) => executable(r) && set.providers[r.provider_id] !== undefined && fitsIntent(r, intent));
   const routes = eligible.filter((r) => carries(r, intent.operation)).map((rail) => ({ rail, connection: set.providers[rail.provider_id]! }));
   if (routes.length > 0) return { kind: 'routes', routes };
 

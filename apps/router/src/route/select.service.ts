@@ -7,6 +7,16 @@ import type { TelemetryStore } from '../telemetry/telemetry.store';
 import type { WindowStats } from '../telemetry/window';
 import { rankRoutes, type Weights } from './scoring';
 
+/**
+ * Whether a rail's method is what the call asks for. codespar_invoice's
+ * `invoice` type is any fiscal document other than Brazil's NF-e and NFS-e:
+ * a Mexican CFDI or a generic invoice.
+ */
+function methodFits(rail: Rail, method: string): boolean {
+  if (rail.method === method) return true;
+  return rail.tool === 'codespar_invoice' && method === 'invoice' && rail.method === 'cfdi';
+}
+
 /** Rails that can run this call at all, whoever the tenant is. */
 export function executableRails(req: RouterSelectRequest, rails: readonly Rail[] = RAILS): Rail[] {
   return rails.filter(
@@ -14,7 +24,7 @@ export function executableRails(req: RouterSelectRequest, rails: readonly Rail[]
       r.tool === req.tool &&
       r.actions[req.action] !== undefined &&
       (req.rail_id === undefined || r.id === req.rail_id) &&
-      (req.method === undefined || r.method === req.method) &&
+      (req.method === undefined || methodFits(r, req.method)) &&
       (req.currency === undefined || servesCurrency(r, req.currency)) &&
       (req.country === undefined || servesCountry(r, req.country)),
   );

@@ -51,7 +51,9 @@ const PREFERENCE_CURRENCIES = ['BRL', 'ARS', 'MXN', 'CLP', 'COP', 'PEN', 'UYU'];
 const PAYMENT_TYPES = ['credit_card', 'debit_card', 'ticket', 'bank_transfer', 'atm', 'account_money', 'prepaid_card'];
 
 const CARD_METHODS = ['visa', 'master', 'amex', 'elo', 'hipercard', 'debvisa', 'debmaster', 'debelo'];
-const TICKET_METHODS = ['bolbradesco', 'pec'];
+const TICKET_METHODS = ['bolbradesco', 'pec', 'oxxo'];
+/** Mexico's cash voucher: paid at OXXO stores, in pesos, up to MXN 10,000. */
+const OXXO_MAX = 10_000;
 
 function err(status: number, code: string, message: string): Reply {
   return { status, body: { message, error: code, status, cause: [{ code: status === 404 ? 2000 : 4000, description: message }] } };
@@ -99,6 +101,8 @@ export const mercadopago: ProviderModel<MpState> = {
         if (!payer || typeof payer.email !== 'string' || !payer.email.includes('@')) return err(400, 'bad_request', 'payer.email must be a valid email');
         const type = paymentTypeOf(method);
         if (type.endsWith('_card') && typeof b.token !== 'string') return err(400, 'bad_request', 'Card token is required for card payments');
+        if (method === 'oxxo' && b.transaction_amount > OXXO_MAX)
+          return err(400, 'bad_request', `transaction_amount exceeds the maximum of ${OXXO_MAX} MXN for oxxo`);
 
         let status = 'pending';
         let detail = method === 'pix' ? 'pending_waiting_transfer' : 'pending_waiting_payment';
@@ -124,7 +128,7 @@ export const mercadopago: ProviderModel<MpState> = {
           payment_type_id: type,
           transaction_amount: amount,
           transaction_amount_refunded: 0,
-          currency_id: 'BRL',
+          currency_id: method === 'oxxo' ? 'MXN' : 'BRL',
           description: typeof b.description === 'string' ? b.description : null,
           external_reference: typeof b.external_reference === 'string' ? b.external_reference : null,
           installments: typeof b.installments === 'number' ? b.installments : 1,
@@ -139,6 +143,13 @@ export const mercadopago: ProviderModel<MpState> = {
               ticket_url: `${ctx.baseUrl}/payments/${payment.id}/ticket`,
             },
           };
+        }
+        if (method === 'oxxo') {
+          const reference = String(payment.id).padStart(14, '0');
+          Object.assign(payment, {
+            transaction_details: { external_resource_url: `${ctx.baseUrl}/payments/${payment.id}/ticket`, payment_method_reference_id: reference },
+            barcode: { content: `9800${reference}` },
+          });
         }
         ctx.state.payments.set(payment.id, payment);
         ctx.created('charges');

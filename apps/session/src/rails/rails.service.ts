@@ -24,6 +24,7 @@ import { ProviderCallsRepository, type RailAttemptRecord } from '../calls/provid
 import { completedRow, failureOf, ProviderCallsService, providerIdempotencyKey, type CallDone } from '../provider-calls/provider-calls.service';
 import { redactSecrets } from '../calls/redact';
 import { evaluate, MappingError } from './mapping';
+import { answerClass, missingRequirement, providerRefusal } from './refusal';
 
 /** What an acting meta-tool call came to. */
 export type RailOutcome =
@@ -124,7 +125,7 @@ function selection(tool: ActingMetaTool, action: string, input: Record<string, u
       ? input.method
       : tool === 'codespar_notify'
         ? input.channel
-        : tool === 'codespar_invoice' && (input.type === 'nfe' || input.type === 'nfse')
+        : tool === 'codespar_invoice' && (input.type === 'nfe' || input.type === 'nfse' || input.type === 'invoice')
           ? input.type
           : undefined;
   // A refund goes back over the rail of its charge whatever method it was.
@@ -273,21 +274,42 @@ export class RailsService {
     const started = performance.now();
     let written = false;
     let sent = 0;
-    let last: { candidate: RailCandidate; result: CallDone['result']; steps: Record<string, StepAnswer> } | null = null;
-    let skippedWhy: { code: ExecuteFailureCode; message: string } | null = null;
+    let last: { candidate: RailCandidate; result: CallDone['result']; steps: Record<string, StepAnswer>; secrets: string[] } | null = null;
+    let skippedWhy: { code: ExecuteFailureCode; message: string; details?: Record<string, unknown> } | null = null;
+    // A field every rail needs and the input lacks is the caller's to fill: refused before anything is written or sent.
+    let unmet = 0;
     const today = new Date().toISOString().slice(0, 10);
 
     for (const [index, candidate] of candidates.entries()) {
       // Each rail gets its own key, stable for the call: two rails of one provider never share one.
       const providerKey = index === 0 ? baseKey : `${baseKey}-${shortHash(candidate.rail_id)}`;
       const binding = candidate.binding;
+      const missing = missingRequirement(binding.requires, a.input);
+      if (missing) {
+        unmet++;
+        attempts.push(skip(candidate, providerKey, `${missing.field} is required`));
+        skippedWhy ??= {
+          code: 'invalid_args',
+          message: `${missing.field} is required for this call: ${missing.description}.`,
+          details: { issues: [{ path: missing.field.split('.'), message: `required: ${missing.description}`, code: 'custom' }] },
+        };
+        continue;
+      }
       const prepared = index === 0 && early ? await readEarly(early) : await this.providerCalls.prepare(a.tenant, candidate.provider_id, binding.catalog_tool);
       if ('kind' in prepared) {
         attempts.push(skip(candidate, providerKey, prepared.message));
         skippedWhy ??= { code: prepared.code, message: prepared.message };
         continue;
       }
-      const context = { input: a.input, action, amount, idempotency_key: providerKey, today, steps: {} as Record<string, StepAnswer> };
+      const context = {
+        input: a.input,
+        action,
+        amount,
+        idempotency_key: providerKey,
+        idempotency_uuid: uuidFromKey(providerKey),
+        today,
+        steps: {} as Record<string, StepAnswer>,
+      };
       const plan: Array<{ step: RailStep | null }> = [...binding.before.map((step) => ({ step })), { step: null }];
 
       // The first request is built before anything is written: a rail whose mapping cannot use these arguments is skipped.
@@ -397,7 +419,7 @@ export class RailsService {
           }
         }
       }
-      last = { candidate, result, steps: context.steps };
+      last = { candidate, result, steps: context.steps, secrets: Object.values(prepared.credentials) };
       const notProcessed = binding.not_processed_statuses;
       const event = telemetryOf(result, notProcessed);
       const provider = candidate.provider_id;
@@ -420,6 +442,8 @@ export class RailsService {
 
     if (!written || !last) {
       // No rail could even be tried: nothing was written or sent.
+      if (unmet === candidates.length && skippedWhy)
+        return { kind: 'refused', code: skippedWhy.code, message: skippedWhy.message, details: skippedWhy.details ?? {} };
       const why = skippedWhy ?? { code: 'connection_required' as const, message: 'No rail could be called.' };
       return { kind: 'not_sent', code: why.code, message: why.message, details: { attempts: attempts.map(publicAttempt) } };
     }
@@ -440,11 +464,14 @@ export class RailsService {
         // The provider acted, but its answer does not read as this rail promised: say so, keep the raw answer on the row.
         success = false;
         error = 'The provider answered, but its answer could not be read; the call may have taken effect.';
-        data = { code: 'upstream_error', message: error, upstream_status: result.status };
+        data = { code: 'upstream_invalid', message: error, upstream_status: result.status };
         this.log.warn({ rail_id: last.candidate.rail_id, tool: a.tool, action, reason: mapped.reason }, 'rail result mapping failed');
       }
     } else {
-      data = failureData(result, state, attempts);
+      const names = [...new Set(candidates.map((c) => c.provider_id))];
+      const failed = failureData(result, state, attempts, names, last.secrets);
+      if (failed.code === 'provider_refused' || failed.code === 'connection_invalid') error = failed.message;
+      data = failed;
     }
     const durationMs = Math.round(performance.now() - started);
     await this.repo.completeRail(id, {
@@ -532,6 +559,17 @@ async function readEarly(early: EarlyPrepare): Promise<PrepareOutcome> {
   return read.value;
 }
 
+/**
+ * The idempotency key as a UUID, for providers whose idempotent field must
+ * be one (Wise's `customerTransactionId`): the same key always gives the
+ * same UUID, shaped as version 4 so strict validators take it.
+ */
+export function uuidFromKey(key: string): string {
+  const h = createHash('sha256').update(key).digest('hex');
+  const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
 function shortHash(s: string): string {
   return createHash('sha256').update(s).digest('hex').slice(0, 8);
 }
@@ -545,13 +583,37 @@ function publicAttempt(a: RailAttemptRecord) {
   return { outcome: a.outcome, ...(a.upstream_status ? { upstream_status: a.upstream_status } : {}) };
 }
 
-function failureData(result: CallDone['result'], state: 'done' | 'outcome_unknown', attempts: RailAttemptRecord[]) {
+/**
+ * The `data` of a failed acting call. A 4xx the caller can act on is
+ * `provider_refused` with a normalised reason and the provider's words
+ * scrubbed of its name, credentials and ids (the raw answer stays on the
+ * row); a refused credential is `connection_invalid`; 408, 429, 5xx and
+ * network failures stay `upstream_error` / `outcome_unknown`.
+ */
+function failureData(
+  result: CallDone['result'],
+  state: 'done' | 'outcome_unknown',
+  attempts: RailAttemptRecord[],
+  providerIds: readonly string[],
+  secrets: readonly string[],
+): { code: ExecuteFailureCode; message: string; attempts: number; [k: string]: unknown } {
   const tried = attempts.filter((x) => x.outcome !== 'skipped').length;
   if (result.kind === 'credentials') return { code: result.code, message: result.message, attempts: tried };
   const failure = failureOf(result)!;
   if (result.kind === 'response') {
-    // The provider's own words stay on the call row: they would name it.
-    return { code: failure.code, message: `The provider refused the request (status ${result.status}).`, upstream_status: result.status, attempts: tried };
+    switch (answerClass(result.status)) {
+      case 'refused':
+        return { ...providerRefusal(result.status, result.body, providerIds, secrets), attempts: tried };
+      case 'credentials':
+        return {
+          code: 'connection_invalid',
+          message: `The provider refused the stored credentials (status ${result.status}). Reconnect it with codespar_manage_connections.`,
+          upstream_status: result.status,
+          attempts: tried,
+        };
+      default:
+        return { code: failure.code, message: `The provider refused the request (status ${result.status}).`, upstream_status: result.status, attempts: tried };
+    }
   }
   return { code: state === 'outcome_unknown' ? 'outcome_unknown' : failure.code, message: failure.message, attempts: tried };
 }
