@@ -13,6 +13,8 @@ import { stem, type Lang } from './stem';
  * may hold two or three words (the first is the usual rendering). Words are
  * matched by their Snowball stem in their own language, so one form stands
  * for its inflections ("reembolsar" also catches "reembolsa", "reembolsos").
+ * A word written `=word` matches that exact word only, before any stem: the
+ * noun "agenda" (a calendar) shares its stem with "agendar" (to schedule).
  */
 const TABLE = `
 refund: estornar estorno reembolsar reembolso devolver devolucao / reembolsar reembolso devolver devolucion
@@ -148,8 +150,8 @@ parcel: encomenda / paquete
 delivery: entrega / entrega
 deliver: entregar / entregar
 pickup: coleta retirada / recoleccion recogida
-schedule: agendar agenda / programar agendar agenda
-calendar: calendario / calendario
+schedule: agendar / programar agendar
+calendar: calendario =agenda =agendas / calendario =agenda =agendas
 appointment: compromisso consulta / cita
 meeting: reuniao / reunion
 track: rastrear rastreio rastreamento / rastrear rastreo seguimiento
@@ -163,6 +165,15 @@ location: localizacao local / ubicacion lugar
 trip: viagem / viaje
 travel: viajar / viajar
 flight: voo / vuelo
+bus: onibus / autobus colectivo
+train: trem / tren
+ticket: passagem passagens bilhete ingresso ingressos / boleto boletos billete tiquete tiquetes
+seat: assento poltrona / butaca
+reserve book: reservar reserva / reservar reserva
+room: quarto quartos / habitacion cuarto
+available: disponivel disponiveis / disponible disponibles
+therapist: terapeuta / terapeuta
+salon: salao / salon
 hotel: hotel hospedagem / hotel alojamiento
 car: carro / coche auto
 airport: aeroporto / aeropuerto
@@ -340,7 +351,7 @@ function glossaryIndex(): Map<string, string[]> {
       // Multi-word sources ("nota fiscal", "libro mayor") are left to the
       // concepts; here every word stands alone.
       for (const w of fold(words).split(/\s+/).filter(Boolean)) {
-        const k = key(lang, w);
+        const k = w.startsWith('=') ? `=${lang}:${w.slice(1)}` : key(lang, w);
         if (!index.has(k)) index.set(k, english);
       }
     }
@@ -351,7 +362,8 @@ function glossaryIndex(): Map<string, string[]> {
 /** The English words of a folded Portuguese or Spanish word, if the glossary has it. */
 export function glossEnglish(word: string, lang: Lang): string[] | undefined {
   if (lang === 'en' || word.length < 2) return undefined;
-  return glossaryIndex().get(key(lang, word));
+  const index = glossaryIndex();
+  return index.get(`=${lang}:${word}`) ?? index.get(key(lang, word));
 }
 
 /**

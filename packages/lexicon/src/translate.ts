@@ -115,9 +115,21 @@ function isInfinitive(word: string): boolean {
   return /^[a-z]{3,}(ar|er|ir)$/.test(word);
 }
 
-/** A capitalised word inside the request (not its first word) is a name: "Envia", "Tiny", "Inter". */
-function isName(original: string, first: boolean): boolean {
-  return !first && /^\p{Lu}/u.test(original) && original !== original.toUpperCase();
+/**
+ * Whether a word opens a sentence: the request's first word, or the first
+ * after a full stop, a question or exclamation mark, a colon or a semicolon
+ * (quotes and brackets between them allowed), or after an opening `¿`, `¡`,
+ * quote or bracket that itself opens one. Such a word is capitalised because
+ * of where it stands, not because it is a name.
+ */
+export function opensSentence(text: string, start: number): boolean {
+  const before = text.slice(0, start).replace(/[\s"'“”‘’«»()[\]¿¡]+$/u, '');
+  return before === '' || /[.!?…:;]$/u.test(before);
+}
+
+/** A capitalised word that does not open a sentence is a name: "Envia", "Tiny", "Inter". */
+function isName(original: string, sentenceStart: boolean): boolean {
+  return !sentenceStart && /^\p{Lu}/u.test(original) && original !== original.toUpperCase();
 }
 
 export function renderQuery(useCase: string): QueryRendering {
@@ -144,13 +156,15 @@ export function renderQuery(useCase: string): QueryRendering {
       .map((t) => byStart.get(m.start + t.start))
       .filter((i): i is number => i !== undefined);
     if (idx.length === 0) continue;
+    // A broad concept's English terms are a poor rendering of one word the
+    // glossary knows, and a fuzzy match of one word is only a guess. The
+    // glossary also wins over a concept that keeps the word as written:
+    // Spanish "boleto" is a ticket, not the Brazilian bank slip.
+    if (idx.length === 1 && (m.via === 'fuzzy' || (!STOPWORDS[lang].has(tokens[idx[0]!]!.text) && glossEnglish(tokens[idx[0]!]!.text, lang)))) continue;
     if (alreadyEnglish(m.concept, m.text)) {
       for (const i of idx) asWritten.add(i);
       continue;
     }
-    // A broad concept's English terms are a poor rendering of one word the
-    // glossary knows, and a fuzzy match of one word is only a guess.
-    if (idx.length === 1 && (m.via === 'fuzzy' || (!STOPWORDS[lang].has(tokens[idx[0]!]!.text) && glossEnglish(tokens[idx[0]!]!.text, lang)))) continue;
     if (idx.some((i) => covered.has(i))) continue;
     for (const i of idx) covered.add(i);
     conceptAt.set(idx[0]!, m.concept);
@@ -171,7 +185,7 @@ export function renderQuery(useCase: string): QueryRendering {
       return;
     }
     if (covered.has(i)) return;
-    if (asWritten.has(i) || isName(original, i === 0)) {
+    if (asWritten.has(i) || isName(original, i === 0 || opensSentence(useCase, t.start))) {
       out.push(original);
       return;
     }
