@@ -11,6 +11,11 @@
 //
 //   node bench/eval-discover.mjs [--set demo|metatool] [--catalog <file> --intents <file>] [--lexical-only] [--weights 0.2,0.6] [--verbose]
 //
+// Both sets also hold a parallel part (language tags `en=`, `es=`, `pt=`):
+// English requests of the set and their Portuguese and Spanish translations,
+// written by hand (bench/data/README.md), so the languages are compared on
+// the same requests.
+//
 // A hit at k is any expected tool among the first k of the catalog ranking
 // (`recommended` then `related`, whether or not a native meta-tool took the
 // recommended slot). Each catalog is imported into a fresh database (cloned
@@ -77,16 +82,41 @@ export function metatoolSet() {
   }));
   const extra = join(ROOT, 'bench/data/metatool-intents-pt-es.jsonl');
   if (existsSync(extra)) for (const it of readJsonl(extra)) intents.push({ ...it, expected: it.expected.map(callable) });
+  // The same 100 English queries and their Portuguese and Spanish translations, written by hand (see PARALLEL_NOTE).
+  intents.push(...parallelIntents(join(ROOT, 'bench/data/metatool-dev-translations.jsonl'), intents.slice(0, 1990), callable));
   // The baseline reads what the sample's own BM25 figure read: name and description.
   const baselineText = new Map(tools.map((t) => [callable(t.id), `${t.name} ${t.description}`]));
   return { name: 'metatool', servers, intents, baselineText };
 }
 
 export function demoSet(catalogPath, intentsPath) {
+  const own = !catalogPath && !intentsPath;
   catalogPath ??= join(ROOT, 'packages/catalog/data/demo-catalog.json');
   intentsPath ??= join(ROOT, 'bench/data/discover-intents.jsonl');
   if (!existsSync(catalogPath) || !existsSync(intentsPath)) return null;
-  return { name: catalogPath.endsWith('demo-catalog.json') ? 'demo' : catalogPath, catalogPath, intents: readJsonl(intentsPath) };
+  const intents = readJsonl(intentsPath);
+  if (own) intents.push(...parallelIntents(join(ROOT, 'bench/data/discover-intents-translations.jsonl'), intents, (x) => x));
+  return { name: catalogPath.endsWith('demo-catalog.json') ? 'demo' : catalogPath, catalogPath, intents };
+}
+
+/**
+ * The parallel set of a catalog: English requests of the set (by their index
+ * in `english`) and their Portuguese and Spanish translations, each under the
+ * language tag `<lang>=`, so the three languages are compared on the same
+ * requests. The translations were written by hand for this project (not by
+ * any machine translator, and never by the one the catalog import uses);
+ * `bench/data/README.md` says where each file comes from.
+ */
+function parallelIntents(path, english, callable) {
+  if (!existsSync(path)) return [];
+  const rows = readJsonl(path);
+  const out = [];
+  for (const i of [...new Set(rows.map((r) => r.source_index))]) {
+    const en = english[i];
+    if (en) out.push({ ...en, lang: 'en=' });
+  }
+  for (const r of rows) out.push({ ...r, lang: `${r.lang}=`, expected: r.expected.map(callable) });
+  return out;
 }
 
 // ---------------------------------------------------------------- BM25 baseline
@@ -140,7 +170,8 @@ export class Bm25 {
 // ---------------------------------------------------------------- scoring
 
 function tally(stats, lang, expected, ranked) {
-  for (const key of [lang ?? 'und', 'all']) {
+  // The parallel part's English requests are already counted under `en`: `all` stays the set's own requests.
+  for (const key of lang?.endsWith('=') ? [lang] : [lang ?? 'und', 'all']) {
     const s = (stats[key] ??= { n: 0, r1: 0, r5: 0, rr: 0 });
     s.n++;
     if (expected.includes(ranked[0])) s.r1++;
@@ -152,7 +183,7 @@ function tally(stats, lang, expected, ranked) {
   }
 }
 
-const LANG_ORDER = ['en', 'es', 'pt', 'all'];
+const LANG_ORDER = ['en', 'es', 'pt', 'en=', 'es=', 'pt=', 'all'];
 
 /**
  * Imports a set's catalog, embeds it, and answers every request with each

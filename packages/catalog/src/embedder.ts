@@ -25,6 +25,13 @@ export interface Embedder {
    * and is never computed. Callers may then leave the deadline to the signal.
    */
   readonly honoursSignal?: boolean;
+  /**
+   * How long the longest inference now running has run, in milliseconds (0
+   * when none runs), for embedders that queue work for the model: queries
+   * waiting behind an inference that has run for longer than their whole
+   * deadline say the model is stuck, not merely busy.
+   */
+  runningForMs?(): number;
   /** One unit-length vector per text, in order. Rejects on failure; never returns partial results. */
   embed(texts: string[], opts?: EmbedOptions): Promise<Float32Array[]>;
 }

@@ -117,7 +117,7 @@ export class LocalEmbedderPool implements Embedder {
   private readonly fallback?: Embedder;
   private seq = 0;
   /** Where each thread's answer goes, by thread: a thread has one message at most in flight. */
-  private readonly inFlight = new Map<Worker, { id: number; resolve: (m: Reply) => void; reject: (e: Error) => void }>();
+  private readonly inFlight = new Map<Worker, { id: number; since: number; resolve: (m: Reply) => void; reject: (e: Error) => void }>();
   private readonly idle: Worker[] = [];
   private queue: Entry[] = [];
   private readonly bulk: BulkJob[] = [];
@@ -174,6 +174,13 @@ export class LocalEmbedderPool implements Embedder {
       busyThreads: this.inFlight.size,
       ...this.counters,
     };
+  }
+
+  runningForMs(): number {
+    const now = performance.now();
+    let longest = 0;
+    for (const p of this.inFlight.values()) longest = Math.max(longest, now - p.since);
+    return longest;
   }
 
   embed(texts: string[], opts: EmbedOptions = {}): Promise<Float32Array[]> {
@@ -300,7 +307,7 @@ export class LocalEmbedderPool implements Embedder {
     const worker = this.idle.pop()!;
     const id = ++this.seq;
     return new Promise((resolve, reject) => {
-      this.inFlight.set(worker, { id, resolve, reject });
+      this.inFlight.set(worker, { id, since: performance.now(), resolve, reject });
       worker.ref();
       worker.postMessage({ id, texts, params });
     });

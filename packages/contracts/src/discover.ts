@@ -41,9 +41,9 @@ export type DiscoverChannel = z.infer<typeof DiscoverChannel>;
  * Why a channel did not run for a call: turned off by the operator
  * (`disabled`), no embedder configured (`no_embedder`), the embedder's
  * circuit breaker open after repeated failures (`breaker_open`), the query
- * still waiting for a busy encoder when its deadline passed, so it was never
- * computed (`busy`), the encoder running past the deadline (`timeout`), or the
- * embedder failing (`failed`).
+ * spending most of its deadline waiting for a busy encoder (`busy`; one still
+ * waiting is never computed), the encoder itself running past the deadline
+ * (`timeout`), or the embedder failing (`failed`).
  */
 export const DiscoverSkipReason = z.enum(['disabled', 'no_embedder', 'breaker_open', 'busy', 'timeout', 'failed']);
 export type DiscoverSkipReason = z.infer<typeof DiscoverSkipReason>;

@@ -255,24 +255,30 @@ export class DiscoverService {
   /**
    * One embedding under the deadline. An embedder that honours the signal
    * (the local pool) says synchronously, through `onStart`, when the query
-   * left its queue for the encoder, so a deadline passed before then is a
-   * query never started ({@link EmbeddingNotStartedError}, which the pool
-   * also takes out of its queue), and one passed after it a timeout. Any
-   * other embedder counts as started at once.
+   * left its queue for the encoder. When the deadline passes, the query is
+   * given up either way, but the breaker counts it only when the encoder
+   * itself is at fault: the query's own inference ran for at least half the
+   * deadline, or it never started because an inference ahead of it has run
+   * for longer than the whole deadline (a stuck encoder). Otherwise the time
+   * went to waiting behind other queries ({@link EmbeddingNotStartedError}:
+   * busy, not broken). Any other embedder counts as started at once.
    */
   private embedOnce(embedder: Embedder, text: string): Promise<Float32Array[]> {
     const ms = this.config.ROTA_DISCOVER_EMBED_TIMEOUT_MS;
     const ac = new AbortController();
-    let started = !embedder.honoursSignal;
+    let startedAt = embedder.honoursSignal ? -1 : performance.now();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        const late = started ? new EmbeddingTimeoutError(ms) : new EmbeddingNotStartedError();
-        ac.abort(late);
+        const ranFor = startedAt < 0 ? 0 : performance.now() - startedAt;
+        const stuck = startedAt < 0 && (embedder.runningForMs?.() ?? 0) >= ms;
+        const late = ranFor >= ms / 2 || stuck ? new EmbeddingTimeoutError(ms) : new EmbeddingNotStartedError('gave up waiting for a busy encoder');
+        // The deadline's verdict first: the embedder rejects its own way when aborted.
         reject(late);
+        ac.abort(late);
       }, ms);
     });
-    const work = embedder.embed([text], { signal: ac.signal, onStart: () => (started = true) });
+    const work = embedder.embed([text], { signal: ac.signal, onStart: () => (startedAt = performance.now()) });
     // Whichever loses the race is settled later; its outcome is not wanted.
     work.catch(() => undefined);
     return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
