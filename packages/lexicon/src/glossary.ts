@@ -87,7 +87,7 @@ upload: subir carregar / subir cargar
 print: imprimir impressao / imprimir impresion
 label: etiqueta / etiqueta
 invoice: fatura / factura
-receipt: recibo comprovante / recibo comprobante
+receipt: recibo comprovante / recibo =comprobante =comprobantes
 tax: imposto tributo / impuesto tributo
 taxpayer: contribuinte / contribuyente
 company: empresa companhia / empresa compania
@@ -190,12 +190,13 @@ date: data / fecha
 time: hora horario / hora horario
 now: agora / ahora
 current: atual / actual
-last: ultimo / ultimo
+last: ultimo passado / ultimo pasado
 next: proximo / siguiente proximo
 new: novo / nuevo
 old: antigo velho / antiguo viejo
 first: primeiro / primero
 approved: aprovado / aprobado
+approval approve: aprovacao aprovar / aprobacion aprobar
 paid: pago quitado / pagado
 pending: pendente / pendiente
 issued: emitido / emitido
@@ -309,7 +310,7 @@ installment: parcela parcelado / cuota
 discount: desconto / descuento
 coupon: cupom / cupon
 split: dividir / dividir
-return: devolucao / devolucion
+return: devolucao retorno / devolucion retorno
 fraud: fraude / fraude
 risk: risco / riesgo
 score: pontuacao score / puntaje
@@ -325,6 +326,38 @@ peso: pesos / pesos
 dollar: dolar dolares / dolar dolares
 euro: euro / euro
 shipped: enviado despachado / enviado despachado
+capture: capturar captura / capturar captura
+encrypt: criptografar / cifrar encriptar
+browser: navegador / navegador
+session: sessao / sesion
+methods: meios metodos / medios metodos
+undo: desfazer / deshacer
+know: saber / saber
+declined decline: recusado recusada recusar / rechazado rechazada rechazar
+retail: varejo / minorista
+outbound: saida / saliente
+bounced bounce: / rebotar rebote
+revoke: revogar / revocar
+consent: consentimento / consentimiento
+fields: campos / campos
+against: contra / contra
+holder: titular titulares / titular titulares
+flow: fluxo / flujo
+participate: participar / participar
+allowed: permitido permitidos / permitido permitidos
+external: externo externa / externo externa
+draft: rascunho / borrador
+set: definir / establecer
+level: nivel / nivel
+each: cada / cada
+end: fim / fin
+hold: reter / retener
+mexican: mexicano mexicana mexicanos mexicanas / mexicano mexicana mexicanos mexicanas
+brazilian: brasileiro brasileira brasileiros / brasileno brasilena brasilenos
+reference: referencia / referencia
+acceptance: aceitacao / aceptacion
+preview: previa / previa
+hosted: hospedado hospedada / =alojado =alojada
 between: entre / entre
 two: dois duas / dos
 `;

@@ -45,8 +45,12 @@ function plain(term: string): string {
  * as "went through" add more noise than meaning to a bag of words), distinct
  * by their first four letters so that "save" and "saved" count once.
  */
-function englishTerms(concept: string): string[] {
+function englishTerms(concept: string, phrase = false): string[] {
   const def = conceptDef(concept);
+  // A phrase of the request ("taxa de câmbio", "tipo de cambio") names one
+  // thing: the concept's first English term, which is its own name for it. A
+  // broad concept's other terms ("holiday", "inventory") would be other things.
+  if (phrase) return (def?.en ?? []).map(plain).filter(Boolean).slice(0, 1);
   const out: string[] = [];
   const heads = new Set<string>();
   const terms = (def?.en ?? []).map(plain);
@@ -147,7 +151,7 @@ export function renderQuery(useCase: string): QueryRendering {
   // function words of the request's language are dropped; any other word is
   // kept as written.
   const byStart = new Map(tokens.map((t, i) => [t.start, i]));
-  const conceptAt = new Map<number, string>();
+  const conceptAt = new Map<number, { concept: string; phrase: boolean }>();
   const covered = new Set<number>();
   const asWritten = new Set<number>();
   for (const m of a.matches) {
@@ -167,19 +171,21 @@ export function renderQuery(useCase: string): QueryRendering {
     }
     if (idx.some((i) => covered.has(i))) continue;
     for (const i of idx) covered.add(i);
-    conceptAt.set(idx[0]!, m.concept);
+    conceptAt.set(idx[0]!, { concept: m.concept, phrase: idx.length > 1 });
   }
-  const stop = STOPWORDS[lang];
+  // Function words of either language are dropped: Spanish "a" and
+  // Portuguese "a" differ in meaning but neither is a word a tool is about.
+  const stop = { has: (w: string) => STOPWORDS[lang].has(w) || STOPWORDS.pt.has(w) || STOPWORDS.es.has(w) };
   const out: string[] = [];
   const terms: string[] = [];
   const rendered = new Set<string>();
   tokens.forEach((t, i) => {
     const original = useCase.slice(t.start, t.end);
-    const concept = conceptAt.get(i);
-    if (concept !== undefined) {
-      if (rendered.has(concept)) return;
-      rendered.add(concept);
-      const en = englishTerms(concept);
+    const at = conceptAt.get(i);
+    if (at !== undefined) {
+      if (rendered.has(at.concept)) return;
+      rendered.add(at.concept);
+      const en = englishTerms(at.concept, at.phrase);
       out.push(...en);
       terms.push(...en);
       return;
