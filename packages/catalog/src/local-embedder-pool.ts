@@ -221,7 +221,9 @@ export class LocalEmbedderPool implements Embedder {
       jobs.push(this.enqueueBulk(part, false));
     }
     const replies = await Promise.all(jobs);
-    return replies.flatMap((r, k) => Array.from({ length: sizes[k]! }, (_, j) => new Float32Array(r.buffer!, j * EMBEDDING_DIMENSIONS * 4, EMBEDDING_DIMENSIONS)));
+    return replies.flatMap((r, k) =>
+      Array.from({ length: sizes[k]! }, (_, j) => new Float32Array(r.buffer!, j * EMBEDDING_DIMENSIONS * 4, EMBEDDING_DIMENSIONS)),
+    );
   }
 
   private enqueueBulk(texts: string[], params: boolean): Promise<Reply> {

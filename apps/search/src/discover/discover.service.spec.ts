@@ -311,7 +311,11 @@ describe('DiscoverService', () => {
 
   it('does not count queries that waited out their deadline behind a busy encoder as failures', async () => {
     const busy = queueing(10);
-    const config = DiscoverConfig.parse({ ROTA_DISCOVER_EMBED_TIMEOUT_MS: '30', ROTA_DISCOVER_EMBED_BREAKER_FAILURES: '2', ROTA_DISCOVER_EMBED_BREAKER_OPEN_MS: '60000' });
+    const config = DiscoverConfig.parse({
+      ROTA_DISCOVER_EMBED_TIMEOUT_MS: '30',
+      ROTA_DISCOVER_EMBED_BREAKER_FAILURES: '2',
+      ROTA_DISCOVER_EMBED_BREAKER_OPEN_MS: '60000',
+    });
     const svc = new DiscoverService(new FakeCatalog([row()]), busy, config);
     for (let i = 0; i < 4; i++) {
       const res = await discoverAs(svc, { use_case: `create a payment at acme ${i}` });
@@ -324,7 +328,11 @@ describe('DiscoverService', () => {
 
   it('counts queries stuck behind an inference that outlived the whole deadline, and opens the breaker', async () => {
     const stuck = queueing(5000);
-    const config = DiscoverConfig.parse({ ROTA_DISCOVER_EMBED_TIMEOUT_MS: '30', ROTA_DISCOVER_EMBED_BREAKER_FAILURES: '2', ROTA_DISCOVER_EMBED_BREAKER_OPEN_MS: '60000' });
+    const config = DiscoverConfig.parse({
+      ROTA_DISCOVER_EMBED_TIMEOUT_MS: '30',
+      ROTA_DISCOVER_EMBED_BREAKER_FAILURES: '2',
+      ROTA_DISCOVER_EMBED_BREAKER_OPEN_MS: '60000',
+    });
     const svc = new DiscoverService(new FakeCatalog([row()]), stuck, config);
     const reasons: string[] = [];
     for (let i = 0; i < 4; i++) reasons.push((await discoverAs(svc, { use_case: `create a payment at acme ${i}` })).channels_skipped![0]!.reason);

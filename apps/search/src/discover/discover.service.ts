@@ -83,7 +83,7 @@ export class DiscoverService {
     const breaker = circuitBreaker(
       handleWhen((err) => !(err instanceof EmbeddingNotStartedError)),
       {
-      halfOpenAfter: config.ROTA_DISCOVER_EMBED_BREAKER_OPEN_MS,
+        halfOpenAfter: config.ROTA_DISCOVER_EMBED_BREAKER_OPEN_MS,
         breaker: new ConsecutiveBreaker(config.ROTA_DISCOVER_EMBED_BREAKER_FAILURES),
       },
     );
@@ -143,7 +143,9 @@ export class DiscoverService {
         embedding.then((e) => (e.vector && model ? { vector: e.vector, model } : null)),
       );
     } else {
-      pending = (embedding ?? Promise.resolve(null)).then((e) => this.catalog.candidates({ ...query, vector: e?.vector ?? null, model: e?.vector ? model : null }));
+      pending = (embedding ?? Promise.resolve(null)).then((e) =>
+        this.catalog.candidates({ ...query, vector: e?.vector ?? null, model: e?.vector ? model : null }),
+      );
     }
     // Work that needs neither the vector nor the rows runs while they are on
     // their way: one turn of the event loop first, so the embedder's batch
