@@ -9,7 +9,12 @@
 //   description unchanged, plus bench/data/metatool-intents-pt-es.jsonl
 //   (Portuguese and Spanish requests written for the same tools).
 //
-//   node bench/eval-discover.mjs [--set demo|metatool] [--catalog <file> --intents <file>] [--lexical-only] [--weights 0.2,0.6] [--verbose]
+//   node bench/eval-discover.mjs [--set demo|metatool] [--catalog <file> --intents <file>] [--lexical-only] [--weights 0.2,0.6] [--models hash,neural,hybrid] [--verbose]
+//
+// With --models (or `pnpm eval -- --models hash,neural,hybrid`), each local
+// model runs both sets in turn and the one with the best mean top-1 over the
+// sets' English, Spanish and Portuguese requests is named: the default model
+// is chosen this way.
 //
 // Both sets also hold a parallel part (language tags `en=`, `es=`, `pt=`):
 // English requests of the set and their Portuguese and Spanish translations,
@@ -326,14 +331,61 @@ function signed(x) {
   return `${x >= 0 ? '+' : ''}${fmt(x, 1)}`;
 }
 
-/** Both sets, as `pnpm eval` runs them. */
-export async function evalDiscover({ verbose = false, log = console.log, only } = {}) {
+/** Both sets, as `pnpm eval` runs them; with `models`, each local model in turn, then which of them ranks best. */
+export async function evalDiscover({ verbose = false, log = console.log, only, models } = {}) {
+  if (models?.length) return compareModels(models, { verbose, log, only });
   const out = {};
   for (const set of [demoSet(), metatoolSet()]) {
     if (!set || (only && set.name !== only)) continue;
     out[set.name] = await evalSet(set, { verbose, log });
   }
   return out;
+}
+
+/** The languages each set's own requests are written in: the cells a model is judged on. */
+const JUDGED_LANGS = ['en', 'es', 'pt'];
+
+/**
+ * Runs both sets with each local model (`ROTA_LOCAL_EMBEDDER`), fused
+ * ranking only, and names the best: the highest mean top-1 over every
+ * (set, language) cell of the sets' own requests, each cell counting once so
+ * the 1,990 English MetaTool queries do not outweigh the rest; mean hit@5
+ * breaks a tie. This is how the default model is chosen.
+ */
+export async function compareModels(kinds, { verbose = false, log = console.log, only } = {}) {
+  const saved = { ROTA_EMBEDDER: process.env.ROTA_EMBEDDER, ROTA_LOCAL_EMBEDDER: process.env.ROTA_LOCAL_EMBEDDER };
+  const rows = [];
+  try {
+    for (const kind of kinds) {
+      process.env.ROTA_EMBEDDER = 'local';
+      process.env.ROTA_LOCAL_EMBEDDER = kind;
+      const cells = [];
+      const row = { model: kind };
+      for (const set of [demoSet(), metatoolSet()]) {
+        if (!set || (only && set.name !== only)) continue;
+        const res = await evalSet(set, { verbose, log, configs: ['fused'] });
+        for (const lang of [...JUDGED_LANGS, 'en=', 'es=', 'pt=']) {
+          const c = res.fused[lang];
+          if (!c) continue;
+          row[`${set.name} ${lang}`] = `${fmt(c.r1 / c.n, 3)} / ${fmt(c.r5 / c.n, 3)}`;
+          if (JUDGED_LANGS.includes(lang)) cells.push(c);
+        }
+      }
+      row.top1 = cells.reduce((a, c) => a + c.r1 / c.n, 0) / cells.length;
+      row.hit5 = cells.reduce((a, c) => a + c.r5 / c.n, 0) / cells.length;
+      rows.push(row);
+    }
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+  const best = [...rows].sort((a, b) => b.top1 - a.top1 || b.hit5 - a.hit5)[0];
+  log(`\n## Discover eval: local models compared (fused ranking, top-1 / hit@5; mean over each set's en, es and pt)`);
+  table(rows.map(({ top1, hit5, ...r }) => ({ ...r, 'mean top-1': fmt(top1, 3), 'mean hit@5': fmt(hit5, 3) })));
+  log(`best: ${best.model}`);
+  return { rows, best: best.model };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -347,7 +399,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       : weights
         ? ['bm25', 'lexical', 'vector', 'fused', ...weights.split(',').map((w) => `fused:${w}`)]
         : undefined;
-  if (catalogPath || intentsPath) {
+  const models = arg('--models');
+  if (models) {
+    await compareModels(models.split(','), { verbose, only: arg('--set') });
+  } else if (catalogPath || intentsPath) {
     const set = demoSet(catalogPath && resolve(catalogPath), intentsPath && resolve(intentsPath));
     if (set) await evalSet(set, { verbose, configs });
   } else {

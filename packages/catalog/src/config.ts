@@ -77,8 +77,11 @@ export function currentEmbeddingModel(env: EnvLike = process.env): string {
 
 /**
  * The offline model when `ROTA_LOCAL_EMBEDDER` is unset: the sentence encoder
- * and the lexicon's feature hashing in one vector. It beats both the hashing
- * model and the encoder alone on every dev set, in English, Portuguese and
+ * and the lexicon's feature hashing in one vector, the best of the three
+ * local models by `pnpm eval -- --models hash,neural,hybrid` (mean top-1 over
+ * the demo and MetaTool sets' English, Spanish and Portuguese requests). It
+ * does not win everywhere: the encoder alone is ahead on MetaTool's English
+ * queries, which are not about commerce, and it leads on the demo set and in
  * Spanish (docs/discover.md has the figures).
  */
 const DEFAULT_LOCAL_MODEL: LocalModelKind = 'hybrid';
