@@ -36,6 +36,9 @@ export function rankingSettings(c: DiscoverConfig): RankingSettings {
 /** The query vector, or why there is none. */
 type Embedding = { vector: Float32Array; skipped?: undefined } | { vector: null; skipped: DiscoverSkipReason };
 
+/** The share of the deadline a query's own inference must have taken for a missed deadline to count as the encoder's failure. */
+const OWN_SHARE = 0.9;
+
 /** The query's encoder ran past the deadline: a real failure, which the breaker counts. */
 class EmbeddingTimeoutError extends EmbeddingError {
   constructor(ms: number) {
@@ -259,11 +262,14 @@ export class DiscoverService {
    * (the local pool) says synchronously, through `onStart`, when the query
    * left its queue for the encoder. When the deadline passes, the query is
    * given up either way, but the breaker counts it only when the encoder
-   * itself is at fault: the query's own inference ran for at least half the
-   * deadline, or it never started because an inference ahead of it has run
-   * for longer than the whole deadline (a stuck encoder). Otherwise the time
-   * went to waiting behind other queries ({@link EmbeddingNotStartedError}:
-   * busy, not broken). Any other embedder counts as started at once.
+   * itself is at fault: the query's own inference took nearly the whole
+   * deadline ({@link OWN_SHARE} of it), or it never started because an
+   * inference ahead of it has run for longer than the whole deadline (a stuck
+   * encoder). Otherwise part of the time went to waiting behind other
+   * queries ({@link EmbeddingNotStartedError}: busy, not broken): on a
+   * starved machine a query that started late is still running at its
+   * deadline without the encoder being at fault. Any other embedder counts
+   * as started at once.
    */
   private embedOnce(embedder: Embedder, text: string): Promise<Float32Array[]> {
     const ms = this.config.ROTA_DISCOVER_EMBED_TIMEOUT_MS;
@@ -274,7 +280,7 @@ export class DiscoverService {
       timer = setTimeout(() => {
         const ranFor = startedAt < 0 ? 0 : performance.now() - startedAt;
         const stuck = startedAt < 0 && (embedder.runningForMs?.() ?? 0) >= ms;
-        const late = ranFor >= ms / 2 || stuck ? new EmbeddingTimeoutError(ms) : new EmbeddingNotStartedError('gave up waiting for a busy encoder');
+        const late = ranFor >= ms * OWN_SHARE || stuck ? new EmbeddingTimeoutError(ms) : new EmbeddingNotStartedError('gave up waiting for a busy encoder');
         // The deadline's verdict first: the embedder rejects its own way when aborted.
         reject(late);
         ac.abort(late);
