@@ -42,8 +42,8 @@ export type DiscoverChannel = z.infer<typeof DiscoverChannel>;
  * (`disabled`), no embedder configured (`no_embedder`), the embedder's
  * circuit breaker open after repeated failures (`breaker_open`), the query
  * spending most of its deadline waiting for a busy encoder (`busy`; one still
- * waiting is never computed), the encoder itself taking nearly the whole
- * deadline or being stuck (`timeout`), or the embedder failing (`failed`).
+ * waiting is never computed), the embedder being at fault when the deadline
+ * passed: a remote API too slow, a local encoder stuck (`timeout`), or the embedder failing (`failed`).
  */
 export const DiscoverSkipReason = z.enum(['disabled', 'no_embedder', 'breaker_open', 'busy', 'timeout', 'failed']);
 export type DiscoverSkipReason = z.infer<typeof DiscoverSkipReason>;

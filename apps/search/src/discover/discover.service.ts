@@ -36,8 +36,12 @@ export function rankingSettings(c: DiscoverConfig): RankingSettings {
 /** The query vector, or why there is none. */
 type Embedding = { vector: Float32Array; skipped?: undefined } | { vector: null; skipped: DiscoverSkipReason };
 
-/** The share of the deadline a query's own inference must have taken for a missed deadline to count as the encoder's failure. */
-const OWN_SHARE = 0.9;
+/**
+ * How many deadlines an inference must have run for the queries behind it
+ * to count it as stuck: a slow inference on a starved machine is not a broken
+ * encoder, one that has run for twice a query's whole deadline is.
+ */
+const STUCK_DEADLINES = 2;
 
 /** The query's encoder ran past the deadline: a real failure, which the breaker counts. */
 class EmbeddingTimeoutError extends EmbeddingError {
@@ -258,35 +262,30 @@ export class DiscoverService {
   }
 
   /**
-   * One embedding under the deadline. An embedder that honours the signal
-   * (the local pool) says synchronously, through `onStart`, when the query
-   * left its queue for the encoder. When the deadline passes, the query is
-   * given up either way, but the breaker counts it only when the encoder
-   * itself is at fault: the query's own inference took nearly the whole
-   * deadline ({@link OWN_SHARE} of it), or it never started because an
-   * inference ahead of it has run for longer than the whole deadline (a stuck
-   * encoder). Otherwise part of the time went to waiting behind other
-   * queries ({@link EmbeddingNotStartedError}: busy, not broken): on a
-   * starved machine a query that started late is still running at its
-   * deadline without the encoder being at fault. Any other embedder counts
-   * as started at once.
+   * One embedding under the deadline. When the deadline passes the query is
+   * given up, and the breaker counts it only when the embedder is at fault.
+   * For an embedder that queues work for a local model (it honours the
+   * signal: the pool), that means stuck: some inference has been running for
+   * {@link STUCK_DEADLINES} whole deadlines. A query that waited behind other
+   * queries, or whose inference is merely slow because the machine is busy,
+   * fails with {@link EmbeddingNotStartedError} (`busy`) and is not counted,
+   * so load makes some answers lexical but never all of them for the
+   * breaker's pause. Any other embedder counts every missed deadline.
    */
   private embedOnce(embedder: Embedder, text: string): Promise<Float32Array[]> {
     const ms = this.config.ROTA_DISCOVER_EMBED_TIMEOUT_MS;
     const ac = new AbortController();
-    let startedAt = embedder.honoursSignal ? -1 : performance.now();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        const ranFor = startedAt < 0 ? 0 : performance.now() - startedAt;
-        const stuck = startedAt < 0 && (embedder.runningForMs?.() ?? 0) >= ms;
-        const late = ranFor >= ms * OWN_SHARE || stuck ? new EmbeddingTimeoutError(ms) : new EmbeddingNotStartedError('gave up waiting for a busy encoder');
+        const atFault = !embedder.honoursSignal || (embedder.runningForMs?.() ?? 0) >= STUCK_DEADLINES * ms;
+        const late = atFault ? new EmbeddingTimeoutError(ms) : new EmbeddingNotStartedError('gave up waiting for a busy encoder');
         // The deadline's verdict first: the embedder rejects its own way when aborted.
         reject(late);
         ac.abort(late);
       }, ms);
     });
-    const work = embedder.embed([text], { signal: ac.signal, onStart: () => (startedAt = performance.now()) });
+    const work = embedder.embed([text], { signal: ac.signal });
     // Whichever loses the race is settled later; its outcome is not wanted.
     work.catch(() => undefined);
     return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
