@@ -12,13 +12,19 @@
 //      process, the current statement against the previous one (BM25's corpus
 //      figures recounted on every call) as the baseline, alternating, with a
 //      check that both give every intent the same BM25 scores.
+//   5. `load` (the default part): the default model against the hashing-only
+//      model at concurrency 8 and 32 in the same run, over the demo catalog in
+//      process (lib/discover-load.mjs): queries a second, p95, the share of
+//      answers that used both channels. It needs no large database, so it is
+//      the only part run unless others are named.
 // Needs a build (`pnpm build`), Postgres with pgvector, and Redis. The parts
 // read a copy of the database in a Postgres cluster of the benchmark's own,
 // configured like docker-compose.yml's (shared_buffers 1 GB, see
 // lib/private-postgres.mjs); BENCH_DISCOVER_POSTGRES=shared reads the
 // machine's shared instance (128 MB of shared buffers) instead.
 // BENCH_DISCOVER_TOOLS changes the catalog size; BENCH_DISCOVER_ROUNDS the passes over the intents;
-// BENCH_DISCOVER_PARTS picks the parts (default recall,latency,fallback). With
+// BENCH_DISCOVER_PARTS picks the parts (default load; the 100,000-tool parts
+// are recall,latency,fallback, whose database takes the encoder most of an hour to build). With
 // `lexical` alone, the catalog is imported without vectors into a database of
 // its own, which takes a minute or two rather than the embedder's time.
 import { execFileSync } from 'node:child_process';
@@ -29,12 +35,13 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { ROOT, benchPrefix, fmt, freePort, startProcess, stop, table } from './lib/common.mjs';
 import { benchModelKind, discoverBenchDatabase } from './lib/discover-data.mjs';
+import { discoverLoad } from './lib/discover-load.mjs';
 import { privatePostgres, privatePostgresAvailable } from './lib/private-postgres.mjs';
 
 const require = createRequire(import.meta.url);
 const TOOLS = Number(process.env.BENCH_DISCOVER_TOOLS ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_DISCOVER_ROUNDS ?? 2);
-const PARTS = new Set((process.env.BENCH_DISCOVER_PARTS ?? 'recall,latency,fallback').split(','));
+const PARTS = new Set((process.env.BENCH_DISCOVER_PARTS ?? 'load').split(','));
 const EF_VALUES = (process.env.BENCH_DISCOVER_EF ?? '80,120,160,200,240').split(',').map(Number);
 
 const pct = (xs, p) => {
@@ -332,6 +339,8 @@ async function lexicalChannel(url, queries, labels) {
 }
 
 export async function discoverBench() {
+  if (PARTS.has('load')) await discoverLoad();
+  if (![...PARTS].some((p) => p !== 'load')) return;
   const vectors = PARTS.has('recall') || PARTS.has('latency') || PARTS.has('fallback');
   const sharedUrl = await discoverBenchDatabase({ targetTools: TOOLS, vectors });
   if (!sharedUrl) {

@@ -9,7 +9,17 @@
 //   description unchanged, plus bench/data/metatool-intents-pt-es.jsonl
 //   (Portuguese and Spanish requests written for the same tools).
 //
-//   node bench/eval-discover.mjs [--set demo|metatool] [--catalog <file> --intents <file>] [--lexical-only] [--weights 0.2,0.6] [--verbose]
+//   node bench/eval-discover.mjs [--set demo|metatool] [--catalog <file> --intents <file>] [--lexical-only] [--weights 0.2,0.6] [--models hash,neural,hybrid] [--verbose]
+//
+// With --models (or `pnpm eval -- --models hash,neural,hybrid`), each local
+// model runs both sets in turn and the one with the best mean top-1 over the
+// sets' English, Spanish and Portuguese requests is named: the default model
+// is chosen this way.
+//
+// Both sets also hold a parallel part (language tags `en=`, `es=`, `pt=`):
+// English requests of the set and their Portuguese and Spanish translations,
+// written by hand (bench/data/README.md), so the languages are compared on
+// the same requests.
 //
 // A hit at k is any expected tool among the first k of the catalog ranking
 // (`recommended` then `related`, whether or not a native meta-tool took the
@@ -77,16 +87,41 @@ export function metatoolSet() {
   }));
   const extra = join(ROOT, 'bench/data/metatool-intents-pt-es.jsonl');
   if (existsSync(extra)) for (const it of readJsonl(extra)) intents.push({ ...it, expected: it.expected.map(callable) });
+  // The same 100 English queries and their Portuguese and Spanish translations, written by hand (see PARALLEL_NOTE).
+  intents.push(...parallelIntents(join(ROOT, 'bench/data/metatool-dev-translations.jsonl'), intents.slice(0, 1990), callable));
   // The baseline reads what the sample's own BM25 figure read: name and description.
   const baselineText = new Map(tools.map((t) => [callable(t.id), `${t.name} ${t.description}`]));
   return { name: 'metatool', servers, intents, baselineText };
 }
 
 export function demoSet(catalogPath, intentsPath) {
+  const own = !catalogPath && !intentsPath;
   catalogPath ??= join(ROOT, 'packages/catalog/data/demo-catalog.json');
   intentsPath ??= join(ROOT, 'bench/data/discover-intents.jsonl');
   if (!existsSync(catalogPath) || !existsSync(intentsPath)) return null;
-  return { name: catalogPath.endsWith('demo-catalog.json') ? 'demo' : catalogPath, catalogPath, intents: readJsonl(intentsPath) };
+  const intents = readJsonl(intentsPath);
+  if (own) intents.push(...parallelIntents(join(ROOT, 'bench/data/discover-intents-translations.jsonl'), intents, (x) => x));
+  return { name: catalogPath.endsWith('demo-catalog.json') ? 'demo' : catalogPath, catalogPath, intents };
+}
+
+/**
+ * The parallel set of a catalog: English requests of the set (by their index
+ * in `english`) and their Portuguese and Spanish translations, each under the
+ * language tag `<lang>=`, so the three languages are compared on the same
+ * requests. The translations were written by hand for this project (not by
+ * any machine translator, and never by the one the catalog import uses);
+ * `bench/data/README.md` says where each file comes from.
+ */
+function parallelIntents(path, english, callable) {
+  if (!existsSync(path)) return [];
+  const rows = readJsonl(path);
+  const out = [];
+  for (const i of [...new Set(rows.map((r) => r.source_index))]) {
+    const en = english[i];
+    if (en) out.push({ ...en, lang: 'en=' });
+  }
+  for (const r of rows) out.push({ ...r, lang: `${r.lang}=`, expected: r.expected.map(callable) });
+  return out;
 }
 
 // ---------------------------------------------------------------- BM25 baseline
@@ -140,7 +175,8 @@ export class Bm25 {
 // ---------------------------------------------------------------- scoring
 
 function tally(stats, lang, expected, ranked) {
-  for (const key of [lang ?? 'und', 'all']) {
+  // The parallel part's English requests are already counted under `en`: `all` stays the set's own requests.
+  for (const key of lang?.endsWith('=') ? [lang] : [lang ?? 'und', 'all']) {
     const s = (stats[key] ??= { n: 0, r1: 0, r5: 0, rr: 0 });
     s.n++;
     if (expected.includes(ranked[0])) s.r1++;
@@ -152,7 +188,7 @@ function tally(stats, lang, expected, ranked) {
   }
 }
 
-const LANG_ORDER = ['en', 'es', 'pt', 'all'];
+const LANG_ORDER = ['en', 'es', 'pt', 'en=', 'es=', 'pt=', 'all'];
 
 /**
  * Imports a set's catalog, embeds it, and answers every request with each
@@ -295,14 +331,61 @@ function signed(x) {
   return `${x >= 0 ? '+' : ''}${fmt(x, 1)}`;
 }
 
-/** Both sets, as `pnpm eval` runs them. */
-export async function evalDiscover({ verbose = false, log = console.log, only } = {}) {
+/** Both sets, as `pnpm eval` runs them; with `models`, each local model in turn, then which of them ranks best. */
+export async function evalDiscover({ verbose = false, log = console.log, only, models } = {}) {
+  if (models?.length) return compareModels(models, { verbose, log, only });
   const out = {};
   for (const set of [demoSet(), metatoolSet()]) {
     if (!set || (only && set.name !== only)) continue;
     out[set.name] = await evalSet(set, { verbose, log });
   }
   return out;
+}
+
+/** The languages each set's own requests are written in: the cells a model is judged on. */
+const JUDGED_LANGS = ['en', 'es', 'pt'];
+
+/**
+ * Runs both sets with each local model (`ROTA_LOCAL_EMBEDDER`), fused
+ * ranking only, and names the best: the highest mean top-1 over every
+ * (set, language) cell of the sets' own requests, each cell counting once so
+ * the 1,990 English MetaTool queries do not outweigh the rest; mean hit@5
+ * breaks a tie. This is how the default model is chosen.
+ */
+export async function compareModels(kinds, { verbose = false, log = console.log, only } = {}) {
+  const saved = { ROTA_EMBEDDER: process.env.ROTA_EMBEDDER, ROTA_LOCAL_EMBEDDER: process.env.ROTA_LOCAL_EMBEDDER };
+  const rows = [];
+  try {
+    for (const kind of kinds) {
+      process.env.ROTA_EMBEDDER = 'local';
+      process.env.ROTA_LOCAL_EMBEDDER = kind;
+      const cells = [];
+      const row = { model: kind };
+      for (const set of [demoSet(), metatoolSet()]) {
+        if (!set || (only && set.name !== only)) continue;
+        const res = await evalSet(set, { verbose, log, configs: ['fused'] });
+        for (const lang of [...JUDGED_LANGS, 'en=', 'es=', 'pt=']) {
+          const c = res.fused[lang];
+          if (!c) continue;
+          row[`${set.name} ${lang}`] = `${fmt(c.r1 / c.n, 3)} / ${fmt(c.r5 / c.n, 3)}`;
+          if (JUDGED_LANGS.includes(lang)) cells.push(c);
+        }
+      }
+      row.top1 = cells.reduce((a, c) => a + c.r1 / c.n, 0) / cells.length;
+      row.hit5 = cells.reduce((a, c) => a + c.r5 / c.n, 0) / cells.length;
+      rows.push(row);
+    }
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+  const best = [...rows].sort((a, b) => b.top1 - a.top1 || b.hit5 - a.hit5)[0];
+  log(`\n## Discover eval: local models compared (fused ranking, top-1 / hit@5; mean over each set's en, es and pt)`);
+  table(rows.map(({ top1, hit5, ...r }) => ({ ...r, 'mean top-1': fmt(top1, 3), 'mean hit@5': fmt(hit5, 3) })));
+  log(`best: ${best.model}`);
+  return { rows, best: best.model };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -316,7 +399,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       : weights
         ? ['bm25', 'lexical', 'vector', 'fused', ...weights.split(',').map((w) => `fused:${w}`)]
         : undefined;
-  if (catalogPath || intentsPath) {
+  const models = arg('--models');
+  if (models) {
+    await compareModels(models.split(','), { verbose, only: arg('--set') });
+  } else if (catalogPath || intentsPath) {
     const set = demoSet(catalogPath && resolve(catalogPath), intentsPath && resolve(intentsPath));
     if (set) await evalSet(set, { verbose, configs });
   } else {

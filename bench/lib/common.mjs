@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const SHARED = join(ROOT, '..', 'shared');
+/** The shared data folder beside the checkout; `ROTA_SHARED_DIR` points elsewhere (a worktree kept in another folder). */
+export const SHARED = process.env.ROTA_SHARED_DIR ?? join(ROOT, '..', 'shared');
 const require = createRequire(import.meta.url);
 
 export function freePort() {

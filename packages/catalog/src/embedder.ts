@@ -19,8 +19,28 @@ export interface Embedder {
    * more on a busy one). Absent for remote and near-free models.
    */
   readonly perTextBudgetMs?: number;
+  /**
+   * True for a model that takes `signal` into account: a call abandoned while
+   * it still waits for the model rejects with {@link EmbeddingNotStartedError}
+   * and is never computed. Callers may then leave the deadline to the signal.
+   */
+  readonly honoursSignal?: boolean;
+  /**
+   * How long the longest inference now running has run, in milliseconds (0
+   * when none runs), for embedders that queue work for the model: queries
+   * waiting behind an inference that has run for longer than their whole
+   * deadline say the model is stuck, not merely busy.
+   */
+  runningForMs?(): number;
   /** One unit-length vector per text, in order. Rejects on failure; never returns partial results. */
-  embed(texts: string[]): Promise<Float32Array[]>;
+  embed(texts: string[], opts?: EmbedOptions): Promise<Float32Array[]>;
+}
+
+export interface EmbedOptions {
+  /** Aborted when the caller no longer wants the vectors (its deadline passed, its client left). */
+  signal?: AbortSignal;
+  /** Called, synchronously, when the texts leave the embedder's queue for the model (embedders that honour the signal only). */
+  onStart?: () => void;
 }
 
 /**
@@ -36,6 +56,18 @@ export class EmbeddingError extends Error {
   ) {
     super(message);
     this.name = 'EmbeddingError';
+  }
+}
+
+/**
+ * The call was abandoned (its signal aborted) while it still waited for the
+ * model: nothing was computed for it. It says the embedder is busy, not that
+ * it is failing, so circuit breakers do not count it.
+ */
+export class EmbeddingNotStartedError extends EmbeddingError {
+  constructor(message = 'abandoned while waiting for the encoder; never started') {
+    super(message, true);
+    this.name = 'EmbeddingNotStartedError';
   }
 }
 

@@ -38,6 +38,21 @@ export const DiscoverChannel = z.enum(['lexical', 'vector']);
 export type DiscoverChannel = z.infer<typeof DiscoverChannel>;
 
 /**
+ * Why a channel did not run for a call: turned off by the operator
+ * (`disabled`), no embedder configured (`no_embedder`), the embedder's
+ * circuit breaker open after repeated failures (`breaker_open`), the query
+ * spending most of its deadline waiting for a busy encoder (`busy`; one still
+ * waiting is never computed), the embedder being at fault when the deadline
+ * passed: a remote API too slow, a local encoder stuck (`timeout`), or the embedder failing (`failed`).
+ */
+export const DiscoverSkipReason = z.enum(['disabled', 'no_embedder', 'breaker_open', 'busy', 'timeout', 'failed']);
+export type DiscoverSkipReason = z.infer<typeof DiscoverSkipReason>;
+
+/** A channel that did not run for a call, and why. */
+export const DiscoverSkippedChannel = z.object({ channel: DiscoverChannel, reason: DiscoverSkipReason });
+export type DiscoverSkippedChannel = z.infer<typeof DiscoverSkippedChannel>;
+
+/**
  * Why `recommended` is null: a native meta-tool covers the job, the best
  * catalog tools are unusable in the test environment, or nothing matched.
  */
@@ -80,6 +95,8 @@ export const DiscoverResult = z
     search_strategy: DiscoverSearchStrategy,
     /** The channels that ran for this call (`vector` only when the use case was embedded). */
     channels: z.array(DiscoverChannel).optional(),
+    /** The channels that did not run, each with why; empty when both ran. Additive: older answers lack it. */
+    channels_skipped: z.array(DiscoverSkippedChannel).optional(),
     recommended: DiscoverMatch.nullable(),
     /** Present exactly when `recommended` is null. */
     recommended_reason: DiscoverRecommendedReason.optional(),

@@ -13,6 +13,8 @@ import { stem, type Lang } from './stem';
  * may hold two or three words (the first is the usual rendering). Words are
  * matched by their Snowball stem in their own language, so one form stands
  * for its inflections ("reembolsar" also catches "reembolsa", "reembolsos").
+ * A word written `=word` matches that exact word only, before any stem: the
+ * noun "agenda" (a calendar) shares its stem with "agendar" (to schedule).
  */
 const TABLE = `
 refund: estornar estorno reembolsar reembolso devolver devolucao / reembolsar reembolso devolver devolucion
@@ -85,7 +87,7 @@ upload: subir carregar / subir cargar
 print: imprimir impressao / imprimir impresion
 label: etiqueta / etiqueta
 invoice: fatura / factura
-receipt: recibo comprovante / recibo comprobante
+receipt: recibo comprovante / recibo =comprobante =comprobantes
 tax: imposto tributo / impuesto tributo
 taxpayer: contribuinte / contribuyente
 company: empresa companhia / empresa compania
@@ -148,8 +150,8 @@ parcel: encomenda / paquete
 delivery: entrega / entrega
 deliver: entregar / entregar
 pickup: coleta retirada / recoleccion recogida
-schedule: agendar agenda / programar agendar agenda
-calendar: calendario / calendario
+schedule: agendar / programar agendar
+calendar: calendario =agenda =agendas / calendario =agenda =agendas
 appointment: compromisso consulta / cita
 meeting: reuniao / reunion
 track: rastrear rastreio rastreamento / rastrear rastreo seguimiento
@@ -163,6 +165,15 @@ location: localizacao local / ubicacion lugar
 trip: viagem / viaje
 travel: viajar / viajar
 flight: voo / vuelo
+bus: onibus / autobus colectivo
+train: trem / tren
+ticket: passagem passagens bilhete ingresso ingressos / boleto boletos billete tiquete tiquetes
+seat: assento poltrona / butaca
+reserve book: reservar reserva / reservar reserva
+room: quarto quartos / habitacion cuarto
+available: disponivel disponiveis / disponible disponibles
+therapist: terapeuta / terapeuta
+salon: salao / salon
 hotel: hotel hospedagem / hotel alojamiento
 car: carro / coche auto
 airport: aeroporto / aeropuerto
@@ -179,12 +190,13 @@ date: data / fecha
 time: hora horario / hora horario
 now: agora / ahora
 current: atual / actual
-last: ultimo / ultimo
+last: ultimo passado / ultimo pasado
 next: proximo / siguiente proximo
 new: novo / nuevo
 old: antigo velho / antiguo viejo
 first: primeiro / primero
 approved: aprovado / aprobado
+approval approve: aprovacao aprovar / aprobacion aprobar
 paid: pago quitado / pagado
 pending: pendente / pendiente
 issued: emitido / emitido
@@ -298,7 +310,7 @@ installment: parcela parcelado / cuota
 discount: desconto / descuento
 coupon: cupom / cupon
 split: dividir / dividir
-return: devolucao / devolucion
+return: devolucao retorno / devolucion retorno
 fraud: fraude / fraude
 risk: risco / riesgo
 score: pontuacao score / puntaje
@@ -314,6 +326,38 @@ peso: pesos / pesos
 dollar: dolar dolares / dolar dolares
 euro: euro / euro
 shipped: enviado despachado / enviado despachado
+capture: capturar captura / capturar captura
+encrypt: criptografar / cifrar encriptar
+browser: navegador / navegador
+session: sessao / sesion
+methods: meios metodos / medios metodos
+undo: desfazer / deshacer
+know: saber / saber
+declined decline: recusado recusada recusar / rechazado rechazada rechazar
+retail: varejo / minorista
+outbound: saida / saliente
+bounced bounce: / rebotar rebote
+revoke: revogar / revocar
+consent: consentimento / consentimiento
+fields: campos / campos
+against: contra / contra
+holder: titular titulares / titular titulares
+flow: fluxo / flujo
+participate: participar / participar
+allowed: permitido permitidos / permitido permitidos
+external: externo externa / externo externa
+draft: rascunho / borrador
+set: definir / establecer
+level: nivel / nivel
+each: cada / cada
+end: fim / fin
+hold: reter / retener
+mexican: mexicano mexicana mexicanos mexicanas / mexicano mexicana mexicanos mexicanas
+brazilian: brasileiro brasileira brasileiros / brasileno brasilena brasilenos
+reference: referencia / referencia
+acceptance: aceitacao / aceptacion
+preview: previa / previa
+hosted: hospedado hospedada / =alojado =alojada
 between: entre / entre
 two: dois duas / dos
 `;
@@ -340,7 +384,7 @@ function glossaryIndex(): Map<string, string[]> {
       // Multi-word sources ("nota fiscal", "libro mayor") are left to the
       // concepts; here every word stands alone.
       for (const w of fold(words).split(/\s+/).filter(Boolean)) {
-        const k = key(lang, w);
+        const k = w.startsWith('=') ? `=${lang}:${w.slice(1)}` : key(lang, w);
         if (!index.has(k)) index.set(k, english);
       }
     }
@@ -351,7 +395,8 @@ function glossaryIndex(): Map<string, string[]> {
 /** The English words of a folded Portuguese or Spanish word, if the glossary has it. */
 export function glossEnglish(word: string, lang: Lang): string[] | undefined {
   if (lang === 'en' || word.length < 2) return undefined;
-  return glossaryIndex().get(key(lang, word));
+  const index = glossaryIndex();
+  return index.get(`=${lang}:${word}`) ?? index.get(key(lang, word));
 }
 
 /**

@@ -10,4 +10,4 @@ export { STOPWORDS, guessLanguage, isStopword, type LangGuess } from './language
 export { fold, normalize, tokenize, type Token } from './normalize';
 export { PATTERNS, findPatterns, type PatternDef, type PatternHit } from './patterns';
 export { LANGS, stem, type Lang } from './stem';
-export { renderQuery, type QueryRendering } from './translate';
+export { opensSentence, renderQuery, type QueryRendering } from './translate';

@@ -82,4 +82,24 @@ describe('renderQuery', () => {
     expect(renderQuery('what was this balance at the end of last month')).toMatchObject({ lang: 'en', expansion: '' });
     expect(renderQuery('Pix').englishText).toBe('Pix');
   });
+
+  it('does not take the first word of a later sentence for a name', () => {
+    const r = renderQuery('Preciso viajar amanhã. Quero comprar uma passagem de ônibus para Curitiba.');
+    expect(r.englishText).not.toMatch(/Quero/);
+    expect(r.englishText).toMatch(/Curitiba/);
+    expect(renderQuery('¿Dónde puedo comprar boletos de tren? Necesito dos.').englishText).not.toMatch(/Necesito/);
+  });
+
+  it('renders everyday travel and booking words, and agenda and disponível in their own sense', () => {
+    expect(renderQuery('comprar passagem de ônibus').englishText).toMatch(/ticket.*bus/);
+    expect(renderQuery('comprar ingressos para o show').englishText).toMatch(/ticket/);
+    expect(renderQuery('reservar quartos de hotel').englishText).toMatch(/reserve.*room.*hotel/);
+    expect(renderQuery('comprar boletos de autobús').englishText).toMatch(/ticket.*bus/);
+    expect(renderQuery('comprar tiquetes de tren').englishText).toMatch(/ticket.*train/);
+    expect(renderQuery('marcar horário com um terapeuta').englishText).toMatch(/therapist/);
+    expect(renderQuery('ver a minha agenda de amanhã').englishText).toMatch(/calendar/);
+    expect(renderQuery('ver a minha agenda de amanhã').englishText).not.toMatch(/schedule/);
+    expect(renderQuery('quais quartos estão disponíveis no hotel').englishText).toMatch(/available/);
+    expect(renderQuery('quais quartos estão disponíveis no hotel').englishText).not.toMatch(/balance/);
+  });
 });

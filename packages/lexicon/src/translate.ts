@@ -45,8 +45,12 @@ function plain(term: string): string {
  * as "went through" add more noise than meaning to a bag of words), distinct
  * by their first four letters so that "save" and "saved" count once.
  */
-function englishTerms(concept: string): string[] {
+function englishTerms(concept: string, phrase = false): string[] {
   const def = conceptDef(concept);
+  // A phrase of the request ("taxa de câmbio", "tipo de cambio") names one
+  // thing: the concept's first English term, which is its own name for it. A
+  // broad concept's other terms ("holiday", "inventory") would be other things.
+  if (phrase) return (def?.en ?? []).map(plain).filter(Boolean).slice(0, 1);
   const out: string[] = [];
   const heads = new Set<string>();
   const terms = (def?.en ?? []).map(plain);
@@ -115,9 +119,21 @@ function isInfinitive(word: string): boolean {
   return /^[a-z]{3,}(ar|er|ir)$/.test(word);
 }
 
-/** A capitalised word inside the request (not its first word) is a name: "Envia", "Tiny", "Inter". */
-function isName(original: string, first: boolean): boolean {
-  return !first && /^\p{Lu}/u.test(original) && original !== original.toUpperCase();
+/**
+ * Whether a word opens a sentence: the request's first word, or the first
+ * after a full stop, a question or exclamation mark, a colon or a semicolon
+ * (quotes and brackets between them allowed), or after an opening `¿`, `¡`,
+ * quote or bracket that itself opens one. Such a word is capitalised because
+ * of where it stands, not because it is a name.
+ */
+export function opensSentence(text: string, start: number): boolean {
+  const before = text.slice(0, start).replace(/[\s"'“”‘’«»()[\]¿¡]+$/u, '');
+  return before === '' || /[.!?…:;]$/u.test(before);
+}
+
+/** A capitalised word that does not open a sentence is a name: "Envia", "Tiny", "Inter". */
+function isName(original: string, sentenceStart: boolean): boolean {
+  return !sentenceStart && /^\p{Lu}/u.test(original) && original !== original.toUpperCase();
 }
 
 export function renderQuery(useCase: string): QueryRendering {
@@ -135,7 +151,7 @@ export function renderQuery(useCase: string): QueryRendering {
   // function words of the request's language are dropped; any other word is
   // kept as written.
   const byStart = new Map(tokens.map((t, i) => [t.start, i]));
-  const conceptAt = new Map<number, string>();
+  const conceptAt = new Map<number, { concept: string; phrase: boolean }>();
   const covered = new Set<number>();
   const asWritten = new Set<number>();
   for (const m of a.matches) {
@@ -144,34 +160,38 @@ export function renderQuery(useCase: string): QueryRendering {
       .map((t) => byStart.get(m.start + t.start))
       .filter((i): i is number => i !== undefined);
     if (idx.length === 0) continue;
+    // A broad concept's English terms are a poor rendering of one word the
+    // glossary knows, and a fuzzy match of one word is only a guess. The
+    // glossary also wins over a concept that keeps the word as written:
+    // Spanish "boleto" is a ticket, not the Brazilian bank slip.
+    if (idx.length === 1 && (m.via === 'fuzzy' || (!STOPWORDS[lang].has(tokens[idx[0]!]!.text) && glossEnglish(tokens[idx[0]!]!.text, lang)))) continue;
     if (alreadyEnglish(m.concept, m.text)) {
       for (const i of idx) asWritten.add(i);
       continue;
     }
-    // A broad concept's English terms are a poor rendering of one word the
-    // glossary knows, and a fuzzy match of one word is only a guess.
-    if (idx.length === 1 && (m.via === 'fuzzy' || (!STOPWORDS[lang].has(tokens[idx[0]!]!.text) && glossEnglish(tokens[idx[0]!]!.text, lang)))) continue;
     if (idx.some((i) => covered.has(i))) continue;
     for (const i of idx) covered.add(i);
-    conceptAt.set(idx[0]!, m.concept);
+    conceptAt.set(idx[0]!, { concept: m.concept, phrase: idx.length > 1 });
   }
-  const stop = STOPWORDS[lang];
+  // Function words of either language are dropped: Spanish "a" and
+  // Portuguese "a" differ in meaning but neither is a word a tool is about.
+  const stop = { has: (w: string) => STOPWORDS[lang].has(w) || STOPWORDS.pt.has(w) || STOPWORDS.es.has(w) };
   const out: string[] = [];
   const terms: string[] = [];
   const rendered = new Set<string>();
   tokens.forEach((t, i) => {
     const original = useCase.slice(t.start, t.end);
-    const concept = conceptAt.get(i);
-    if (concept !== undefined) {
-      if (rendered.has(concept)) return;
-      rendered.add(concept);
-      const en = englishTerms(concept);
+    const at = conceptAt.get(i);
+    if (at !== undefined) {
+      if (rendered.has(at.concept)) return;
+      rendered.add(at.concept);
+      const en = englishTerms(at.concept, at.phrase);
       out.push(...en);
       terms.push(...en);
       return;
     }
     if (covered.has(i)) return;
-    if (asWritten.has(i) || isName(original, i === 0)) {
+    if (asWritten.has(i) || isName(original, i === 0 || opensSentence(useCase, t.start))) {
       out.push(original);
       return;
     }

@@ -5,6 +5,7 @@ import type { DiscoverConfig } from './config';
 import { DiscoverController } from './discover.controller';
 import { DiscoverRepository } from './discover.repository';
 import { DiscoverService } from './discover.service';
+import { registerEmbedderMetrics } from './embed-metrics';
 
 /** `codespar_discover`: the search service's only reader of the catalog tables. */
 @Module({})
@@ -27,11 +28,14 @@ export class DiscoverModule {
         {
           provide: DiscoverService,
           inject: [DiscoverRepository, LOGGER],
-          useFactory: (repo: DiscoverRepository, log: Logger) =>
-            new DiscoverService(repo, createEmbedder(config), config, {
+          useFactory: (repo: DiscoverRepository, log: Logger) => {
+            const embedder = createEmbedder(config);
+            registerEmbedderMetrics(embedder);
+            return new DiscoverService(repo, embedder, config, {
               warn: (msg, meta) => log.warn(meta ?? {}, msg),
               info: (msg, meta) => log.info(meta ?? {}, msg),
-            }),
+            });
+          },
         },
       ],
     };

@@ -1,5 +1,5 @@
 import { AppError, DiscoverResult, type Environment } from '@rota/contracts';
-import type { Embedder } from '@rota/catalog/embedder';
+import { EmbeddingNotStartedError, type EmbedOptions, type Embedder } from '@rota/catalog/embedder';
 import { requestContext } from '@rota/service-kit';
 import { DiscoverConfig } from './config';
 import type { CandidateQuery, DiscoverCatalog } from './discover.repository';
@@ -277,5 +277,66 @@ describe('DiscoverService', () => {
     const res = await discoverAs(svc, { use_case: 'create a payment at acme' });
     expect(res.search_strategy).toBe('trigram');
     expect(warnings).toEqual(['discover: query embedding failed; ranking by the lexical channel alone']);
+  });
+
+  it('says why the vector channel was skipped', async () => {
+    const rows = [row()];
+    const skipped = async (svc: DiscoverService) => (await discoverAs(svc, { use_case: 'create a payment at acme' })).channels_skipped;
+    expect(await skipped(new DiscoverService(new FakeCatalog(rows), embedder(), CONFIG))).toEqual([]);
+    expect(await skipped(new DiscoverService(new FakeCatalog(rows), null, CONFIG))).toEqual([{ channel: 'vector', reason: 'no_embedder' }]);
+    expect(await skipped(new DiscoverService(new FakeCatalog(rows), embedder(true), CONFIG))).toEqual([{ channel: 'vector', reason: 'failed' }]);
+    const lexicalOnly = DiscoverConfig.parse({ ROTA_DISCOVER_CHANNELS: 'lexical' });
+    expect(await skipped(new DiscoverService(new FakeCatalog(rows), embedder(), lexicalOnly))).toEqual([{ channel: 'vector', reason: 'disabled' }]);
+  });
+
+  /**
+   * An embedder that queues like the local pool and never gets to a query:
+   * it rejects a query abandoned while queued, as the pool does, and reports
+   * how long the inference ahead of the queue has been running.
+   */
+  const queueing = (runningForMs: number) => {
+    const e = {
+      model: 'test-model',
+      dimensions: 3,
+      honoursSignal: true,
+      calls: 0,
+      runningForMs: () => runningForMs,
+      embed: (_texts: string[], opts: EmbedOptions = {}) => {
+        e.calls++;
+        return new Promise<Float32Array[]>((_, reject) => opts.signal?.addEventListener('abort', () => reject(new EmbeddingNotStartedError())));
+      },
+    };
+    return e;
+  };
+
+  it('does not count queries that waited out their deadline behind a busy encoder as failures', async () => {
+    const busy = queueing(10);
+    const config = DiscoverConfig.parse({
+      ROTA_DISCOVER_EMBED_TIMEOUT_MS: '30',
+      ROTA_DISCOVER_EMBED_BREAKER_FAILURES: '2',
+      ROTA_DISCOVER_EMBED_BREAKER_OPEN_MS: '60000',
+    });
+    const svc = new DiscoverService(new FakeCatalog([row()]), busy, config);
+    for (let i = 0; i < 4; i++) {
+      const res = await discoverAs(svc, { use_case: `create a payment at acme ${i}` });
+      expect(res.channels).toEqual(['lexical']);
+      expect(res.channels_skipped).toEqual([{ channel: 'vector', reason: 'busy' }]);
+    }
+    // The breaker stayed closed: every call asked the encoder.
+    expect(busy.calls).toBe(4);
+  });
+
+  it('counts queries stuck behind an inference that outlived the whole deadline, and opens the breaker', async () => {
+    const stuck = queueing(5000);
+    const config = DiscoverConfig.parse({
+      ROTA_DISCOVER_EMBED_TIMEOUT_MS: '30',
+      ROTA_DISCOVER_EMBED_BREAKER_FAILURES: '2',
+      ROTA_DISCOVER_EMBED_BREAKER_OPEN_MS: '60000',
+    });
+    const svc = new DiscoverService(new FakeCatalog([row()]), stuck, config);
+    const reasons: string[] = [];
+    for (let i = 0; i < 4; i++) reasons.push((await discoverAs(svc, { use_case: `create a payment at acme ${i}` })).channels_skipped![0]!.reason);
+    expect(reasons).toEqual(['timeout', 'timeout', 'breaker_open', 'breaker_open']);
+    expect(stuck.calls).toBe(2);
   });
 });

@@ -1,11 +1,12 @@
-import type { DiscoverChannel, DiscoverMetaToolName, DiscoverRequest, DiscoverResult } from '@rota/contracts';
-import type { Embedder } from '@rota/catalog/embedder';
+import type { DiscoverChannel, DiscoverMetaToolName, DiscoverRequest, DiscoverResult, DiscoverSkipReason } from '@rota/contracts';
+import { EmbeddingError, EmbeddingNotStartedError, type Embedder } from '@rota/catalog/embedder';
 import { currentTenant } from '@rota/service-kit';
-import { BrokenCircuitError, ConsecutiveBreaker, TimeoutStrategy, circuitBreaker, handleAll, timeout, wrap, type IPolicy } from 'cockatiel';
+import { BrokenCircuitError, ConsecutiveBreaker, circuitBreaker, handleWhen, type CircuitBreakerPolicy } from 'cockatiel';
 import { nextSteps, toMatch, type AdviceContext } from './advice';
 import type { DiscoverConfig } from './config';
 import type { DiscoverCatalog } from './discover.repository';
 import { parseDiscoverInput } from './input';
+import { vectorSkipped } from './embed-metrics';
 import { renderQuery } from './query-language';
 import { metaToolGist, metaToolHints } from './meta-tool-hints';
 import { namedProviders, rankCandidates, requestAct, trigramScore, type Candidate, type RankedTool, type RankingSettings } from './ranking';
@@ -32,6 +33,23 @@ export function rankingSettings(c: DiscoverConfig): RankingSettings {
   };
 }
 
+/** The query vector, or why there is none. */
+type Embedding = { vector: Float32Array; skipped?: undefined } | { vector: null; skipped: DiscoverSkipReason };
+
+/**
+ * How many deadlines an inference must have run for the queries behind it
+ * to count it as stuck: a slow inference on a starved machine is not a broken
+ * encoder, one that has run for twice a query's whole deadline is.
+ */
+const STUCK_DEADLINES = 2;
+
+/** The query's encoder ran past the deadline: a real failure, which the breaker counts. */
+class EmbeddingTimeoutError extends EmbeddingError {
+  constructor(ms: number) {
+    super(`query embedding took longer than ${ms} ms`, true);
+  }
+}
+
 /**
  * `codespar_discover`: validates the input, reads the keyword table, brings
  * the use case into the catalog's language, embeds it, asks the catalog for
@@ -47,9 +65,12 @@ export class DiscoverService {
    * after `ROTA_DISCOVER_EMBED_BREAKER_FAILURES` failures in a row, discover
    * stops calling the embedder for `ROTA_DISCOVER_EMBED_BREAKER_OPEN_MS` and
    * answers from the lexical channel at once, instead of waiting out a dead API
-   * on every call; then one call tries it again.
+   * on every call; then one call tries it again. A query that was still
+   * waiting for a busy local encoder when its deadline passed is taken out of
+   * the encoder's queue and does not count: the encoder is loaded, not broken,
+   * and opening the breaker would only turn a busy minute into a lexical-only one.
    */
-  private readonly embedPolicy: IPolicy;
+  private readonly breaker: CircuitBreakerPolicy;
   /**
    * Until when the open breaker refuses the embedder: calls before then do
    * not ask for a vector at all, so the catalog runs its one lexical statement
@@ -66,10 +87,13 @@ export class DiscoverService {
     private readonly log: DiscoverLogger = { warn: () => undefined },
   ) {
     this.settings = rankingSettings(config);
-    const breaker = circuitBreaker(handleAll, {
-      halfOpenAfter: config.ROTA_DISCOVER_EMBED_BREAKER_OPEN_MS,
-      breaker: new ConsecutiveBreaker(config.ROTA_DISCOVER_EMBED_BREAKER_FAILURES),
-    });
+    const breaker = circuitBreaker(
+      handleWhen((err) => !(err instanceof EmbeddingNotStartedError)),
+      {
+        halfOpenAfter: config.ROTA_DISCOVER_EMBED_BREAKER_OPEN_MS,
+        breaker: new ConsecutiveBreaker(config.ROTA_DISCOVER_EMBED_BREAKER_FAILURES),
+      },
+    );
     breaker.onBreak(() => {
       this.brokenUntil = Date.now() + config.ROTA_DISCOVER_EMBED_BREAKER_OPEN_MS;
       this.log.warn('discover: query embeddings keep failing; ranking by the lexical channel alone for a while', {
@@ -78,7 +102,7 @@ export class DiscoverService {
       });
     });
     breaker.onReset(() => this.log.info?.('discover: query embeddings answer again', { model: embedder?.model }));
-    this.embedPolicy = wrap(breaker, timeout(config.ROTA_DISCOVER_EMBED_TIMEOUT_MS, TimeoutStrategy.Aggressive));
+    this.breaker = breaker;
   }
 
   /** Ranks for the request's tenant: its project's own tools and connections, in its environment. */
@@ -90,10 +114,12 @@ export class DiscoverService {
     // A model that reads only English gets the request brought into English;
     // the others read it as written.
     const lexical = channels.has('lexical');
-    const embedding =
-      channels.has('vector') && this.embedder && Date.now() >= this.brokenUntil
-        ? this.embed(this.embedder.englishOnly ? rendering.englishText : q.useCase)
-        : null;
+    let embedding: Promise<Embedding> | null = null;
+    let skipped: DiscoverSkipReason | undefined;
+    if (!channels.has('vector')) skipped = 'disabled';
+    else if (!this.embedder) skipped = 'no_embedder';
+    else if (Date.now() < this.brokenUntil) skipped = 'breaker_open';
+    else embedding = this.embed(this.embedder.englishOnly ? rendering.englishText : q.useCase);
     const query = {
       projectId: tenant.project_id,
       environment: tenant.environment,
@@ -121,10 +147,12 @@ export class DiscoverService {
     if (embedding && lexical && this.catalog.candidatesWhileEmbedding) {
       pending = this.catalog.candidatesWhileEmbedding(
         query,
-        embedding.then((v) => (v && model ? { vector: v, model } : null)),
+        embedding.then((e) => (e.vector && model ? { vector: e.vector, model } : null)),
       );
     } else {
-      pending = (embedding ?? Promise.resolve(null)).then((v) => this.catalog.candidates({ ...query, vector: v, model: v ? model : null }));
+      pending = (embedding ?? Promise.resolve(null)).then((e) =>
+        this.catalog.candidates({ ...query, vector: e?.vector ?? null, model: e?.vector ? model : null }),
+      );
     }
     // Work that needs neither the vector nor the rows runs while they are on
     // their way: one turn of the event loop first, so the embedder's batch
@@ -136,7 +164,10 @@ export class DiscoverService {
     const hints = metaToolHints(q.useCase);
     const act = requestAct(rendering.englishText);
     const rows = await pending;
-    const vector = embedding ? await embedding : null;
+    const embedded = embedding ? await embedding : null;
+    const vector = embedded?.vector ?? null;
+    skipped ??= embedded?.skipped;
+    if (skipped) vectorSkipped().inc({ reason: skipped });
     const ranked = rankCandidates(rows, tenant.environment, this.settings, namedProviders(q.useCase, rows), act);
     const ctx: AdviceContext = { environment: tenant.environment, country: q.country };
     const metaTools = hints.map((h) => h.tool);
@@ -182,6 +213,7 @@ export class DiscoverService {
       use_case: q.useCase,
       search_strategy: strategy,
       channels: ran,
+      channels_skipped: skipped ? [{ channel: 'vector', reason: skipped }] : [],
       recommended: recommended ? toMatch(recommended, ctx) : null,
       related: related.map((r) => toMatch(r, ctx)),
       next_steps: nextSteps({
@@ -199,31 +231,63 @@ export class DiscoverService {
     return result;
   }
 
-  /** The query vector, or null (no embedder, failure, or past the deadline): the lexical channel still answers. */
-  private async embed(text: string): Promise<Float32Array | null> {
-    if (!this.embedder) return null;
-    const key = `${this.embedder.model}\0${text}`;
+  /**
+   * The query vector, or why there is none (failure, deadline, open breaker):
+   * the lexical channel still answers.
+   */
+  private async embed(text: string): Promise<Embedding> {
+    const embedder = this.embedder!;
+    const key = `${embedder.model}\0${text}`;
     const hit = this.cache.get(key);
     if (hit) {
       this.cache.delete(key);
       this.cache.set(key, hit);
-      return hit;
+      return { vector: hit };
     }
-    const embedder = this.embedder;
     try {
-      const [v] = await this.embedPolicy.execute(() => embedder.embed([text]));
-      if (!v) return null;
+      const [v] = await this.breaker.execute(() => this.embedOnce(embedder, text));
+      if (!v) return { vector: null, skipped: 'failed' };
       if (this.config.ROTA_DISCOVER_EMBED_CACHE_SIZE > 0) {
         this.cache.set(key, v);
         if (this.cache.size > this.config.ROTA_DISCOVER_EMBED_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
       }
-      return v;
+      return { vector: v };
     } catch (err) {
       // While the breaker is open each call skips the embedder; the break itself was logged once.
-      if (!(err instanceof BrokenCircuitError)) {
-        this.log.warn('discover: query embedding failed; ranking by the lexical channel alone', { error: (err as Error).message, model: embedder.model });
-      }
-      return null;
+      if (err instanceof BrokenCircuitError) return { vector: null, skipped: 'breaker_open' };
+      const reason: DiscoverSkipReason = err instanceof EmbeddingNotStartedError ? 'busy' : err instanceof EmbeddingTimeoutError ? 'timeout' : 'failed';
+      this.log.warn('discover: query embedding failed; ranking by the lexical channel alone', { error: (err as Error).message, reason, model: embedder.model });
+      return { vector: null, skipped: reason };
     }
+  }
+
+  /**
+   * One embedding under the deadline. When the deadline passes the query is
+   * given up, and the breaker counts it only when the embedder is at fault.
+   * For an embedder that queues work for a local model (it honours the
+   * signal: the pool), that means stuck: some inference has been running for
+   * {@link STUCK_DEADLINES} whole deadlines. A query that waited behind other
+   * queries, or whose inference is merely slow because the machine is busy,
+   * fails with {@link EmbeddingNotStartedError} (`busy`) and is not counted,
+   * so load makes some answers lexical but never all of them for the
+   * breaker's pause. Any other embedder counts every missed deadline.
+   */
+  private embedOnce(embedder: Embedder, text: string): Promise<Float32Array[]> {
+    const ms = this.config.ROTA_DISCOVER_EMBED_TIMEOUT_MS;
+    const ac = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const atFault = !embedder.honoursSignal || (embedder.runningForMs?.() ?? 0) >= STUCK_DEADLINES * ms;
+        const late = atFault ? new EmbeddingTimeoutError(ms) : new EmbeddingNotStartedError('gave up waiting for a busy encoder');
+        // The deadline's verdict first: the embedder rejects its own way when aborted.
+        reject(late);
+        ac.abort(late);
+      }, ms);
+    });
+    const work = embedder.embed([text], { signal: ac.signal });
+    // Whichever loses the race is settled later; its outcome is not wanted.
+    work.catch(() => undefined);
+    return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
   }
 }

@@ -1,5 +1,5 @@
 import type { DiscoverConnectionStatus, Environment } from '@rota/contracts';
-import { analyze, tokenize } from '@rota/lexicon';
+import { analyze, opensSentence, tokenize } from '@rota/lexicon';
 
 /**
  * Fusion of discover's two channels (vector and lexical) into one ranking.
@@ -94,8 +94,9 @@ export function connectionStatusOf(authType: string, rowStatus: string | null): 
  * The providers a request names ("pagar por PSE con ePayco", "emitir boleto
  * no Banco Inter"): a run of the request's words equal to the provider's
  * name or id, written as a name. A single word must carry a capital letter
- * and, as the request's first word, one inside it too ("ePayco", "PayU"):
- * a capitalised first word is usually just the start of a sentence, and
+ * and, as the first word of the request or of any sentence in it, one
+ * inside it too ("ePayco", "PayU"): a capitalised first word is usually just
+ * the start of a sentence, and
  * many provider names are ordinary words ("Envia" is Spanish for "sends").
  * A name of two words or more counts however it is written. A name the
  * lexicon reads as something other than a brand (WhatsApp is a channel, Pix
@@ -206,7 +207,7 @@ function occursAsName(tokens: ReturnType<typeof tokenize>, words: string[], orig
     if (!words.every((w, j) => tokens[i + j]!.text === w)) continue;
     if (words.length > 1) return true;
     const written = original.slice(tokens[i]!.start, tokens[i]!.end);
-    if (i === 0 ? /\p{Lu}/u.test(written.slice(1)) : /\p{Lu}/u.test(written)) return true;
+    if (i === 0 || opensSentence(original, tokens[i]!.start) ? /\p{Lu}/u.test(written.slice(1)) : /\p{Lu}/u.test(written)) return true;
   }
   return false;
 }
