@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
-import { REDIS } from '@rota/service-kit';
+import { CONFIG, REDIS } from '@rota/service-kit';
 import type Redis from 'ioredis';
-import { CONFIG } from '@rota/service-kit';
 import { CallsModule } from '../calls/calls.module';
 import { IdempotencyRepository } from '../calls/idempotency.repository';
 import { ProviderCallsRepository } from '../calls/provider-calls.repository';
