@@ -32,7 +32,7 @@ import { OAuthCallbackController } from './manage/oauth-callback.controller';
       inject: [ManageRepository, ConnectionsService, ConnectionsRepository, REDIS, KEYRING, CONFIG],
       useFactory: (m: ManageRepository, c: ConnectionsService, r: ConnectionsRepository, redis: Redis, keyring: Keyring, config: SessionConfig) =>
         new ConnectFlowService(m, c, r, keyring, providerClients(config, keyring, redis, c), oauth2Tokens(config, keyring, redis, c), {
-          publicUrl: (config.ROTA_PUBLIC_URL || 'http://127.0.0.1:3000').replace(/\/+$/, ''),
+          publicUrl: config.ROTA_PUBLIC_URL ? config.ROTA_PUBLIC_URL.replace(/\/+$/, '') : undefined,
           oauthClients: config.ROTA_OAUTH_CLIENTS,
         }),
     },
