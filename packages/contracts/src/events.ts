@@ -10,7 +10,7 @@ import { Environment } from './tenant';
 const ApprovalEvent = z.object({
   approval_id: z.string(),
   project_id: z.string(),
-  environment: z.enum(['live', 'test']),
+  environment: Environment,
   tool: z.string(),
   action: z.string().nullable(),
   user_id: z.string().nullable(),

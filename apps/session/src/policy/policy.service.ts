@@ -21,7 +21,7 @@ import { CONFIG, createLogger, currentTenant } from '@rota/service-kit';
 import type { SessionConfig } from '../config';
 import { ToolCallsRepository } from '../calls/tool-calls.repository';
 import type { PolicyCheck, PolicyPass as Pass } from '../execute/executors';
-import { evaluate, proxyCall, type DailyReservation } from './evaluate';
+import { enforceable, evaluate, proxyCall, type DailyReservation } from './evaluate';
 import { PolicyRepository, type ApprovalRow, type DailyKey } from './policy.repository';
 
 /** The algorithm the gateway's limiter applies, as `GET /v1/rate-limits` reports it. */
@@ -269,6 +269,11 @@ export class PolicyService {
 
   async putPolicy(body: PolicyPutRequest): Promise<PolicyView> {
     const tenant = currentTenant();
+    // A rule this engine cannot enforce is refused, never stored to be silently skipped.
+    const unknown = body.rules.flatMap((r, i) =>
+      enforceable(r.type) ? [] : [{ path: ['rules', i, 'type'], message: `rule type ${r.type} is not enforced here`, code: 'custom' }],
+    );
+    if (unknown.length > 0) throw new AppError('invalid_body', 'The policy names a rule type this deployment cannot enforce.', { issues: unknown });
     await this.repo.replaceRules(tenant.project_id, tenant.environment, body.rules);
     this.cache.delete(`${tenant.project_id}:${tenant.environment}`);
     return this.getPolicy();
