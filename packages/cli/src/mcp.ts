@@ -6,9 +6,43 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { KEY_DEFAULT_TTL_SECONDS, KEY_MAX_TTL_SECONDS } from '@rota/contracts';
 import { Option, type Command } from 'commander';
-import { resolveConnection } from './http';
-import { CliError, type CliIo } from './io';
+import { Rota, RotaError, resolveConnection, type Profile } from './http';
+import { CliError, parseTtl, type CliIo } from './io';
+
+/** What a key written into a client's file carries unless `--scopes` says otherwise: enough to call every meta-tool. */
+export const MCP_KEY_SCOPES = ['tools:execute', 'servers:read', 'sessions:create'] as const;
+
+/**
+ * The key a client's file gets: a short-lived child of the configured key
+ * (`POST /v1/keys`, bound to the session when there is one), so the file
+ * holds nothing that outlives `ttl`. The configured key needs `keys:write`.
+ */
+async function shortLivedKey(io: CliIo, c: Profile, o: { ttl?: string; scopes?: string; session?: string; name: string }): Promise<string> {
+  const scopes = (o.scopes ?? MCP_KEY_SCOPES.join(','))
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const body = {
+    scopes: scopes as never,
+    expires_in: o.ttl === undefined ? KEY_DEFAULT_TTL_SECONDS : parseTtl(o.ttl, KEY_MAX_TTL_SECONDS),
+    name: `mcp ${o.name}`,
+    ...(o.session ? { session_id: o.session } : {}),
+  };
+  try {
+    const created = await new Rota({ apiKey: c.api_key, baseUrl: c.url }).keys.create(body);
+    io.stderr(`the entry carries key ${created.id}, which expires at ${created.expires_at} (--ttl to change, --long-lived for the configured key)\n`);
+    return created.key;
+  } catch (err) {
+    if (err instanceof RotaError && err.status === 403) {
+      throw new CliError(
+        `${err.message} (the configured key needs keys:write to mint a short-lived key; or pass --long-lived to write the configured key itself)`,
+      );
+    }
+    throw err;
+  }
+}
 
 export const MCP_CLIENTS = ['claude-desktop', 'cursor', 'vscode'] as const;
 export type McpClient = (typeof MCP_CLIENTS)[number];
@@ -111,28 +145,47 @@ export function registerMcpCommands(program: Command, io: CliIo): void {
     .option('--write', "merge the entry into the client's config file")
     .option('--file <path>', "the client's config file (default: where the client reads it)")
     .option('--json', 'print the whole resulting file as JSON')
-    .action((o: { client: McpClient; session?: string; name: string; write?: boolean; file?: string; json?: boolean }) => {
-      const { section, entry } = clientEntry(o.client, resolveConnection(io), o.session);
-      if (!o.write) {
-        io.stdout(`${JSON.stringify({ [section]: { [o.name]: entry } }, null, 2)}\n`);
-        return;
-      }
-      const file = o.file ?? defaultConfigPath(o.client, io.env);
-      let current: Record<string, unknown> = {};
-      if (existsSync(file)) {
-        try {
-          current = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-        } catch (err) {
-          throw new CliError(`${file} is not JSON (${(err as Error).message}); fix or move it first`);
+    .option('--ttl <lifetime>', `lifetime of the short-lived key the entry carries (90s, 15m, 1h, 30d; default ${KEY_DEFAULT_TTL_SECONDS / 3600}h)`)
+    .option('--scopes <list>', `scopes of the short-lived key (default ${MCP_KEY_SCOPES.join(',')})`)
+    .option('--long-lived', 'write the configured key itself instead of a short-lived child of it')
+    .action(
+      async (o: {
+        client: McpClient;
+        session?: string;
+        name: string;
+        write?: boolean;
+        file?: string;
+        json?: boolean;
+        ttl?: string;
+        scopes?: string;
+        longLived?: boolean;
+      }) => {
+        if (o.longLived && (o.ttl !== undefined || o.scopes !== undefined))
+          throw new CliError('--ttl and --scopes describe a short-lived key: drop them with --long-lived');
+        const c = resolveConnection(io);
+        const apiKey = o.longLived ? c.api_key : await shortLivedKey(io, c, o);
+        const { section, entry } = clientEntry(o.client, { url: c.url, api_key: apiKey }, o.session);
+        if (!o.write) {
+          io.stdout(`${JSON.stringify({ [section]: { [o.name]: entry } }, null, 2)}\n`);
+          return;
         }
-      }
-      const servers = { ...((current[section] as Record<string, unknown> | undefined) ?? {}), [o.name]: entry };
-      const next = { ...current, [section]: servers };
-      mkdirSync(dirname(file), { recursive: true });
-      // The entry holds an API key.
-      writeFileSync(file, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
-      chmodSync(file, 0o600);
-      if (o.json) io.stdout(`${JSON.stringify(next, null, 2)}\n`);
-      else io.stdout(`wrote ${o.name} to ${file}\n`);
-    });
+        const file = o.file ?? defaultConfigPath(o.client, io.env);
+        let current: Record<string, unknown> = {};
+        if (existsSync(file)) {
+          try {
+            current = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+          } catch (err) {
+            throw new CliError(`${file} is not JSON (${(err as Error).message}); fix or move it first`);
+          }
+        }
+        const servers = { ...((current[section] as Record<string, unknown> | undefined) ?? {}), [o.name]: entry };
+        const next = { ...current, [section]: servers };
+        mkdirSync(dirname(file), { recursive: true });
+        // The entry holds an API key.
+        writeFileSync(file, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
+        chmodSync(file, 0o600);
+        if (o.json) io.stdout(`${JSON.stringify(next, null, 2)}\n`);
+        else io.stdout(`wrote ${o.name} to ${file}\n`);
+      },
+    );
 }

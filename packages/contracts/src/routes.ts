@@ -10,6 +10,7 @@ import {
   ServerToolsQuery,
 } from './catalog';
 import { ConnectionCreateRequest, ConnectionDeleted, ConnectionList, ConnectionView } from './connections';
+import { KeyCreated, KeyCreateRequest } from './keys';
 import { OAuthCallbackQuery, OAuthCallbackView } from './connect';
 import { ExecuteQuery, ExecuteRequest, ExecuteResult, IDEMPOTENCY_KEY } from './execute';
 import { ProxyRequest, ProxyResult } from './proxy';
@@ -462,6 +463,22 @@ export const ROUTES = defineRoutes({
     },
     errors: ['oauth_state_invalid', 'oauth_authorization_failed', 'oauth_exchange_failed'],
     hop: 'acts',
+  },
+  createKey: {
+    operationId: 'createKey',
+    method: 'post',
+    path: '/v1/keys',
+    summary: 'Mint a short-lived key',
+    description:
+      'A child of the calling key in its project and environment, with at most its scopes (never `keys:write`), expiring after `expires_in` seconds (default 1 h, at most 30 days, never after the calling key) and answering 401 from then on. With `session_id` it reaches only that session’s routes (another session is 404 `session_not_found`, any other route 403); with `user_id` it opens sessions only for that end user and sees only their sessions. Revoking the calling key revokes it. Operator keys get 403. Limited per calling key (429 `rate_limited` with `Retry-After`).',
+    tag: 'keys',
+    scope: 'keys:write',
+    body: KeyCreateRequest,
+    bodyLimit: 4096,
+    success: 201,
+    responses: { 201: json('The key (shown once) and its details.', KeyCreated) },
+    errors: ['session_not_found', 'rate_limited'],
+    hop: 'reads',
   },
   createSession: {
     operationId: 'createSession',
