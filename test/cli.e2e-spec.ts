@@ -297,17 +297,17 @@ describe('the rota CLI over HTTP', () => {
   });
 
   it('mcp config prints and merges the entry of each client', async () => {
-    const cursor = await rota(['mcp', 'config', '--client', 'cursor', '--session', 'ses_abc']);
+    const cursor = await rota(['mcp', 'config', '--client', 'cursor', '--session', 'ses_abc', '--long-lived']);
     expect(cursor.code).toBe(0);
     expect(JSON.parse(cursor.stdout)).toEqual({
       mcpServers: { rota: { url: `${stack.url}/v1/sessions/ses_abc/mcp`, headers: { Authorization: `Bearer ${key}` } } },
     });
-    const vscode = JSON.parse((await rota(['mcp', 'config', '--client', 'vscode'])).stdout);
+    const vscode = JSON.parse((await rota(['mcp', 'config', '--client', 'vscode', '--long-lived'])).stdout);
     expect(vscode).toEqual({ servers: { rota: { type: 'http', url: `${stack.url}/mcp`, headers: { Authorization: `Bearer ${key}` } } } });
 
     const file = join(configDir, 'claude_desktop_config.json');
     writeFileSync(file, JSON.stringify({ mcpServers: { other: { command: 'x' } }, theme: 'dark' }));
-    const written = await rota(['mcp', 'config', '--client', 'claude-desktop', '--write', '--file', file]);
+    const written = await rota(['mcp', 'config', '--client', 'claude-desktop', '--write', '--file', file, '--long-lived']);
     expect(written).toMatchObject({ code: 0, stdout: `wrote rota to ${file}\n` });
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({
       theme: 'dark',
@@ -316,6 +316,33 @@ describe('the rota CLI over HTTP', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const bad = await rota(['mcp', 'config', '--client', 'zed']);
     expect(bad.code).toBe(1);
+  });
+
+  it('mcp config writes a short-lived child key unless told otherwise, bound to the session when there is one', async () => {
+    const minter = (await stack.key(['servers:read', 'sessions:create', 'tools:execute', 'keys:write'])).key;
+    const session = JSON.parse((await rota(['sessions', 'create', '--servers', 'zzpay', '--json'], { ROTA_API_KEY: minter })).stdout) as { id: string };
+    const out = await rota(['mcp', 'config', '--client', 'cursor', '--session', session.id, '--ttl', '2h'], { ROTA_API_KEY: minter });
+    expect(out.code).toBe(0);
+    expect(out.stderr).toMatch(/^the entry carries key key_\S+, which expires at \S+/);
+    const entry = JSON.parse(out.stdout).mcpServers.rota as { url: string; headers: { Authorization: string } };
+    expect(entry.url).toBe(`${stack.url}/v1/sessions/${session.id}/mcp`);
+    const written = entry.headers.Authorization.replace('Bearer ', '');
+    expect(written).not.toBe(minter);
+    const row = await stack.db.prisma.apiKey.findFirstOrThrow({ where: { prefix: written.slice(0, 12), parentId: { not: null } } });
+    expect(row.sessionId).toBe(session.id);
+    expect(row.scopes.sort()).toEqual(['servers:read', 'sessions:create', 'tools:execute']);
+    const hours = (row.expiresAt!.getTime() - row.createdAt.getTime()) / 3600_000;
+    expect(hours).toBeCloseTo(2, 2);
+    // The written key reaches its session and nothing else.
+    expect((await http(`${stack.url}/v1/sessions/${session.id}`, { headers: { authorization: entry.headers.Authorization } })).status).toBe(200);
+    expect((await http(`${stack.url}/v1/connections`, { headers: { authorization: entry.headers.Authorization } })).status).toBe(403);
+
+    // A configured key that cannot mint says how to go on, and writes nothing.
+    const refused = await rota(['mcp', 'config', '--client', 'vscode']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('--long-lived');
+    expect(refused.stdout).toBe('');
+    expect((await rota(['mcp', 'config', '--client', 'vscode', '--ttl', 'soon'], { ROTA_API_KEY: minter })).code).toBe(1);
   });
 
   it('webhooks delete and replay and router candidates take --json', async () => {

@@ -950,13 +950,13 @@ export const ROUTES = defineRoutes({
     path: '/dashboard/session',
     summary: 'Exchange a key for a dashboard cookie',
     description:
-      'Checks the key and answers 204 with `Set-Cookie: rota_dashboard=…; HttpOnly; SameSite=Strict; Path=/dashboard`, valid `ROTA_DASHBOARD_SESSION_S` seconds (15 minutes). The key itself never travels in a URL and is not kept by the browser; a revoked key’s cookie stops working at once.',
+      'Checks the key and answers 204 with `Set-Cookie: rota_dashboard=…; HttpOnly; SameSite=Strict; Path=/dashboard`, valid `ROTA_DASHBOARD_SESSION_S` seconds (15 minutes), or until a short-lived key expires if that comes first. The key itself never travels in a URL and is not kept by the browser; a revoked or expired key’s cookie stops working at once. A key bound to one session or one end user gets 403: the dashboards show the whole project.',
     tag: 'dashboards',
     scope: null,
     body: DashboardSessionRequest,
     success: 204,
     responses: { 204: { description: 'The cookie is set.', headers: { 'set-cookie': 'The dashboard cookie.' } } },
-    errors: ['unauthorized', 'rate_limited'],
+    errors: ['unauthorized', 'forbidden', 'rate_limited'],
     hop: 'none',
   },
   getDashboardData: {

@@ -347,8 +347,8 @@ export type RouteRequest = paths['/v1/meta-tools/discover']['post']['requestBody
 export type RouteResponse = paths['/v1/meta-tools/discover']['post']['responses'][200]['content']['application/json'];
 /** `POST /v1/sessions` answer. */
 export type SessionCreated = paths['/v1/sessions']['post']['responses'][201]['content']['application/json'];
-/** `POST /v1/keys` body: scopes, and optionally `expires_in` (seconds), `session_id`, `user_id`, `name`. */
-export type KeyCreateRequest = paths['/v1/keys']['post']['requestBody']['content']['application/json'];
+/** `POST /v1/keys` body: scopes, and optionally `expires_in` (seconds, default 3600), `session_id`, `user_id`, `name`. */
+export type KeyCreateRequest = Omit<paths['/v1/keys']['post']['requestBody']['content']['application/json'], 'expires_in'> & { expires_in?: number };
 /** `POST /v1/keys` answer: the key (shown once) and its details. */
 export type KeyCreated = paths['/v1/keys']['post']['responses'][201]['content']['application/json'];
 /** `GET /v1/sessions/{id}` answer. */
