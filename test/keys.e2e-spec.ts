@@ -204,6 +204,28 @@ describe('short-lived keys (POST /v1/keys)', () => {
       expect((await api('DELETE', `/v1/sessions/${own.id}`, k)).status).toBe(200);
     });
 
+    it('reach the catalog, sessions and MCP, and get 403 on every route that shows or changes the whole project', async () => {
+      const r = await mint({ scopes: ['servers:read', 'sessions:create', 'tools:execute', 'connections:write'], user_id: 'user_e' });
+      const k = r.json.key as string;
+      expect((await api('GET', '/v1/servers', k)).status).toBe(200);
+      const init = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+      expect((await api('POST', '/mcp', k, init, { accept: 'application/json, text/event-stream' })).status).toBe(200);
+      for (const [method, path] of [
+        ['GET', '/v1/connections'],
+        ['GET', '/v1/policy'],
+        ['GET', '/v1/approvals'],
+        ['GET', '/v1/usage'],
+        ['GET', '/v1/health'],
+        ['GET', '/v1/router/metrics'],
+      ] as const) {
+        const refused = await api(method, path, k);
+        expect([path, refused.status, refused.json?.error]).toEqual([path, 403, 'forbidden']);
+      }
+      const conn = await api('POST', '/v1/connections', k, { server_id: 'zzopen' });
+      expect(conn.status).toBe(403);
+      expect(await stack.db.prisma.connection.count({ where: { serverId: 'zzopen' } })).toBe(0);
+    });
+
     it('a session-bound key for a user must name a session of that user', async () => {
       const theirs = await openSession(parent.key, 'user_c');
       const r = await mint({ scopes: ['sessions:create'], user_id: 'user_b', session_id: theirs.id });

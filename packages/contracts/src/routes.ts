@@ -1050,3 +1050,31 @@ export const ROUTES = defineRoutes({
 });
 
 export type RouteName = keyof typeof ROUTES;
+
+/**
+ * The routes a key bound to one end user (`POST /v1/keys` with `user_id`) may
+ * call: the catalog, opening and using its user's sessions, and MCP. Every
+ * other route shows or changes the whole project (logs, approvals, policy,
+ * usage, webhooks, the project's connections…) and answers it 403.
+ */
+export const USER_KEY_ROUTES: ReadonlySet<string> = new Set<RouteName>([
+  'searchTools',
+  'listProviders',
+  'listServers',
+  'listServerTools',
+  'getCatalogStatus',
+  'createSession',
+  'getSession',
+  'closeSession',
+  'executeTool',
+  'proxyExecute',
+  'createMock',
+  'listMocks',
+  'routeOperation',
+  'mcpProject',
+  'mcpSession',
+  'mcpProjectStream',
+  'mcpProjectEnd',
+  'mcpSessionStream',
+  'mcpSessionEnd',
+]);

@@ -1,4 +1,4 @@
-import { AppError, zodIssues, type RouteDef, type Scope } from '@rota/contracts';
+import { AppError, USER_KEY_ROUTES, zodIssues, type RouteDef, type Scope } from '@rota/contracts';
 import { requestContext } from '@rota/service-kit';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { ApiKeyService } from '../auth/api-key.service';
@@ -56,6 +56,9 @@ export function installPipeline(fastify: FastifyInstance, keys: ApiKeyService, f
       if (principal.kind === 'project' && principal.sessionId !== undefined) {
         const refusal = sessionBindingRefusal(config?.rota, req.params, principal.sessionId);
         if (refusal) return done(refusal);
+      }
+      if (principal.kind === 'project' && principal.userId !== undefined && !(config?.rota && USER_KEY_ROUTES.has(config.rota.operationId))) {
+        return done(new AppError('forbidden', 'This key is bound to one end user: it may not call a route that shows or changes the whole project.'));
       }
       req.principal = principal;
       const tenant =
