@@ -198,6 +198,13 @@ describe('short-lived keys (POST /v1/keys)', () => {
         expect((await api('POST', `/v1/sessions/${id}/execute`, k, { tool: 'codespar_get_started' })).status).toBe(404);
         expect((await api('DELETE', `/v1/sessions/${id}`, k)).status).toBe(404);
       }
+      // Another user's stored answer is not replayed to it under the same Idempotency-Key either.
+      const idem = { 'idempotency-key': 'order-42' };
+      const first = await api('POST', `/v1/sessions/${theirs.id}/execute`, parent.key, { tool: 'codespar_get_started' }, idem);
+      expect(first.status).toBe(200);
+      const replay = await api('POST', `/v1/sessions/${theirs.id}/execute`, k, { tool: 'codespar_get_started' }, idem);
+      expect(replay.status).toBe(404);
+      expect(replay.headers.get('idempotent-replayed')).toBeNull();
       // Still open: the refused close changed nothing.
       expect((await api('GET', `/v1/sessions/${theirs.id}`, parent.key)).json.status).toBe('active');
       expect((await api('POST', `/v1/sessions/${own.id}/execute`, k, { tool: 'codespar_get_started' })).status).toBe(200);

@@ -159,6 +159,8 @@ export class ExecuteService {
   async execute(cmd: ExecuteCommand): Promise<ExecuteReply> {
     const tenant = currentTenant();
     const key: KeyRef | null = cmd.idempotency_key ? { tenant, key: cmd.idempotency_key } : null;
+    // A key bound to one end user never gets a stored answer of another user's session: its session is checked before the claim.
+    if (key && tenant.user_id !== undefined && cmd.session_id !== null) await this.sessions.find(tenant, cmd.session_id);
     if (key) {
       const decision = await claimKey(this.idempotency, key, requestHash(cmd));
       if (!decision.run) return { result: decision.response as ExecuteResult, replayed: true };
