@@ -860,7 +860,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange a key for a dashboard cookie
-         * @description Checks the key and answers 204 with `Set-Cookie: rota_dashboard=…; HttpOnly; SameSite=Strict; Path=/dashboard`, valid `ROTA_DASHBOARD_SESSION_S` seconds (15 minutes). The key itself never travels in a URL and is not kept by the browser; a revoked key’s cookie stops working at once.
+         * @description Checks the key and answers 204 with `Set-Cookie: rota_dashboard=…; HttpOnly; SameSite=Strict; Path=/dashboard`, valid `ROTA_DASHBOARD_SESSION_S` seconds (15 minutes), or until a short-lived key expires if that comes first. The key itself never travels in a URL and is not kept by the browser; a revoked or expired key’s cookie stops working at once. A key bound to one session or one end user gets 403: the dashboards show the whole project.
          */
         post: operations["createDashboardSession"];
         delete?: never;
@@ -7561,6 +7561,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description The body is larger than the route accepts. Codes: `payload_too_large`. */
