@@ -66,10 +66,10 @@ export class ApiKeyService {
     if (this.config.ROTA_AUTH_CACHE_MS > 0) {
       if (this.cache.size >= MAX_CACHE) this.cache.clear();
       // A short-lived key is never trusted past its expiry, not even from the cache.
-      const expires = Math.min(Date.now() + this.config.ROTA_AUTH_CACHE_MS, principal?.kind === 'project' ? (principal.expiresAt ?? Infinity) : Infinity);
+      const expires = Math.min(Date.now() + this.config.ROTA_AUTH_CACHE_MS, principal?.expiresAt ?? Infinity);
       this.cache.set(key, { principal, expires });
     }
-    if (principal?.kind === 'project' && principal.expiresAt !== undefined && principal.expiresAt <= Date.now()) return null;
+    if (principal?.expiresAt !== undefined && principal.expiresAt <= Date.now()) return null;
     return principal;
   }
 
@@ -79,7 +79,9 @@ export class ApiKeyService {
       if (!found) return null;
       const scopes = found.scopes as Scope[];
       // A key without a project is the deployment's operator key.
-      if (found.projectId === null || found.orgId === null || found.environment === null) return { kind: 'operator', keyId: found.id, scopes };
+      if (found.projectId === null || found.orgId === null || found.environment === null) {
+        return { kind: 'operator', keyId: found.id, scopes, ...(found.expiresAt ? { expiresAt: found.expiresAt.getTime() } : {}) };
+      }
       const principal: ProjectPrincipal = {
         kind: 'project',
         keyId: found.id,

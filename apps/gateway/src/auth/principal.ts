@@ -27,6 +27,8 @@ export interface OperatorPrincipal {
   kind: 'operator';
   keyId: string;
   scopes: Scope[];
+  /** When the key stops working (ms since the epoch); absent for a key without an expiry. */
+  expiresAt?: number;
 }
 
 /** Who is calling: the key's tenant and what it may do, or the deployment's operator. */

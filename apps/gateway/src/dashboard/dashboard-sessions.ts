@@ -47,7 +47,7 @@ export class DashboardSessions {
     }
     const token = randomBytes(32).toString('base64url');
     // A short-lived key's cookie ends with the key.
-    const untilExpiry = principal.kind === 'project' && principal.expiresAt !== undefined ? Math.ceil((principal.expiresAt - Date.now()) / 1000) : Infinity;
+    const untilExpiry = principal.expiresAt !== undefined ? Math.ceil((principal.expiresAt - Date.now()) / 1000) : Infinity;
     const ttl = Math.max(1, Math.min(this.config.ROTA_DASHBOARD_SESSION_S, untilExpiry));
     await this.redis.set(this.redisKey(token), JSON.stringify(principal), 'EX', ttl);
     return `${DASHBOARD_COOKIE}=${token}; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=${ttl}${this.config.ROTA_DASHBOARD_SECURE_COOKIE ? '; Secure' : ''}`;
