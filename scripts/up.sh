@@ -46,7 +46,7 @@ if ! curl -fsS "$url/health/ready" >/dev/null 2>&1; then
   exit 1
 fi
 
-key="$(node packages/cli/dist/main.js keys create --scopes servers:read,sessions:create,tools:execute,connections:write,catalog:write --name quickstart)"
+key="$(node packages/cli/dist/main.js keys create --scopes servers:read,sessions:create,tools:execute,connections:write,catalog:write,keys:write --name quickstart)"
 echo
 echo "Rota is up."
 echo "  gateway:     $url"

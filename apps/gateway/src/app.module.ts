@@ -3,6 +3,7 @@ import { ApiKeyRepository, createPrisma, type PrismaClient } from '@rota/db';
 import { InfraModule, PRISMA } from '@rota/service-kit';
 import { ApiKeyService } from './auth/api-key.service';
 import { AuthFailureLimiter } from './auth/auth-failures';
+import { KeysController } from './auth/keys.controller';
 import { CatalogController } from './catalog/catalog.controller';
 import { HttpPipeline } from './http/http-pipeline';
 import type { GatewayConfig } from './config';
@@ -53,6 +54,7 @@ export class GatewayModule {
         SessionsController,
         MocksController,
         ConnectionsController,
+        KeysController,
         OAuthCallbackController,
         McpController,
         RouteController,

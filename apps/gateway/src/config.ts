@@ -26,6 +26,8 @@ export const GatewayConfig = BaseConfig.extend({
    */
   ROTA_AUTH_FAIL_LIMIT: z.coerce.number().int().min(0).default(30),
   ROTA_AUTH_FAIL_WINDOW_S: z.coerce.number().int().positive().default(60),
+  /** Short-lived keys one key may mint per minute (`POST /v1/keys`), counted in Redis across replicas; 0 turns the limit off. */
+  ROTA_KEYS_MINT_PER_MIN: z.coerce.number().int().min(0).default(60),
   /**
    * How long a gateway replica trusts the rate limits it read for a project
    * (ms); a `PUT /v1/rate-limits` reaches every replica within this.

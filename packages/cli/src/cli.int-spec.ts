@@ -96,16 +96,34 @@ describe('rota CLI', () => {
     const listed = await rota(db, 'keys', 'list', '--project', 'proj_dev');
     expect(listed.code).toBe(0);
     const lines = listed.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+PREFIX\s+ENVIRONMENT\s+SCOPES\s+CREATED\s+REVOKED$/);
+    expect(lines[0]).toMatch(/^ID\s+PREFIX\s+ENVIRONMENT\s+SCOPES\s+CREATED\s+REVOKED\s+EXPIRES$/);
     const line = lines.find((l) => l.startsWith(id));
-    expect(line).toMatch(new RegExp(`^${id}\\s+${key.slice(0, 12)}\\s+live\\s+sessions:create\\s+\\S+Z\\s+-$`));
+    expect(line).toMatch(new RegExp(`^${id}\\s+${key.slice(0, 12)}\\s+live\\s+sessions:create\\s+\\S+Z\\s+-\\s+-$`));
     expect(listed.stdout).not.toContain(key);
 
     const revoked = await rota(db, 'keys', 'revoke', id);
     expect(revoked).toEqual({ code: 0, stdout: `revoked ${id}\n`, stderr: '' });
     await expect(new ApiKeyRepository(db.prisma).findActiveByKey(key)).resolves.toBeNull();
     const after = await rota(db, 'keys', 'list');
-    expect(after.stdout.split('\n').find((l) => l.startsWith(id))).not.toMatch(/\s-$/);
+    expect(after.stdout.split('\n').find((l) => l.startsWith(id))).not.toMatch(/\s-\s+-$/);
+  });
+
+  it('keys create --ttl makes a key that expires, and refuses a lifetime it cannot read or over 30 days', async () => {
+    const before = Date.now();
+    const res = await rota(db, 'keys', 'create', '--scopes', 'servers:read,keys:write', '--ttl', '15m', '--json');
+    expect(res).toMatchObject({ code: 0, stderr: '' });
+    const k = JSON.parse(res.stdout);
+    const ttl = Date.parse(k.expires_at) - before;
+    expect(ttl).toBeGreaterThan(14 * 60_000);
+    expect(ttl).toBeLessThanOrEqual(15 * 60_000 + 5_000);
+    await expect(new ApiKeyRepository(db.prisma).findActiveByKey(k.key)).resolves.toMatchObject({ id: k.id, expiresAt: new Date(k.expires_at) });
+    const listed = await rota(db, 'keys', 'list', '--project', 'proj_dev');
+    expect(listed.stdout.split('\n').find((l) => l.startsWith(k.id))).toMatch(/\s\d{4}-\S+Z$/);
+    for (const ttlArg of ['31d', '0', 'soon', '1w']) {
+      const bad = await rota(db, 'keys', 'create', '--scopes', 'servers:read', '--ttl', ttlArg);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toMatch(/^error: --ttl /);
+    }
   });
 
   it('keys revoke of an unknown id fails cleanly', async () => {
@@ -138,6 +156,7 @@ describe('rota CLI', () => {
       environment: 'test',
       operator: false,
       scopes: ['servers:read'],
+      expires_at: null,
     });
     await expect(new ApiKeyRepository(db.prisma).findActiveByKey(k.key)).resolves.toMatchObject({ id: k.id });
     const operator = JSON.parse((await rota(db, 'keys', 'create', '--operator', '--json')).stdout);
@@ -146,7 +165,9 @@ describe('rota CLI', () => {
     const listed = await rota(db, 'keys', 'list', '--project', p.id, '--json');
     expect(listed).toMatchObject({ code: 0, stderr: '' });
     const { key: secret, ...summary } = k;
-    expect(JSON.parse(listed.stdout)).toEqual({ keys: [{ ...summary, created_at: expect.any(String), last_used_at: null, revoked_at: null }] });
+    expect(JSON.parse(listed.stdout)).toEqual({
+      keys: [{ ...summary, created_at: expect.any(String), last_used_at: null, revoked_at: null, parent_id: null, session_id: null, user_id: null }],
+    });
     expect(listed.stdout).not.toContain(secret);
 
     const revoked = await rota(db, 'keys', 'revoke', k.id, '--json');

@@ -1,4 +1,4 @@
-import { withProgress, type CliIo } from './io';
+import { CliError, parseTtl, withProgress, type CliIo } from './io';
 
 function capture(isTTY: boolean) {
   const err: string[] = [];
@@ -25,5 +25,21 @@ describe('withProgress', () => {
     const { io, err } = capture(false);
     await expect(withProgress(io, 'importing', Promise.resolve('ok'))).resolves.toBe('ok');
     expect(err).toEqual([]);
+  });
+});
+
+describe('parseTtl', () => {
+  it('reads seconds, minutes, hours and days, up to the maximum', () => {
+    expect(parseTtl('90', 3600)).toBe(90);
+    expect(parseTtl('90s', 3600)).toBe(90);
+    expect(parseTtl('15m', 3600)).toBe(900);
+    expect(parseTtl(' 1h ', 3600)).toBe(3600);
+    expect(parseTtl('30d', 30 * 86_400)).toBe(30 * 86_400);
+  });
+
+  it('refuses anything else with a CliError naming --ttl', () => {
+    for (const bad of ['', 'soon', '1w', '1.5h', '-1h', '0', '0s', '2h']) expect(() => parseTtl(bad, 3600)).toThrow(CliError);
+    expect(() => parseTtl('soon', 3600)).toThrow(/^--ttl takes a number of seconds/);
+    expect(() => parseTtl('2h', 3600)).toThrow(/^--ttl must be between 1 s and/);
   });
 });

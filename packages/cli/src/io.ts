@@ -98,3 +98,17 @@ export async function withProgress<T>(io: CliIo, label: string, work: Promise<T>
     io.stderr(`\r${' '.repeat(label.length + 12)}\r`);
   }
 }
+
+const TTL_UNITS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
+
+/**
+ * A lifetime such as `90s`, `15m`, `1h` or `30d` (a bare number is seconds),
+ * in seconds; `CliError` for anything else, zero, or more than `maxS`.
+ */
+export function parseTtl(raw: string, maxS: number): number {
+  const m = /^\s*(\d{1,9})\s*([smhd]?)\s*$/.exec(raw);
+  if (!m) throw new CliError(`--ttl takes a number of seconds or a lifetime such as 90s, 15m, 1h or 30d (not "${raw}")`);
+  const seconds = Number(m[1]) * TTL_UNITS[(m[2] || 's') as keyof typeof TTL_UNITS];
+  if (seconds < 1 || seconds > maxS) throw new CliError(`--ttl must be between 1 s and ${maxS / 86_400} days`);
+  return seconds;
+}

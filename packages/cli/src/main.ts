@@ -11,7 +11,7 @@
  * All logic sits in `run(argv, io)` so tests drive it in-process; the bottom
  * of this file wires it to the real process when run as a binary.
  */
-import { ENVIRONMENTS, OPERATOR_SCOPES, SCOPES, type Environment, type Scope } from '@rota/contracts';
+import { ENVIRONMENTS, KEY_MAX_TTL_SECONDS, OPERATOR_SCOPES, SCOPES, type Environment, type Scope } from '@rota/contracts';
 import {
   ApiKeyRepository,
   DEFAULT_DATABASE_URL,
@@ -33,7 +33,7 @@ import { registerOperationsCommands } from './operations';
 import { registerCatalogCommands } from './catalog';
 import { registerConnectionCommands } from './connections';
 import { EXIT } from './http';
-import { CliError, formatTable, processIo, type CliIo } from './io';
+import { CliError, formatTable, parseTtl, processIo, type CliIo } from './io';
 import { printJson, reportFailure, reportUnexpected, rootCommand } from './program';
 
 /** Splits `a, b,c` and checks every name against the known scopes. */
@@ -72,13 +72,25 @@ function keyJson(k: ApiKeySummary) {
     created_at: k.createdAt.toISOString(),
     last_used_at: k.lastUsedAt?.toISOString() ?? null,
     revoked_at: k.revokedAt?.toISOString() ?? null,
+    expires_at: k.expiresAt?.toISOString() ?? null,
+    parent_id: k.parentId,
+    session_id: k.sessionId,
+    user_id: k.userId,
   };
 }
 
 function keysTable(keys: ApiKeySummary[]): string {
   return formatTable(
-    ['ID', 'PREFIX', 'ENVIRONMENT', 'SCOPES', 'CREATED', 'REVOKED'],
-    keys.map((k) => [k.id, k.prefix, k.environment ?? 'operator', k.scopes.join(','), formatDate(k.createdAt), formatDate(k.revokedAt)]),
+    ['ID', 'PREFIX', 'ENVIRONMENT', 'SCOPES', 'CREATED', 'REVOKED', 'EXPIRES'],
+    keys.map((k) => [
+      k.id,
+      k.prefix,
+      k.environment ?? 'operator',
+      k.scopes.join(','),
+      formatDate(k.createdAt),
+      formatDate(k.revokedAt),
+      formatDate(k.expiresAt),
+    ]),
   );
 }
 
@@ -124,9 +136,11 @@ function buildProgram(io: CliIo, db: () => PrismaClient, exit: ExitCodeSink): Co
     .option('--project <id>', `project id (default ${DEV_PROJECT_ID})`)
     .option('--operator', 'a key of the deployment rather than of a project: the only kind that may carry the admin scope')
     .option('--name <name>', 'label shown in listings')
+    .option('--ttl <lifetime>', 'the key expires after this long (90s, 15m, 1h, 30d; at most 30d) and answers 401 from then on; default: never')
     .option('--json', 'print the key and its details as JSON (the key is still shown only this once)')
-    .action(async (opts: { scopes?: string; environment?: Environment; project?: string; operator?: boolean; name?: string; json?: boolean }) => {
+    .action(async (opts: { scopes?: string; environment?: Environment; project?: string; operator?: boolean; name?: string; ttl?: string; json?: boolean }) => {
       const repo = new ApiKeyRepository(db());
+      const expiresAt = opts.ttl === undefined ? null : new Date(Date.now() + parseTtl(opts.ttl, KEY_MAX_TTL_SECONDS) * 1000);
       let created: Awaited<ReturnType<ApiKeyRepository['create']>>;
       if (opts.operator) {
         if (opts.project !== undefined || opts.environment !== undefined)
@@ -134,13 +148,13 @@ function buildProgram(io: CliIo, db: () => PrismaClient, exit: ExitCodeSink): Co
         const scopes = opts.scopes === undefined ? [...OPERATOR_SCOPES] : parseScopes(opts.scopes);
         const problem = scopeProblem(scopes, true);
         if (problem) throw new CliError(problem);
-        created = await repo.create({ operator: true, scopes, name: opts.name });
+        created = await repo.create({ operator: true, scopes, name: opts.name, expiresAt });
       } else {
         if (opts.scopes === undefined) throw new CliError("required option '--scopes <list>' not specified");
         const scopes = parseScopes(opts.scopes);
         const problem = scopeProblem(scopes, false);
         if (problem) throw new CliError(problem);
-        created = await repo.create({ projectId: opts.project ?? DEV_PROJECT_ID, environment: opts.environment ?? 'live', scopes, name: opts.name });
+        created = await repo.create({ projectId: opts.project ?? DEV_PROJECT_ID, environment: opts.environment ?? 'live', scopes, name: opts.name, expiresAt });
       }
       if (!opts.json) return io.stdout(`${created.key}\n`);
       printJson(io, {
@@ -152,6 +166,7 @@ function buildProgram(io: CliIo, db: () => PrismaClient, exit: ExitCodeSink): Co
         environment: created.environment,
         operator: created.projectId === null,
         scopes: created.scopes,
+        expires_at: created.expiresAt?.toISOString() ?? null,
       });
     });
 

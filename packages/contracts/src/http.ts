@@ -47,6 +47,7 @@ export const ROUTE_TAGS = {
   tools: 'Path A: the 15 published meta-tools and their ranking for a sentence.',
   catalog: 'The provider catalog: providers, their tools, embedding status and imports.',
   connections: 'Provider credentials of a project and environment, sealed at rest.',
+  keys: 'Short-lived child keys, minted by a key that carries `keys:write`.',
   sessions: 'Sessions, execute and the MCP endpoints.',
   router: 'Path C: the provider rail for an operation, and router telemetry.',
   governance: 'Policy rules, approvals, rate limits and usage of a project and environment.',

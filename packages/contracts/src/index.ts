@@ -10,6 +10,7 @@ export * from './discover';
 export * from './sessions';
 export * from './mocks';
 export * from './connections';
+export * from './keys';
 export * from './connect';
 export * from './execute';
 export * from './path-c';

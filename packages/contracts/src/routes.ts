@@ -10,6 +10,7 @@ import {
   ServerToolsQuery,
 } from './catalog';
 import { ConnectionCreateRequest, ConnectionDeleted, ConnectionList, ConnectionView } from './connections';
+import { KeyCreated, KeyCreateRequest } from './keys';
 import { OAuthCallbackQuery, OAuthCallbackView } from './connect';
 import { ExecuteQuery, ExecuteRequest, ExecuteResult, IDEMPOTENCY_KEY } from './execute';
 import { ProxyRequest, ProxyResult } from './proxy';
@@ -462,6 +463,22 @@ export const ROUTES = defineRoutes({
     },
     errors: ['oauth_state_invalid', 'oauth_authorization_failed', 'oauth_exchange_failed'],
     hop: 'acts',
+  },
+  createKey: {
+    operationId: 'createKey',
+    method: 'post',
+    path: '/v1/keys',
+    summary: 'Mint a short-lived key',
+    description:
+      'A child of the calling key in its project and environment, with at most its scopes (never `keys:write`), expiring after `expires_in` seconds (default 1 h, at most 30 days, never after the calling key) and answering 401 from then on. With `session_id` it reaches only that session’s routes (another session is 404 `session_not_found`, any other route 403); with `user_id` it opens sessions only for that end user and sees only their sessions. Revoking the calling key revokes it. Operator keys get 403. Limited per calling key (429 `rate_limited` with `Retry-After`).',
+    tag: 'keys',
+    scope: 'keys:write',
+    body: KeyCreateRequest,
+    bodyLimit: 4096,
+    success: 201,
+    responses: { 201: json('The key (shown once) and its details.', KeyCreated) },
+    errors: ['session_not_found', 'rate_limited'],
+    hop: 'reads',
   },
   createSession: {
     operationId: 'createSession',
@@ -933,13 +950,13 @@ export const ROUTES = defineRoutes({
     path: '/dashboard/session',
     summary: 'Exchange a key for a dashboard cookie',
     description:
-      'Checks the key and answers 204 with `Set-Cookie: rota_dashboard=…; HttpOnly; SameSite=Strict; Path=/dashboard`, valid `ROTA_DASHBOARD_SESSION_S` seconds (15 minutes). The key itself never travels in a URL and is not kept by the browser; a revoked key’s cookie stops working at once.',
+      'Checks the key and answers 204 with `Set-Cookie: rota_dashboard=…; HttpOnly; SameSite=Strict; Path=/dashboard`, valid `ROTA_DASHBOARD_SESSION_S` seconds (15 minutes), or until a short-lived key expires if that comes first. The key itself never travels in a URL and is not kept by the browser; a revoked or expired key’s cookie stops working at once. A key bound to one session or one end user gets 403: the dashboards show the whole project.',
     tag: 'dashboards',
     scope: null,
     body: DashboardSessionRequest,
     success: 204,
     responses: { 204: { description: 'The cookie is set.', headers: { 'set-cookie': 'The dashboard cookie.' } } },
-    errors: ['unauthorized', 'rate_limited'],
+    errors: ['unauthorized', 'forbidden', 'rate_limited'],
     hop: 'none',
   },
   getDashboardData: {
@@ -1033,3 +1050,31 @@ export const ROUTES = defineRoutes({
 });
 
 export type RouteName = keyof typeof ROUTES;
+
+/**
+ * The routes a key bound to one end user (`POST /v1/keys` with `user_id`) may
+ * call: the catalog, opening and using its user's sessions, and MCP. Every
+ * other route shows or changes the whole project (logs, approvals, policy,
+ * usage, webhooks, the project's connections…) and answers it 403.
+ */
+export const USER_KEY_ROUTES: ReadonlySet<string> = new Set<RouteName>([
+  'searchTools',
+  'listProviders',
+  'listServers',
+  'listServerTools',
+  'getCatalogStatus',
+  'createSession',
+  'getSession',
+  'closeSession',
+  'executeTool',
+  'proxyExecute',
+  'createMock',
+  'listMocks',
+  'routeOperation',
+  'mcpProject',
+  'mcpSession',
+  'mcpProjectStream',
+  'mcpProjectEnd',
+  'mcpSessionStream',
+  'mcpSessionEnd',
+]);

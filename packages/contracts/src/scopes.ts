@@ -6,7 +6,9 @@
  * `approvals:write` decides approvals (never for a call the same key made);
  * `logs:read` reads the project's call logs and follows their live stream;
  * `webhooks:write` manages webhook subscriptions, their deliveries and replays
- * (an operator key's subscriptions receive deployment-wide events).
+ * (an operator key's subscriptions receive deployment-wide events);
+ * `keys:write` mints short-lived child keys of the caller's project and
+ * environment (`POST /v1/keys`); a child key never carries it.
  */
 export const SCOPES = [
   'servers:read',
@@ -18,6 +20,7 @@ export const SCOPES = [
   'approvals:write',
   'logs:read',
   'webhooks:write',
+  'keys:write',
   'admin',
 ] as const;
 export type Scope = (typeof SCOPES)[number];

@@ -16,6 +16,12 @@ export const Tenant = z
     org_id: z.string().min(1),
     project_id: z.string().min(1),
     environment: Environment,
+    /**
+     * Set when the key is bound to one end user (`POST /v1/keys` with
+     * `user_id`): sessions open only for this user, and only their sessions
+     * and connections are visible.
+     */
+    user_id: z.string().min(1).max(256).optional(),
   })
   .strict();
 export type Tenant = z.infer<typeof Tenant>;

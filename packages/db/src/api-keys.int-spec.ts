@@ -26,6 +26,7 @@ describe('ApiKeyRepository', () => {
       scopes: ['servers:read', 'tools:execute'],
       environment: 'live',
       projectId: 'proj_dev',
+      expiresAt: null,
     });
   });
 
@@ -88,7 +89,21 @@ describe('ApiKeyRepository', () => {
     expect(mine.map((k) => k.id)).not.toContain(other.id);
     expect(mine.length).toBe(all.length - 1);
     for (const k of all) {
-      expect(Object.keys(k).sort()).toEqual(['createdAt', 'environment', 'id', 'lastUsedAt', 'name', 'prefix', 'projectId', 'revokedAt', 'scopes']);
+      expect(Object.keys(k).sort()).toEqual([
+        'createdAt',
+        'environment',
+        'expiresAt',
+        'id',
+        'lastUsedAt',
+        'name',
+        'parentId',
+        'prefix',
+        'projectId',
+        'revokedAt',
+        'scopes',
+        'sessionId',
+        'userId',
+      ]);
     }
     await expect(repo.list('proj_none')).resolves.toEqual([]);
   });
@@ -102,6 +117,76 @@ describe('ApiKeyRepository', () => {
     expect(again.revokedAt).toEqual(first.revokedAt);
     const listed = (await repo.list('proj_dev')).find((k) => k.id === created.id);
     expect(listed?.revokedAt).toEqual(first.revokedAt);
+  });
+
+  describe('child keys', () => {
+    it('mints a child in the parent’s project and environment, with its binding, capped at the parent’s expiry', async () => {
+      const parentExpiry = new Date(Date.now() + 120_000);
+      const parent = await repo.create({ projectId: 'proj_dev', environment: 'test', scopes: ['servers:read', 'keys:write'], expiresAt: parentExpiry });
+      const child = await repo.createChild({
+        parentId: parent.id,
+        scopes: ['servers:read'],
+        expiresInS: 3600,
+        userId: 'user_1',
+        sessionId: 'ses_1',
+        name: 'c',
+      });
+      expect(child).toMatchObject({ projectId: 'proj_dev', environment: 'test', parentId: parent.id, userId: 'user_1', sessionId: 'ses_1', name: 'c' });
+      expect(child!.key).toMatch(/^csk_test_/);
+      expect(child!.expiresAt.toISOString()).toBe(parentExpiry.toISOString());
+      await expect(repo.findActiveByKey(child!.key)).resolves.toEqual({
+        id: child!.id,
+        projectId: 'proj_dev',
+        orgId: 'org_dev',
+        environment: 'test',
+        scopes: ['servers:read'],
+        expiresAt: parentExpiry,
+        sessionId: 'ses_1',
+        userId: 'user_1',
+        parentId: parent.id,
+      });
+      const short = await repo.createChild({ parentId: parent.id, scopes: ['servers:read'], expiresInS: 60 });
+      const ttl = short!.expiresAt.getTime() - short!.createdAt.getTime();
+      expect(ttl).toBeGreaterThanOrEqual(59_000);
+      expect(ttl).toBeLessThanOrEqual(61_000);
+    });
+
+    it('mints nothing past the parent’s scopes, for a child, an operator key, or a revoked or expired parent', async () => {
+      const parent = await repo.create({ projectId: 'proj_dev', environment: 'live', scopes: ['servers:read', 'keys:write'] });
+      await expect(repo.createChild({ parentId: parent.id, scopes: ['tools:execute'], expiresInS: 60 })).resolves.toBeNull();
+      await expect(repo.createChild({ parentId: parent.id, scopes: ['keys:write'], expiresInS: 60 })).rejects.toMatchObject({ code: 'forbidden' });
+      const child = await repo.createChild({ parentId: parent.id, scopes: ['servers:read'], expiresInS: 60 });
+      await expect(repo.createChild({ parentId: child!.id, scopes: ['servers:read'], expiresInS: 60 })).resolves.toBeNull();
+      const op = await repo.create({ operator: true, scopes: ['admin', 'servers:read'] });
+      await expect(repo.createChild({ parentId: op.id, scopes: ['servers:read'], expiresInS: 60 })).resolves.toBeNull();
+      await db.prisma.apiKey.delete({ where: { id: op.id } });
+      const lapsed = await repo.create({ projectId: 'proj_dev', environment: 'live', scopes: ['servers:read', 'keys:write'] });
+      await db.prisma.apiKey.update({ where: { id: lapsed.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+      await expect(repo.createChild({ parentId: lapsed.id, scopes: ['servers:read'], expiresInS: 60 })).resolves.toBeNull();
+      await repo.revoke(parent.id);
+      await expect(repo.createChild({ parentId: parent.id, scopes: ['servers:read'], expiresInS: 60 })).resolves.toBeNull();
+    });
+
+    it('an expired key, or a child of a revoked or expired parent, is not found; revoking stamps the children', async () => {
+      const parent = await repo.create({ projectId: 'proj_dev', environment: 'live', scopes: ['servers:read', 'keys:write'] });
+      const a = await repo.createChild({ parentId: parent.id, scopes: ['servers:read'], expiresInS: 600 });
+      const b = await repo.createChild({ parentId: parent.id, scopes: ['servers:read'], expiresInS: 600 });
+      await db.prisma.apiKey.update({ where: { id: b!.id }, data: { expiresAt: new Date(Date.now() - 1) } });
+      await expect(repo.findActiveByKey(a!.key)).resolves.toMatchObject({ id: a!.id });
+      await expect(repo.findActiveByKey(b!.key)).resolves.toBeNull();
+      // A parent that lapses takes its children with it, whatever their own expiry says.
+      await db.prisma.apiKey.update({ where: { id: parent.id }, data: { expiresAt: new Date(Date.now() - 1) } });
+      await expect(repo.findActiveByKey(a!.key)).resolves.toBeNull();
+      await db.prisma.apiKey.update({ where: { id: parent.id }, data: { expiresAt: null } });
+      await expect(repo.findActiveByKey(a!.key)).resolves.toMatchObject({ id: a!.id });
+      // Even a child row left unstamped is refused once the parent is revoked.
+      await db.prisma.apiKey.update({ where: { id: parent.id }, data: { revokedAt: new Date() } });
+      await expect(repo.findActiveByKey(a!.key)).resolves.toBeNull();
+      await db.prisma.apiKey.update({ where: { id: parent.id }, data: { revokedAt: null } });
+      const revoked = await repo.revoke(parent.id);
+      const rows = await db.prisma.apiKey.findMany({ where: { parentId: parent.id } });
+      expect(rows.map((r) => r.revokedAt?.getTime())).toEqual([revoked.revokedAt!.getTime(), revoked.revokedAt!.getTime()]);
+    });
   });
 
   it('reports an unknown id on revoke as not_found', async () => {

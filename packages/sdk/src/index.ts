@@ -355,6 +355,10 @@ export type RouteRequest = paths['/v1/meta-tools/discover']['post']['requestBody
 export type RouteResponse = paths['/v1/meta-tools/discover']['post']['responses'][200]['content']['application/json'];
 /** `POST /v1/sessions` answer. */
 export type SessionCreated = paths['/v1/sessions']['post']['responses'][201]['content']['application/json'];
+/** `POST /v1/keys` body: scopes, and optionally `expires_in` (seconds, default 3600), `session_id`, `user_id`, `name`. */
+export type KeyCreateRequest = Omit<paths['/v1/keys']['post']['requestBody']['content']['application/json'], 'expires_in'> & { expires_in?: number };
+/** `POST /v1/keys` answer: the key (shown once) and its details. */
+export type KeyCreated = paths['/v1/keys']['post']['responses'][201]['content']['application/json'];
 /** `GET /v1/sessions/{id}` answer. */
 export type SessionView = paths['/v1/sessions/{id}']['get']['responses'][200]['content']['application/json'];
 /** A mock of a test session (`POST /v1/sessions/{id}/mocks` answer). */
@@ -738,6 +742,17 @@ export class Rota {
     /** `GET /v1/meta-tools.json`: the published definitions. Throws `RotaError`. */
     list(): Promise<MetaToolsDocument>;
   };
+  /** Short-lived keys. */
+  readonly keys: {
+    /**
+     * `POST /v1/keys`: mints a child of this client's key (which needs
+     * `keys:write`) in its project and environment, with at most its scopes,
+     * expiring after `expires_in` seconds (default 3600, at most 30 days),
+     * optionally bound to one session (`session_id`) or one end user
+     * (`user_id`). The answer's `key` is shown only once. Throws `RotaError`.
+     */
+    create(body: KeyCreateRequest): Promise<KeyCreated>;
+  };
   /** Sessions: open, read and close. */
   readonly sessions: {
     /** `POST /v1/sessions`: opens a session for an end user over 1 to 20 providers. Throws `RotaError`. */
@@ -794,6 +809,7 @@ export class Rota {
       discover: (body) => t.json('POST', '/v1/meta-tools/discover', body),
       list: () => t.json('GET', '/v1/meta-tools.json'),
     };
+    this.keys = { create: (body) => t.json('POST', '/v1/keys', body) };
     this.sessions = {
       create: async (userId, o) => {
         const body: Record<string, unknown> = { servers: o.servers };

@@ -3,7 +3,7 @@ import { API_KEY_PATTERN, AppError, type Scope } from '@rota/contracts';
 import { ApiKeyRepository } from '@rota/db';
 import { CONFIG } from '@rota/service-kit';
 import type { GatewayConfig } from '../config';
-import type { Principal } from './principal';
+import type { Principal, ProjectPrincipal } from './principal';
 
 interface CacheEntry {
   principal: Principal | null;
@@ -65,8 +65,11 @@ export class ApiKeyService {
     const principal = await pending;
     if (this.config.ROTA_AUTH_CACHE_MS > 0) {
       if (this.cache.size >= MAX_CACHE) this.cache.clear();
-      this.cache.set(key, { principal, expires: Date.now() + this.config.ROTA_AUTH_CACHE_MS });
+      // A short-lived key is never trusted past its expiry, not even from the cache.
+      const expires = Math.min(Date.now() + this.config.ROTA_AUTH_CACHE_MS, principal?.expiresAt ?? Infinity);
+      this.cache.set(key, { principal, expires });
     }
+    if (principal?.expiresAt !== undefined && principal.expiresAt <= Date.now()) return null;
     return principal;
   }
 
@@ -76,8 +79,22 @@ export class ApiKeyService {
       if (!found) return null;
       const scopes = found.scopes as Scope[];
       // A key without a project is the deployment's operator key.
-      if (found.projectId === null || found.orgId === null || found.environment === null) return { kind: 'operator', keyId: found.id, scopes };
-      return { kind: 'project', keyId: found.id, orgId: found.orgId, projectId: found.projectId, environment: found.environment, scopes };
+      if (found.projectId === null || found.orgId === null || found.environment === null) {
+        return { kind: 'operator', keyId: found.id, scopes, ...(found.expiresAt ? { expiresAt: found.expiresAt.getTime() } : {}) };
+      }
+      const principal: ProjectPrincipal = {
+        kind: 'project',
+        keyId: found.id,
+        orgId: found.orgId,
+        projectId: found.projectId,
+        environment: found.environment,
+        scopes,
+      };
+      if (found.expiresAt) principal.expiresAt = found.expiresAt.getTime();
+      if (found.sessionId) principal.sessionId = found.sessionId;
+      if (found.userId) principal.userId = found.userId;
+      if (found.parentId) principal.parentId = found.parentId;
+      return principal;
     } catch {
       throw new AppError('unavailable', 'The credential store is unavailable.');
     }

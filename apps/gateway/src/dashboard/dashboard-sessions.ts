@@ -41,8 +41,14 @@ export class DashboardSessions {
       await this.failures.fail(address);
       throw new AppError('unauthorized', 'unauthorized');
     }
+    // The dashboards show the whole project: a key that may see one session or one user's share of it never opens them.
+    if (principal.kind === 'project' && (principal.sessionId !== undefined || principal.userId !== undefined)) {
+      throw new AppError('forbidden', 'This key is bound to one session or one end user; the dashboards need a key of the whole project.');
+    }
     const token = randomBytes(32).toString('base64url');
-    const ttl = this.config.ROTA_DASHBOARD_SESSION_S;
+    // A short-lived key's cookie ends with the key.
+    const untilExpiry = principal.expiresAt !== undefined ? Math.ceil((principal.expiresAt - Date.now()) / 1000) : Infinity;
+    const ttl = Math.max(1, Math.min(this.config.ROTA_DASHBOARD_SESSION_S, untilExpiry));
     await this.redis.set(this.redisKey(token), JSON.stringify(principal), 'EX', ttl);
     return `${DASHBOARD_COOKIE}=${token}; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=${ttl}${this.config.ROTA_DASHBOARD_SECURE_COOKIE ? '; Secure' : ''}`;
   }

@@ -8,7 +8,17 @@ export class DashboardRepository {
   constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
 
   async keyActive(keyId: string): Promise<boolean> {
-    const rows = await this.prisma.$queryRaw<unknown[]>(Prisma.sql`SELECT 1 FROM api_keys WHERE id = ${keyId} AND revoked_at IS NULL`);
+    // Active as the API's key lookup decides it: not revoked, not expired, and neither is the key that minted it.
+    const rows = await this.prisma.$queryRaw<unknown[]>(
+      Prisma.sql`
+        SELECT 1
+          FROM api_keys k
+          LEFT JOIN api_keys parent ON parent.id = k.parent_id
+         WHERE k.id = ${keyId}
+           AND k.revoked_at IS NULL
+           AND (k.expires_at IS NULL OR k.expires_at > now())
+           AND (k.parent_id IS NULL OR (parent.revoked_at IS NULL AND (parent.expires_at IS NULL OR parent.expires_at > now())))`,
+    );
     return rows.length > 0;
   }
 }

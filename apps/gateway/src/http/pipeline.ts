@@ -1,4 +1,4 @@
-import { AppError, zodIssues, type RouteDef, type Scope } from '@rota/contracts';
+import { AppError, USER_KEY_ROUTES, zodIssues, type RouteDef, type Scope } from '@rota/contracts';
 import { requestContext } from '@rota/service-kit';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { ApiKeyService } from '../auth/api-key.service';
@@ -53,9 +53,23 @@ export function installPipeline(fastify: FastifyInstance, keys: ApiKeyService, f
         return done(new AppError('forbidden', 'Operator keys act on the deployment, not on a project: use a project key for this route.'));
       }
       if (!principal.scopes.includes(scope)) return done(new AppError('forbidden', `API key does not have the '${scope}' scope.`));
+      if (principal.kind === 'project' && principal.sessionId !== undefined) {
+        const refusal = sessionBindingRefusal(config?.rota, req.params, principal.sessionId);
+        if (refusal) return done(refusal);
+      }
+      if (principal.kind === 'project' && principal.userId !== undefined && !(config?.rota && USER_KEY_ROUTES.has(config.rota.operationId))) {
+        return done(new AppError('forbidden', 'This key is bound to one end user: it may not call a route that shows or changes the whole project.'));
+      }
       req.principal = principal;
       const tenant =
-        principal.kind === 'project' ? { org_id: principal.orgId, project_id: principal.projectId, environment: principal.environment } : undefined;
+        principal.kind === 'project'
+          ? {
+              org_id: principal.orgId,
+              project_id: principal.projectId,
+              environment: principal.environment,
+              ...(principal.userId !== undefined ? { user_id: principal.userId } : {}),
+            }
+          : undefined;
       const store = requestContext.getStore();
       if (store) store.tenant = tenant;
       else requestContext.enterWith({ requestId: String(req.id), tenant });
@@ -110,6 +124,20 @@ export function installPipeline(fastify: FastifyInstance, keys: ApiKeyService, f
     }
     done();
   });
+}
+
+/**
+ * Why a session-bound key may not call this route, or null when it may: only
+ * the routes of one session (those whose path names a session) and only for
+ * its own session. Another session's id gets the very 404 an unknown session
+ * gets, so the key learns nothing about the project's other sessions.
+ */
+export function sessionBindingRefusal(def: RouteDef | undefined, params: unknown, sessionId: string): AppError | null {
+  if (!def || def.notFound?.code !== 'session_not_found') {
+    return new AppError('forbidden', 'This key is bound to one session: it may call only that session’s routes.');
+  }
+  const id = (params as { id?: unknown } | undefined)?.id;
+  return id === sessionId ? null : new AppError(def.notFound.code, def.notFound.message);
 }
 
 /**

@@ -50,6 +50,8 @@ export class ExecuteService {
    */
   async execute(cmd: ExecuteCommand): Promise<ExecuteReply> {
     const tenant = currentTenant();
+    // A key bound to one end user never gets a stored answer of another user's session: its session is checked before the claim.
+    if (cmd.idempotency_key && tenant.user_id !== undefined && cmd.session_id !== null) await this.contexts.assertVisible(tenant, cmd.session_id);
     const { key, replay } = await this.book.claim(cmd, tenant);
     if (replay) return { result: replay, replayed: true };
     try {

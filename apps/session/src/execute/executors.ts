@@ -107,6 +107,8 @@ export interface PolicyGate {
 /** Where a call runs: the session's providers, or the project's connected ones. */
 export interface CallContexts {
   context(cmd: ExecuteCommand, tenant: Tenant): Promise<CallContext>;
+  /** Throws the unknown-session 404 unless the tenant may see this session (a user-bound key sees only its user's). */
+  assertVisible(tenant: Tenant, sessionId: string): Promise<void>;
 }
 
 export const EXECUTORS = Symbol('EXECUTORS');

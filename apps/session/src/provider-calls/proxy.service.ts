@@ -22,6 +22,8 @@ export class ProxyService {
   async proxy(cmd: ProxyCommand): Promise<ProxyReply> {
     const tenant = currentTenant();
     const key: KeyRef | null = cmd.idempotency_key ? { tenant, key: cmd.idempotency_key } : null;
+    // A key bound to one end user never gets a stored answer of another user's session: its session is checked before the claim.
+    if (key && tenant.user_id !== undefined) await this.sessions.find(tenant, cmd.session_id);
     if (key) {
       const decision = await claimKey(
         this.idempotency,

@@ -16,6 +16,10 @@ export class SessionCallContexts implements CallContexts {
     private readonly connections: ConnectionsRepository,
   ) {}
 
+  async assertVisible(tenant: Tenant, sessionId: string): Promise<void> {
+    await this.sessions.find(tenant, sessionId);
+  }
+
   async context(cmd: ExecuteCommand, tenant: Tenant): Promise<CallContext> {
     if (cmd.session_id !== null) {
       const session = await this.sessions.requireActive(tenant, cmd.session_id);

@@ -39,6 +39,10 @@ export class SessionsService {
   /** Opens a session for the request's tenant. */
   async create({ body }: SessionCreateCommand): Promise<SessionRecord> {
     const tenant = currentTenant();
+    // A user-bound key opens sessions for its own user only.
+    if (tenant.user_id !== undefined && body.user_id != null && body.user_id !== tenant.user_id) {
+      throw new AppError('forbidden', 'This key is bound to another user: it opens sessions only for its own user.');
+    }
     const found = new Set((await this.providers.providers(body.servers, tenant.project_id)).map((p) => p.id));
     const unknown = body.servers.filter((id) => !found.has(id));
     if (unknown.length) {
@@ -50,7 +54,7 @@ export class SessionsService {
     const row = await this.sessions.create({
       projectId: tenant.project_id,
       environment: tenant.environment,
-      userId: body.user_id ?? null,
+      userId: tenant.user_id ?? body.user_id ?? null,
       servers: body.servers,
       metadata: body.metadata ?? null,
     });
@@ -63,6 +67,8 @@ export class SessionsService {
 
   async close({ session_id }: SessionRefCommand): Promise<SessionClosed> {
     const tenant = currentTenant();
+    // Another user's session is as unknown to a user-bound key as a session that does not exist.
+    if (tenant.user_id !== undefined) await this.find(tenant, session_id);
     const row = await this.sessions.close(session_id, tenant.project_id, tenant.environment);
     if (!row) throw sessionNotFound();
     return { id: row.id, status: 'closed', closed_at: row.closedAt!.toISOString() };
@@ -71,7 +77,7 @@ export class SessionsService {
   /** The session, visible to this tenant, with idle expiry applied; 404 otherwise. */
   async find(tenant: Tenant, id: string, touch = false): Promise<SessionRow> {
     const row = await this.sessions.find(id, tenant.project_id, tenant.environment, this.idleMinutes, touch, this.touchAfterSeconds);
-    if (!row) throw sessionNotFound();
+    if (!row || (tenant.user_id !== undefined && row.userId !== tenant.user_id)) throw sessionNotFound();
     return row;
   }
 

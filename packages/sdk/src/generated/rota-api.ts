@@ -329,6 +329,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint a short-lived key
+         * @description A child of the calling key in its project and environment, with at most its scopes (never `keys:write`), expiring after `expires_in` seconds (default 1 h, at most 30 days, never after the calling key) and answering 401 from then on. With `session_id` it reaches only that session’s routes (another session is 404 `session_not_found`, any other route 403); with `user_id` it opens sessions only for that end user and sees only their sessions. Revoking the calling key revokes it. Operator keys get 403. Limited per calling key (429 `rate_limited` with `Retry-After`).
+         */
+        post: operations["createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions": {
         parameters: {
             query?: never;
@@ -840,7 +860,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange a key for a dashboard cookie
-         * @description Checks the key and answers 204 with `Set-Cookie: rota_dashboard=…; HttpOnly; SameSite=Strict; Path=/dashboard`, valid `ROTA_DASHBOARD_SESSION_S` seconds (15 minutes). The key itself never travels in a URL and is not kept by the browser; a revoked key’s cookie stops working at once.
+         * @description Checks the key and answers 204 with `Set-Cookie: rota_dashboard=…; HttpOnly; SameSite=Strict; Path=/dashboard`, valid `ROTA_DASHBOARD_SESSION_S` seconds (15 minutes), or until a short-lived key expires if that comes first. The key itself never travels in a URL and is not kept by the browser; a revoked or expired key’s cookie stops working at once. A key bound to one session or one end user gets 403: the dashboards show the whole project.
          */
         post: operations["createDashboardSession"];
         delete?: never;
@@ -1026,6 +1046,21 @@ export interface components {
             credentials?: {
                 [key: string]: string;
             };
+        };
+        KeyCreateRequest: {
+            /** @description At most the calling key’s scopes; never `keys:write` or `admin`. */
+            scopes: ("servers:read" | "sessions:create" | "tools:execute" | "connections:write" | "catalog:write" | "policy:write" | "approvals:write" | "logs:read" | "webhooks:write" | "keys:write")[];
+            /**
+             * @description Seconds until the key answers 401 (default 3600, at most 2592000); never after the calling key expires.
+             * @default 3600
+             */
+            expires_in: number;
+            /** @description Bind the key to this session of the project and environment: it reaches only this session’s routes. */
+            session_id?: string;
+            /** @description Bind the key to this end user: it opens sessions only for them and sees only their sessions and connections. */
+            user_id?: string;
+            /** @description Label shown in key listings. */
+            name?: string;
         };
         SessionCreateRequest: {
             servers: string[];
@@ -1396,6 +1431,26 @@ export interface components {
             environment: "live" | "test";
             context_id: string;
             message: string;
+        };
+        KeyCreated: {
+            /** @description `key_…`. */
+            id: string;
+            /** @description The key itself (`csk_live_…` or `csk_test_…`); shown only in this answer. */
+            key: string;
+            /** @description Its first 12 characters, as listings show it. */
+            prefix: string;
+            name: string | null;
+            scopes: ("servers:read" | "sessions:create" | "tools:execute" | "connections:write" | "catalog:write" | "policy:write" | "approvals:write" | "logs:read" | "webhooks:write" | "keys:write")[];
+            /** @enum {string} */
+            environment: "live" | "test";
+            /** @description The key that minted it; revoking that key revokes this one. */
+            parent_id: string;
+            session_id: string | null;
+            user_id: string | null;
+            /** @description ISO 8601. */
+            created_at: string;
+            /** @description ISO 8601; after it the key answers 401. */
+            expires_at: string;
         };
         SessionCreated: {
             id: string;
@@ -3536,6 +3591,131 @@ export interface operations {
             };
             /** @description A dependency is unreachable. Codes: `unavailable`, `outcome_unknown`. */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KeyCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The key (shown once) and its details. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyCreated"];
+                };
+            };
+            /** @description The request is invalid. Codes: `invalid_body`, `invalid_query`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. The body is exactly `{"error":"unauthorized"}`. Codes: `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with this id is visible to the key. Codes: `session_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is larger than the route accepts. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused. Codes: `headers_too_large`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Something failed on our side; the body carries only the request id. Codes: `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A dependency is unreachable. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A service did not answer in time. Codes: `upstream_timeout`. */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7381,6 +7561,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description The key may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description The body is larger than the route accepts. Codes: `payload_too_large`. */
