@@ -33,7 +33,7 @@ function check(...sources: string[]): Report[] {
   }
 }
 
-type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Obj = Record<string, any>;
 
 function render(overlay: string): Obj[] {
   const text = execFileSync('kubectl', ['kustomize', join(ROOT, 'deploy/kubernetes/overlays', overlay)], { encoding: 'utf8' });

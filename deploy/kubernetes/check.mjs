@@ -62,8 +62,7 @@ function imageErrors(where, image) {
 
 function resourceErrors(where, resources) {
   const out = [];
-  for (const kind of ['requests', 'limits'])
-    for (const r of ['cpu', 'memory']) if (resources?.[kind]?.[r] === undefined) out.push(`${where}: no ${kind}.${r}`);
+  for (const kind of ['requests', 'limits']) for (const r of ['cpu', 'memory']) if (resources?.[kind]?.[r] === undefined) out.push(`${where}: no ${kind}.${r}`);
   return out;
 }
 
@@ -146,7 +145,10 @@ export function lint(objects) {
   for (const d of deployments) {
     const labels = d.spec?.template?.metadata?.labels;
     const svc = byKind('Service').find(
-      (s) => matches(s.spec?.selector, labels) && (s.spec?.ports ?? []).some((p) => p.name === 'metrics') && monitors.some((m) => matches(m.spec?.selector?.matchLabels, s.metadata?.labels)),
+      (s) =>
+        matches(s.spec?.selector, labels) &&
+        (s.spec?.ports ?? []).some((p) => p.name === 'metrics') &&
+        monitors.some((m) => matches(m.spec?.selector?.matchLabels, s.metadata?.labels)),
     );
     if (!svc) errors.push(`Deployment/${d.metadata?.name}: no Service with a metrics port that a ServiceMonitor selects`);
   }
