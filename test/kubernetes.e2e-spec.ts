@@ -58,7 +58,9 @@ describe('Kubernetes manifests', () => {
       expect(r.errors).toEqual([]);
       for (const s of SERVICES)
         for (const kind of ['Deployment', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'Service']) expect(r.objects).toContain(`${kind}/rota-${s}`);
-      expect(r.objects).toEqual(expect.arrayContaining(['Job/rota-migrate', 'ServiceMonitor/rota', 'ConfigMap/rota-config', 'NetworkPolicy/rota-metrics']));
+      expect(r.objects).toEqual(expect.arrayContaining(['Job/rota-migrate', 'ServiceMonitor/rota', 'NetworkPolicy/rota-metrics']));
+      // The ConfigMap's name carries a hash of its content, so a change of settings rolls every Deployment.
+      expect(r.objects.filter((o) => /^ConfigMap\/rota-config-[a-z0-9]{10}$/.test(o))).toHaveLength(1);
       expect(r.objects.filter((o) => o.startsWith('Secret/'))).toEqual([]);
     }
   });
@@ -77,6 +79,12 @@ describe('Kubernetes manifests', () => {
       containers.flatMap((c) => (c.env ?? []).filter((e: Obj) => e.name === name).map((e: Obj) => e.valueFrom?.secretKeyRef?.key as string | undefined));
     expect(new Set(refs('DATABASE_URL'))).toEqual(new Set(['database-url']));
     expect(new Set(refs('ROTA_CREDENTIALS_KEY'))).toEqual(new Set(['credentials-key']));
+
+    // What the deploy step applies first (`-l 'app.kubernetes.io/component in (config,migration)'`): the Job and the ConfigMap it reads.
+    const first = objects.filter((o) => ['config', 'migration'].includes(o.metadata.labels?.['app.kubernetes.io/component']));
+    expect(first.map((o) => o.kind).sort()).toEqual(['ConfigMap', 'Job']);
+    const job = first.find((o) => o.kind === 'Job')!;
+    expect(job.spec.template.spec.containers[0].envFrom).toEqual([{ configMapRef: { name: first.find((o) => o.kind === 'ConfigMap')!.metadata.name } }]);
 
     // Every pod of a new version applies pending migrations before its app container starts.
     for (const d of objects.filter((o) => o.kind === 'Deployment')) expect(d.spec.template.spec.initContainers.map((c: Obj) => c.name)).toEqual(['migrate']);
@@ -104,7 +112,8 @@ describe('Kubernetes manifests', () => {
     const withoutPdb = objects.filter((o) => !(o.kind === 'PodDisruptionBudget' && o.metadata.name === 'rota-session'));
     find('NetworkPolicy', 'rota-metrics').spec.ingress[0].from = [];
     withoutPdb.push({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'rota-secrets' }, stringData: { 'credentials-key': 'x' } });
-    find('ConfigMap', 'rota-config').data.ROTA_WEBHOOK_KEY = 'x';
+    const config = objects.find((o) => o.kind === 'ConfigMap')!;
+    config.data.ROTA_WEBHOOK_KEY = 'x';
     const file = join(dir, 'broken.yaml');
     writeFileSync(file, withoutPdb.map((o) => stringify(o)).join('---\n'));
 
@@ -122,7 +131,7 @@ describe('Kubernetes manifests', () => {
         'NetworkPolicy/rota-metrics: opens the metrics port to every source',
         'no NetworkPolicy admits Prometheus to the metrics port',
         'Secret/rota-secrets: secrets are created by the operator, never kept in the manifests',
-        'ConfigMap/rota-config: ROTA_WEBHOOK_KEY belongs in a Secret',
+        `ConfigMap/${config.metadata.name}: ROTA_WEBHOOK_KEY belongs in a Secret`,
       ]),
     );
     expect(report!.errors).toHaveLength(12);
