@@ -6,6 +6,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 bash scripts/bootstrap.sh
+# The Kubernetes manifests render and validate against the API schemas.
+node deploy/kubernetes/check.mjs
 pnpm exec turbo run typecheck --output-logs=errors-only
 pnpm typecheck:test
 pnpm lint
