@@ -72,6 +72,11 @@ export const ERROR_STATUS = {
   webhook_url_refused: 400,
   /** A unique constraint was violated. */
   conflict: 409,
+  /**
+   * A project import tried to create or change a provider whose id the global
+   * catalog uses: ids belong to their owner. Carries `ids`.
+   */
+  provider_id_taken: 409,
   /** The approval was already approved, denied or used, or it expired. */
   approval_not_pending: 409,
   /** The session exists but is not active. Carries `status`. */

@@ -15,7 +15,17 @@ export {
   type Sealer,
   type TokenRequest,
 } from './oauth2';
-export { ProviderClient, DEFAULT_POLICY, type CallArgs, type ProviderClientOptions, type ProviderPolicy } from './client';
+export {
+  ProviderClient,
+  DEFAULT_POLICY,
+  SANDBOX_TENANT_HEADER,
+  SCRUBBED,
+  injectedSecrets,
+  tenantTag,
+  type CallArgs,
+  type ProviderClientOptions,
+  type ProviderPolicy,
+} from './client';
 export {
   NOT_SENT_REASONS,
   OUTCOME_UNKNOWN_REASONS,

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { AppError, resolveProviderUrl, type Environment, type ExecuteFailureCode, type ProviderAuth, type ProxyRequest, type Tenant } from '@rota/contracts';
 import type { ProviderForCall } from '@rota/catalog/repository';
-import { buildRequest, CredentialError, ProviderError, RequestBuildError, type CallResult, type ProviderClient, type ProviderRequest } from '@rota/providers';
+import { buildRequest, CredentialError, ProviderError, RequestBuildError, SANDBOX_TENANT_HEADER, type CallResult, type ProviderClient, type ProviderRequest } from '@rota/providers';
 import { beforeDeadline } from '@rota/service-kit';
-import type { ConnectionsService } from '../connections/connections.service';
-import { redactSecrets } from './redact';
+import { originOf, type ConnectionsService } from '../connections/connections.service';
+import { maskEndpointQuery, redactSecrets } from './redact';
 import type { CompletedCall, ProviderCallsRepository } from './provider-calls.repository';
 
 /** The two clients: test calls may reach the private sandbox providers, live calls never reach a private address. */
@@ -43,6 +43,8 @@ const ALWAYS_FORBIDDEN = new Set([
   'trailer',
   'keep-alive',
   'expect',
+  // Rota names the tenant to the sandbox itself (docs/sandbox.md); a caller naming another would reach its data.
+  SANDBOX_TENANT_HEADER,
 ]);
 
 /** The header names a provider's own auth writes (the caller may not set them either). */
@@ -71,24 +73,59 @@ export function providerIdempotencyKey(tenant: Tenant, callerKey: string | null,
   return `rota-${digest.slice(0, 40)}`;
 }
 
-/** Why a proxy endpoint is refused, or null when it is a safe relative path. */
+/** Whether credentials bound to `origin` may go to `baseUrl`: only to the very origin they were stored for. */
+export function sameOrigin(origin: string | null, baseUrl: string): boolean {
+  const target = originOf(baseUrl);
+  return origin !== null && target !== null && origin === target;
+}
+
+/** Levels of percent-encoding the endpoint filter undoes before it gives up on an endpoint. */
+const MAX_ENCODING_DEPTH = 8;
+
+/**
+ * Why a proxy endpoint is refused, or null when it is a safe relative path.
+ * The path is decoded level by level, as far as anyone stacked encodings
+ * (an endpoint still changing after {@link MAX_ENCODING_DEPTH} levels is
+ * refused), and every level is checked: no backslash, no control
+ * character, no `;` path parameter, no segment that is `.` or `..`, no
+ * scheme or second host. What the provider's server or a proxy in front of
+ * it would normalise one way or another never reaches it.
+ */
 export function endpointProblem(endpoint: string): string | null {
   if (!endpoint.startsWith('/') || endpoint.startsWith('//')) return 'must be a path relative to the provider base URL, starting with a single "/"';
-  if (/[\u0000-\u001f\u007f\\#{}]/.test(endpoint)) return 'must not contain control characters, backslashes, fragments or braces';
-  let decoded = endpoint;
-  // Undo every level of percent-encoding an attacker might stack.
-  for (let i = 0; i < 3; i++) {
+  if (/[\u0000-\u001f\u007f#{}]/.test(endpoint)) return 'must not contain control characters, fragments or braces';
+  const q = endpoint.indexOf('?');
+  let path = q === -1 ? endpoint : endpoint.slice(0, q);
+  for (let depth = 0; ; depth++) {
+    if (/\\/.test(path)) return 'must not contain backslashes, raw or percent-encoded';
+    if (/[\u0000-\u001f\u007f]/.test(path)) return 'must not contain control characters, raw or percent-encoded';
+    if (path.includes(';')) return 'must not contain ";" path parameters, raw or percent-encoded';
+    if (path.split('/').some((seg) => seg === '..' || seg === '.')) return 'must not contain "." or ".." segments, raw or percent-encoded';
+    if (path.slice(1).startsWith('/') || path.includes('//') || /^\/?[a-z][a-z0-9+.-]*:/i.test(path.slice(1))) return 'must not carry a scheme or another host';
+    let next: string;
     try {
-      const next = decodeURIComponent(decoded);
-      if (next === decoded) break;
-      decoded = next;
+      next = decodeURIComponent(path);
     } catch {
       return 'is not validly percent-encoded';
     }
+    if (next === path) break;
+    if (depth >= MAX_ENCODING_DEPTH) return `must not stack more than ${MAX_ENCODING_DEPTH} levels of percent-encoding`;
+    path = next;
   }
-  const path = decoded.split('?')[0]!;
-  if (path.split('/').some((seg) => seg === '..' || seg === '.')) return 'must not contain "." or ".." segments';
-  if (/^[a-z][a-z0-9+.-]*:/i.test(decoded.slice(1)) || decoded.includes('//')) return 'must not carry a scheme or another host';
+  if (q !== -1) {
+    let query = endpoint.slice(q + 1);
+    for (let depth = 0; depth <= MAX_ENCODING_DEPTH; depth++) {
+      if (/[\\\u0000-\u001f\u007f]/.test(query)) return 'must not carry backslashes or control characters in its query, raw or percent-encoded';
+      let next: string;
+      try {
+        next = decodeURIComponent(query.replace(/\+/g, ' '));
+      } catch {
+        return 'is not validly percent-encoded';
+      }
+      if (next === query) break;
+      query = next;
+    }
+  }
   return null;
 }
 
@@ -133,12 +170,19 @@ export class ProviderCallsService {
   ): Promise<{ provider: ProviderForCall; baseUrl: string; credentials: Record<string, string> } | CallRefusal> {
     // The connection's credentials are read alongside the provider (two queries at once instead of in a row);
     // they stay in this function and are used only when the provider authenticates.
-    const sealed = this.connections.credentialsFor(tenant.project_id, tenant.environment, serverId).then(
+    const sealed = this.connections.connectionFor(tenant.project_id, tenant.environment, serverId).then(
       (value) => ({ value }),
       (error: unknown) => ({ error }),
     );
     const provider = await this.repo.providerForCall(serverId, tenant.project_id, toolName);
     if (!provider) return { kind: 'refused', code: 'tool_not_registered', message: `No provider has the id "${serverId}".` };
+    if (provider.owner !== '' && provider.status === 'disabled') {
+      return {
+        kind: 'refused',
+        code: 'provider_not_callable',
+        message: `${serverId} was disabled when the global catalog took its former id; import it again to use it. Nothing was sent.`,
+      };
+    }
     const baseUrl = provider.baseUrls[tenant.environment];
     if (!provider.http || !baseUrl) {
       return {
@@ -160,7 +204,16 @@ export class ProviderCallsService {
           details: { server_id: serverId },
         };
       }
-      credentials = stored;
+      // Credentials go only to the address they were given for: a provider whose base URL moved needs a new connection.
+      if (!sameOrigin(stored.origin, baseUrl)) {
+        return {
+          kind: 'refused',
+          code: 'connection_required',
+          message: `The ${tenant.environment} connection for ${serverId} was made for another address than the provider has now; connect it again (POST /v1/connections). Nothing was sent.`,
+          details: { server_id: serverId, reason: 'origin_changed' },
+        };
+      }
+      credentials = stored.credentials;
     }
     return { provider, baseUrl, credentials };
   }
@@ -247,7 +300,8 @@ export class ProviderCallsService {
     if (hasBody) headers['content-type'] ??= 'application/json';
     headers.accept ??= 'application/json';
     const request: ProviderRequest = { url: url.href, method: r.method, headers, ...(hasBody ? { body: JSON.stringify(r.body) } : {}) };
-    const recordedInput = redactSecrets({ method: r.method, endpoint: r.endpoint, params: r.params ?? {}, headers: r.headers ?? {}, body: r.body ?? null });
+    // The endpoint's own query string is masked like `params`: a key in either is written down as `[redacted]`.
+    const recordedInput = redactSecrets({ method: r.method, endpoint: maskEndpointQuery(r.endpoint), params: r.params ?? {}, headers: r.headers ?? {}, body: r.body ?? null });
     return this.send({ ...a, server: r.server, provider: prepared.provider, request, credentials: prepared.credentials, tool: 'proxy', recordedInput });
   }
 
@@ -318,6 +372,7 @@ export class ProviderCallsService {
     try {
       return await this.client(a.tenant.environment).call({
         providerId: a.server,
+        providerOwner: a.provider.owner,
         request: a.request,
         auth,
         credentials: a.credentials,
