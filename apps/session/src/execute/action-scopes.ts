@@ -8,8 +8,10 @@ import type { Scope } from '@rota/contracts';
  * `POST /v1/connections` needs (`connections:write`). Everything else,
  * `codespar_discover` included, runs on `tools:execute`.
  *
- * The gate is checked on every call but refuses only when the deployment
- * sets `META_TOOL_ACTION_SCOPES_ENFORCE=true`.
+ * The gate is checked on every call. Reading connections through
+ * `codespar_manage_connections` is always refused without `servers:read`,
+ * as `GET /v1/connections` is; the other actions are refused only when the
+ * deployment sets `META_TOOL_ACTION_SCOPES_ENFORCE=true`.
  */
 const MANAGE_CONNECTIONS: Record<string, Scope> = {
   list: 'servers:read',
@@ -27,4 +29,9 @@ export function requiredScope(tool: string, input: Record<string, unknown>): Sco
     return MANAGE_CONNECTIONS[action] ?? 'connections:write';
   }
   return 'tools:execute';
+}
+
+/** Whether the action's scope is checked whatever `META_TOOL_ACTION_SCOPES_ENFORCE` says: reading connection state. */
+export function alwaysGated(tool: string, scope: Scope): boolean {
+  return tool === 'codespar_manage_connections' && scope === 'servers:read';
 }

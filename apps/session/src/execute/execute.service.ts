@@ -22,7 +22,7 @@ import { ConnectionsRepository } from '../connections/connections.repository';
 import { connectionStatus } from '../connections/connections.service';
 import { PolicyService, type PolicyPass } from '../policy/policy.service';
 import { SessionsService } from '../sessions/sessions.service';
-import { requiredScope } from './action-scopes';
+import { alwaysGated, requiredScope } from './action-scopes';
 import { getStarted, listTools, type ProviderState } from './builtins';
 import { CatalogSchemas, checkMetaArgs, type ArgsCheck, type MetaToolArgs } from './validate';
 import { ExecuteRepository } from './execute.repository';
@@ -213,7 +213,7 @@ export class ExecuteService {
     }
 
     const scope = requiredScope(resolved.name, coerced.value);
-    if (this.config.META_TOOL_ACTION_SCOPES_ENFORCE && !cmd.scopes.includes(scope)) {
+    if ((this.config.META_TOOL_ACTION_SCOPES_ENFORCE || alwaysGated(resolved.name, scope)) && !cmd.scopes.includes(scope)) {
       throw new AppError('forbidden', `API key does not have the '${scope}' scope.`);
     }
 
