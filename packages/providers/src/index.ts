@@ -35,6 +35,6 @@ export {
   type OutcomeUnknown,
   type ProviderResponse,
 } from './outcome';
-export { AddressRefusedError, isPublicAddress, type Resolver } from './address';
+export { AddressRefusedError, isPublicAddress, literalAddressRefused, type Resolver } from './address';
 export { CredentialError, ProviderError, RequestBuildError, type ProviderErrorCode } from './errors';
 export { CREDENTIAL_FIELDS, CREDENTIAL_REDACT_PATHS, redactingLogger, type ProviderLogger } from './log';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AppError, resolveProviderUrl, type Environment, type ExecuteFailureCode, type ProviderAuth, type ProxyRequest, type Tenant } from '@rota/contracts';
 import type { ProviderForCall } from '@rota/catalog/repository';
-import { buildRequest, CredentialError, ProviderError, RequestBuildError, SANDBOX_TENANT_HEADER, type CallResult, type ProviderClient, type ProviderRequest } from '@rota/providers';
+import { buildRequest, CredentialError, literalAddressRefused, ProviderError, RequestBuildError, SANDBOX_TENANT_HEADER, type CallResult, type ProviderClient, type ProviderRequest } from '@rota/providers';
 import { beforeDeadline } from '@rota/service-kit';
 import { originOf, type ConnectionsService } from '../connections/connections.service';
 import { maskEndpointQuery, redactSecrets } from './redact';
@@ -73,6 +73,15 @@ export function providerIdempotencyKey(tenant: Tenant, callerKey: string | null,
   return `rota-${digest.slice(0, 40)}`;
 }
 
+/** Whether a base URL's host is a literal loopback, private, link-local or metadata address (in any spelling the URL parser accepts). */
+function privateLiteral(baseUrl: string): boolean {
+  try {
+    return literalAddressRefused(new URL(baseUrl).hostname, false) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
 /** Whether credentials bound to `origin` may go to `baseUrl`: only to the very origin they were stored for. */
 export function sameOrigin(origin: string | null, baseUrl: string): boolean {
   const target = originOf(baseUrl);
@@ -134,6 +143,9 @@ export function failureOf(result: CallResult): { code: ExecuteFailureCode; messa
     case 'response':
       return result.status >= 200 && result.status < 300 ? null : { code: 'upstream_error', message: `The provider answered ${result.status}.` };
     case 'not_sent':
+      // Refused by the address policy: the catalog entry points somewhere Rota does not call.
+      if (result.reason === 'address_refused')
+        return { code: 'provider_not_callable', message: 'The provider resolves to an address Rota does not call (private, loopback, link-local or metadata); nothing was sent.' };
       return { code: 'upstream_unreachable', message: `The provider could not be reached (${result.reason}); nothing was sent.` };
     case 'outcome_unknown':
       return {
@@ -189,6 +201,15 @@ export class ProviderCallsService {
         kind: 'refused',
         code: 'provider_not_callable',
         message: `The catalog does not say how to call ${serverId} in the ${tenant.environment} environment (it needs a catalog format v2 entry with a ${tenant.environment} base URL). Nothing was sent.`,
+      };
+    }
+    // A project's own provider is held to public addresses (only the operator's entries may be exempt):
+    // a literal private address is refused here, before a call row exists; a name is checked when it resolves.
+    if (provider.owner !== '' && privateLiteral(baseUrl)) {
+      return {
+        kind: 'refused',
+        code: 'provider_not_callable',
+        message: `${serverId}'s ${tenant.environment} base URL is not a public address; a project's own provider is called at public addresses only. Nothing was sent.`,
       };
     }
     let credentials: Record<string, string> = {};
