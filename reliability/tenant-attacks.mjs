@@ -89,17 +89,27 @@ export async function tenantAttacks(stack, keys, report) {
     // 2. Private addresses through the proxy: a project's own entries, with no credentials to stop them.
     const hosts = ['127.0.0.1', '127.1', '[::1]', '[::ffff:127.0.0.1]', '169.254.169.254', '0xa9fea9fe', 'localhost', '10.0.0.1', '[fd00:ec2::254]'];
     const own = hosts.map((h, i) => ({ ...entry(`zzrelown${i}`, { test: `http://${h}:${canary.port}/v1` }), http: { auth: { type: 'none' } } }));
-    own.push({ ...entry('zzrelsbx', { test: sandbox.url }), http: { auth: { type: 'none' } } }, { ...entry('zzrelctl', { test: sandbox.controlUrl }), http: { auth: { type: 'none' } } });
+    own.push(
+      { ...entry('zzrelsbx', { test: sandbox.url }), http: { auth: { type: 'none' } } },
+      { ...entry('zzrelctl', { test: sandbox.controlUrl }), http: { auth: { type: 'none' } } },
+    );
     const imported = await importAs(tenant, own, 'project');
     if (imported.status !== 200) add('project entries imported', false, `${imported.status} ${imported.json?.error}`);
-    const ownSession = await sessionFor(tenant, own.map((s) => s.id));
+    const ownSession = await sessionFor(
+      tenant,
+      own.map((s) => s.id),
+    );
     for (const s of own) {
       const r = await proxy(tenant, ownSession, { server: s.id, method: 'POST', endpoint: s.id === 'zzrelctl' ? '/_control/reset' : '/latest/meta-data/' });
       add(`private address ${s.base_urls.test}`, r.status === 409 && r.json?.error === 'provider_not_callable', `${r.status} ${r.json?.error}`);
     }
 
     // 3. Credentials to a changed origin: the operator's entry moves; the tenant's stored key must not follow it.
-    await importAs(operator, [entry('zzrelmoving', { test: `${echo.url}/v1` }), entry('zzrelecho', { test: `${echo.url}/v1` }, { category: 'other' })], 'catalog');
+    await importAs(
+      operator,
+      [entry('zzrelmoving', { test: `${echo.url}/v1` }), entry('zzrelecho', { test: `${echo.url}/v1` }, { category: 'other' })],
+      'catalog',
+    );
     for (const server of ['zzrelmoving', 'zzrelecho']) await api(tenant, 'POST', '/v1/connections', { server_id: server, credentials: { api_key: secret } });
     const session = await sessionFor(tenant, ['zzrelmoving', 'zzrelecho', 'asaas']);
     const before = await proxy(tenant, session, { server: 'zzrelmoving', method: 'GET', endpoint: '/charges' });
@@ -125,7 +135,11 @@ export async function tenantAttacks(stack, keys, report) {
     add('naming another sandbox tenant', named.status === 400 && named.json?.error === 'forbidden_header', `${named.status} ${named.json?.error}`);
     const ctlOnMain = await fetch(`${sandbox.url}/_control/faults`, { method: 'POST', body: JSON.stringify({ provider: '*', mode: '5xx' }) });
     const ctlNoToken = await fetch(`${sandbox.controlUrl}/_control/faults`, { method: 'POST', body: JSON.stringify({ provider: '*', mode: '5xx' }) });
-    add('sandbox /_control on the providers port / without its token', ctlOnMain.status === 404 && ctlNoToken.status === 401, `${ctlOnMain.status} / ${ctlNoToken.status}`);
+    add(
+      'sandbox /_control on the providers port / without its token',
+      ctlOnMain.status === 404 && ctlNoToken.status === 401,
+      `${ctlOnMain.status} / ${ctlNoToken.status}`,
+    );
     add('sandbox faults armed / requests reached it', sandbox.control.listFaults().length === 0 && sandbox.control.counters().requests_total === 0, '');
 
     // 6. Secrets: a key in the endpoint's query, and a provider echoing the injected one.
@@ -136,32 +150,57 @@ export async function tenantAttacks(stack, keys, report) {
 
     // 7. Endpoint encodings.
     const echoBefore = echo.hits.length;
-    for (const endpoint of ['/a/..%5c..%5cadmin', '/%2e%2e%5cadmin', '/a/..;/admin', '/a;x=1/b', '/a/%3b/b', '/a/%252e%252e/admin', '/a/%25252e%25252e/x', '/a/%255c/b', '/a/.%2e/b', '/a\\b']) {
+    for (const endpoint of [
+      '/a/..%5c..%5cadmin',
+      '/%2e%2e%5cadmin',
+      '/a/..;/admin',
+      '/a;x=1/b',
+      '/a/%3b/b',
+      '/a/%252e%252e/admin',
+      '/a/%25252e%25252e/x',
+      '/a/%255c/b',
+      '/a/.%2e/b',
+      '/a\\b',
+    ]) {
       const r = await proxy(tenant, session, { server: 'zzrelecho', method: 'GET', endpoint });
       add(`endpoint ${endpoint}`, r.status === 400 && r.json?.error === 'invalid_endpoint', `${r.status} ${r.json?.error}`);
     }
     add('encoded endpoints that reached the provider', echo.hits.length === echoBefore, `${echo.hits.length - echoBefore}`);
 
     // 8. Reading connections without servers:read.
-    const narrow = keys.combos.find((k) => k.scopes.includes('tools:execute') && k.scopes.includes('sessions:create') && !k.scopes.includes('servers:read') && k.environment !== 'test');
+    const narrow = keys.combos.find(
+      (k) => k.scopes.includes('tools:execute') && k.scopes.includes('sessions:create') && !k.scopes.includes('servers:read') && k.environment !== 'test',
+    );
     if (narrow) {
       const ses = await sessionFor(narrow, ['asaas']);
-      const listed = ses ? await api(narrow, 'POST', `/v1/sessions/${ses}/execute`, { tool: 'codespar_manage_connections', input: { action: 'list' } }) : { status: 0, text: '' };
+      const listed = ses
+        ? await api(narrow, 'POST', `/v1/sessions/${ses}/execute`, { tool: 'codespar_manage_connections', input: { action: 'list' } })
+        : { status: 0, text: '' };
       add('connections listed without servers:read', listed.status === 403, `${listed.status}`);
     }
 
     // 9. Limiter lockout: a gateway with the failed-authentication limit on; one address guesses, a valid key from it is still served.
     const port = await freePort();
-    const limited = new App('gateway-limited', 'gateway', { ...stack.env, PORT: String(port), ROTA_AUTH_FAIL_LIMIT: '5', ROTA_AUTH_FAIL_WINDOW_S: '60' }, stack.logs).start();
+    const limited = new App(
+      'gateway-limited',
+      'gateway',
+      { ...stack.env, PORT: String(port), ROTA_AUTH_FAIL_LIMIT: '5', ROTA_AUTH_FAIL_WINDOW_S: '60' },
+      stack.logs,
+    ).start();
     try {
       const base = `http://127.0.0.1:${port}`;
       for (let i = 0; i < 100 && (await send(base, { path: '/health/live', timeoutMs: 500 })).status !== 200; i++) await sleep(100);
       const guesses = [];
-      for (let i = 0; i < 20; i++) guesses.push((await send(base, { path: '/v1/providers?limit=1', headers: bearer(`csk_live_${randomBytes(16).toString('hex')}`) })).status);
+      for (let i = 0; i < 20; i++)
+        guesses.push((await send(base, { path: '/v1/providers?limit=1', headers: bearer(`csk_live_${randomBytes(16).toString('hex')}`) })).status);
       const served = await send(base, { path: '/v1/providers?limit=1', headers: bearer(keys.full.key) });
       const refusedGuess = await send(base, { path: '/v1/providers?limit=1', headers: bearer(`csk_live_${randomBytes(16).toString('hex')}`) });
       add('valid key served from an address in back-off', served.status === 200, `${served.status}`);
-      add('guesses past the limit answered 429 with Retry-After', guesses.includes(429) && refusedGuess.status === 429 && !!refusedGuess.headers?.get?.('retry-after'), `${refusedGuess.status}`);
+      add(
+        'guesses past the limit answered 429 with Retry-After',
+        guesses.includes(429) && refusedGuess.status === 429 && !!refusedGuess.headers?.get?.('retry-after'),
+        `${refusedGuess.status}`,
+      );
     } finally {
       await limited.stop();
     }
@@ -178,12 +217,17 @@ export async function tenantAttacks(stack, keys, report) {
       .join('; '),
   });
   for (const f of failed) console.log(`  tenant attack not refused: ${f.label} -> ${f.detail}`);
-  report.add(A, 'hostile-tenant reproductions: requests at the canary / credentials at it', `${canary.hits.length} / ${canary.hits.filter((h) => JSON.stringify(h).includes(secret)).length}`, {
-    target: '0 / 0',
-    ok: canary.hits.length === 0,
-    finding: canary.hits
-      .slice(0, 3)
-      .map((h) => `${h.method} ${h.url}`)
-      .join(' '),
-  });
+  report.add(
+    A,
+    'hostile-tenant reproductions: requests at the canary / credentials at it',
+    `${canary.hits.length} / ${canary.hits.filter((h) => JSON.stringify(h).includes(secret)).length}`,
+    {
+      target: '0 / 0',
+      ok: canary.hits.length === 0,
+      finding: canary.hits
+        .slice(0, 3)
+        .map((h) => `${h.method} ${h.url}`)
+        .join(' '),
+    },
+  );
 }

@@ -244,9 +244,9 @@ describe('provider catalog routes', () => {
     const taken = await importBody(mine, '', writer);
     expect(taken.status).toBe(409);
     expect(taken.json).toMatchObject({ error: 'provider_id_taken', ids: ['shared-id'] });
-    expect(await stack.db.prisma.provider.findMany({ where: { id: { in: ['shared-id', 'a-only-provider'] } }, select: { projectId: true, description: true } })).toEqual([
-      { projectId: null, description: 'The catalog provider.' },
-    ]);
+    expect(
+      await stack.db.prisma.provider.findMany({ where: { id: { in: ['shared-id', 'a-only-provider'] } }, select: { projectId: true, description: true } }),
+    ).toEqual([{ projectId: null, description: 'The catalog provider.' }]);
     mine.servers = mine.servers.slice(1);
     const res = await importBody(mine, '', writer);
     expect(res.status).toBe(200);

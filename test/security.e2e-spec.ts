@@ -144,9 +144,13 @@ describe('gateway hardening', () => {
         expect(r.json.error).toBe('rate_limited');
         expect((await http(`http://127.0.0.1:${port}/v1/servers`, { headers: auth(key) })).status).toBe(200);
         const viaProxy = (proxied.getHttpServer().address() as { port: number }).port;
-        const elsewhere = await http(`http://127.0.0.1:${viaProxy}/v1/servers`, { headers: { ...auth(`csk_live_${'v'.repeat(32)}`), 'x-forwarded-for': '198.51.100.8' } });
+        const elsewhere = await http(`http://127.0.0.1:${viaProxy}/v1/servers`, {
+          headers: { ...auth(`csk_live_${'v'.repeat(32)}`), 'x-forwarded-for': '198.51.100.8' },
+        });
         expect(elsewhere.status).toBe(401);
-        const fromHere = await http(`http://127.0.0.1:${viaProxy}/v1/servers`, { headers: { ...auth(`csk_live_${'v'.repeat(32)}`), 'x-forwarded-for': '127.0.0.1' } });
+        const fromHere = await http(`http://127.0.0.1:${viaProxy}/v1/servers`, {
+          headers: { ...auth(`csk_live_${'v'.repeat(32)}`), 'x-forwarded-for': '127.0.0.1' },
+        });
         expect(fromHere.status).toBe(429);
       } finally {
         await other.close();

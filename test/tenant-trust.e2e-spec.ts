@@ -165,7 +165,10 @@ describe('a tenant cannot take over what is not its own', () => {
       http: { auth: { type: 'none' } },
     }));
     expect((await importAs(narrow, servers, 'project')).status).toBe(200);
-    const ses = await sessionFor(narrow, servers.map((s) => s.id));
+    const ses = await sessionFor(
+      narrow,
+      servers.map((s) => s.id),
+    );
     for (const s of servers) {
       const r = await proxy(narrow, ses, { server: s.id, method: 'GET', endpoint: '/latest/meta-data/' });
       expect({ server: s.id, status: r.status, error: r.json?.error }).toEqual({ server: s.id, status: 409, error: 'provider_not_callable' });
@@ -201,7 +204,9 @@ describe('a tenant cannot take over what is not its own', () => {
   it('counts a project-declared category as moving money: amount rules still hold', async () => {
     const own = entry('zzcheap', { test: 'https://zzcheap.invalid/v1' }, { category: 'other', moves_money: false });
     expect((await importAs(key, [own], 'project')).status).toBe(200);
-    expect((await call(key, 'PUT', '/v1/policy', { rules: [{ type: 'max_amount', tool: 'codespar_pay', currency: 'BRL', max_minor: 10_000 }] })).status).toBe(200);
+    expect((await call(key, 'PUT', '/v1/policy', { rules: [{ type: 'max_amount', tool: 'codespar_pay', currency: 'BRL', max_minor: 10_000 }] })).status).toBe(
+      200,
+    );
     try {
       const ses = await sessionFor(key, ['zzcheap']);
       const r = await proxy(key, ses, { server: 'zzcheap', method: 'POST', endpoint: '/charges', body: { value: 9999.99 } });

@@ -41,7 +41,12 @@ export const GatewayConfig = BaseConfig.extend({
   ROTA_TRUSTED_PROXIES: z
     .string()
     .default('')
-    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
     .refine((list) => list.every(validCidr), 'must be comma-separated IP addresses or CIDRs (10.0.0.0/8, 2001:db8::/32)'),
   /**
    * How long a gateway replica trusts the rate limits it read for a project

@@ -190,13 +190,17 @@ it('reset forgets counters, data, keys and tokens', async () => {
 });
 
 describe('control API isolation', () => {
-  it('is not served on the providers\' port, and asks for its token on its own', async () => {
+  it("is not served on the providers' port, and asks for its token on its own", async () => {
     for (const path of ['/_control/counters', '/_control/faults', '/_control', '/_control/reset']) {
       const res = await fetch(`${sandbox.url}${path}`, { method: path.endsWith('reset') ? 'POST' : 'GET', headers: auth() });
       expect(res.status).toBe(404);
     }
     expect(sandbox.controlUrl).not.toBe(sandbox.url);
-    const none = await fetch(`${sandbox.controlUrl}/_control/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ provider: '*', mode: '5xx' }) });
+    const none = await fetch(`${sandbox.controlUrl}/_control/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ provider: '*', mode: '5xx' }),
+    });
     expect(none.status).toBe(401);
     const wrong = await fetch(`${sandbox.controlUrl}/_control/counters`, { headers: { authorization: `Bearer ${sandbox.controlToken}x` } });
     expect(wrong.status).toBe(401);

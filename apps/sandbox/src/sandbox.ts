@@ -234,7 +234,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (!prefix) return finish(controlError(404, 'not_found', `no provider is served at /${id}`));
     line.provider = prefix.id;
     const tenant = header(req, SANDBOX_TENANT_HEADER) ?? '';
-    if (tenant !== '' && !TENANT_TAG.test(tenant)) return finish(controlError(400, 'bad_request', `${SANDBOX_TENANT_HEADER} must be 1..128 of A-Z a-z 0-9 . _ -`));
+    if (tenant !== '' && !TENANT_TAG.test(tenant))
+      return finish(controlError(400, 'bad_request', `${SANDBOX_TENANT_HEADER} must be 1..128 of A-Z a-z 0-9 . _ -`));
     // Idempotency keys live in the tenant's space too: one tenant's key never replays another's answer.
     const space = tenant === '' ? prefix.id : `${prefix.id}\u0001${tenant}`;
     const rest = path.slice(id.length + 1) || '/';
@@ -407,7 +408,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       log({ time: new Date().toISOString(), level: 'info', msg: 'control request', method, path, status: reply.status });
     };
     if (path === '/health') return finish({ status: 200, body: { status: 'ok' } });
-    if (!tokenOk(req)) return finish({ ...controlError(401, 'unauthorized', 'the control API needs its bearer token'), headers: { 'www-authenticate': 'Bearer' } });
+    if (!tokenOk(req))
+      return finish({ ...controlError(401, 'unauthorized', 'the control API needs its bearer token'), headers: { 'www-authenticate': 'Bearer' } });
     if (path !== '/_control' && !path.startsWith('/_control/')) return finish(controlError(404, 'not_found', 'unknown control route'));
     let rawBody: Buffer;
     try {

@@ -181,7 +181,10 @@ describe('importCatalog', () => {
       { serverOwner: '', projectId: 'proj_dev' },
     ]);
     const repo = new CatalogRepository(db.prisma);
-    expect(await repo.providerForCall('pixpay', 'proj_dev', 'own_refund')).toMatchObject({ owner: '', baseUrls: { live: before.baseUrls && (before.baseUrls as { live: string }).live } });
+    expect(await repo.providerForCall('pixpay', 'proj_dev', 'own_refund')).toMatchObject({
+      owner: '',
+      baseUrls: { live: before.baseUrls && (before.baseUrls as { live: string }).live },
+    });
   });
 
   it("a global import of an id a project uses wins: the project's row is renamed, disabled and reported; its tools and connections follow", async () => {
@@ -192,13 +195,17 @@ describe('importCatalog', () => {
     await importCatalog(db.prisma, parseRotaCatalog(doc), { model, projectId: 'proj_third' });
     // A project's own import cannot declare its provider free of money rules.
     expect((await db.prisma.provider.findFirstOrThrow({ where: { id: 'thirdpay', projectId: 'proj_third' } })).movesMoney).toBeNull();
-    const conn = await db.prisma.connection.create({ data: { id: 'conn_third', projectId: 'proj_third', environment: 'live', serverId: 'thirdpay', origin: 'https://api.pixpay.example' } });
+    const conn = await db.prisma.connection.create({
+      data: { id: 'conn_third', projectId: 'proj_third', environment: 'live', serverId: 'thirdpay', origin: 'https://api.pixpay.example' },
+    });
 
     const global = smallCatalog();
     global.servers = [{ ...global.servers[0]!, id: 'thirdpay', name: 'Third pay (operator)' }];
     const res = await importCatalog(db.prisma, parseRotaCatalog(global), { model, projectId: null });
     expect(res.disabled).toEqual([{ project_id: 'proj_third', id: 'thirdpay', renamed_to: 'proj-third.thirdpay' }]);
-    expect(await db.prisma.provider.findMany({ where: { id: 'thirdpay' }, select: { owner: true, name: true } })).toEqual([{ owner: '', name: 'Third pay (operator)' }]);
+    expect(await db.prisma.provider.findMany({ where: { id: 'thirdpay' }, select: { owner: true, name: true } })).toEqual([
+      { owner: '', name: 'Third pay (operator)' },
+    ]);
     const moved = await db.prisma.provider.findFirstOrThrow({ where: { id: 'proj-third.thirdpay' } });
     expect(moved).toMatchObject({ projectId: 'proj_third', status: 'disabled' });
     expect(await db.prisma.mcpTool.count({ where: { serverId: 'proj-third.thirdpay', serverOwner: 'proj_third' } })).toBe(own.tools.length);

@@ -292,7 +292,15 @@ export class ProviderClient {
     };
 
     let authed = await authenticate(false);
-    let result = await this.guarded(state, authed.request, authed.clientCertificate, args.providerId, owner, elapsed, injectedSecrets(args.credentials, base, authed.request, token));
+    let result = await this.guarded(
+      state,
+      authed.request,
+      authed.clientCertificate,
+      args.providerId,
+      owner,
+      elapsed,
+      injectedSecrets(args.credentials, base, authed.request, token),
+    );
     if (result.kind === 'response' && result.status === 401 && args.auth.type === 'oauth2' && token) {
       const rejected = token;
       authed = await authenticate(true);
@@ -335,7 +343,13 @@ export class ProviderClient {
    * headers and body before anyone sees it: a provider that echoes a key
    * back must not get it stored, logged or streamed.
    */
-  private send(dispatcher: Dispatcher, policy: ProviderPolicy, request: ProviderRequest, elapsed: () => number, secrets: readonly string[] = []): Promise<CallResult> {
+  private send(
+    dispatcher: Dispatcher,
+    policy: ProviderPolicy,
+    request: ProviderRequest,
+    elapsed: () => number,
+    secrets: readonly string[] = [],
+  ): Promise<CallResult> {
     const url = new URL(request.url);
     const bytesOut = request.body === undefined ? 0 : Buffer.byteLength(request.body);
     return new Promise<CallResult>((resolve) => {

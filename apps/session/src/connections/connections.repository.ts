@@ -141,7 +141,15 @@ export class ConnectionsRepository {
   async providerStates(projectId: string, environment: Environment, ids: readonly string[] | null): Promise<Array<ProviderRow & { connectedAt: Date | null }>> {
     const filter = ids === null ? Prisma.sql`c.id IS NOT NULL` : ids.length ? Prisma.sql`p.id IN (${Prisma.join([...ids])})` : Prisma.sql`false`;
     const rows = await this.prisma.$queryRaw<
-      Array<{ id: string; name: string; category: string; auth_type: string; self_serve_auth: boolean; base_urls: ProviderRow['baseUrls']; connected_at: Date | null }>
+      Array<{
+        id: string;
+        name: string;
+        category: string;
+        auth_type: string;
+        self_serve_auth: boolean;
+        base_urls: ProviderRow['baseUrls'];
+        connected_at: Date | null;
+      }>
     >(Prisma.sql`
       SELECT p.id, p.name, p.category, p.auth_type, p.self_serve_auth, p.base_urls, c.created_at AS connected_at
       FROM (SELECT DISTINCT ON (id) * FROM providers WHERE owner IN ('', ${projectId}) ORDER BY id, owner DESC) p

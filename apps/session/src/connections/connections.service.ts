@@ -123,7 +123,11 @@ export class ConnectionsService {
    * provider had no base URL then). Executors inject them only into
    * requests to that origin.
    */
-  async connectionFor(projectId: string, environment: Environment, serverId: string): Promise<{ credentials: ConnectionCredentials; origin: string | null } | null> {
+  async connectionFor(
+    projectId: string,
+    environment: Environment,
+    serverId: string,
+  ): Promise<{ credentials: ConnectionCredentials; origin: string | null } | null> {
     const sealed = await this.repo.sealed(projectId, environment, serverId);
     if (!sealed) return null;
     const plain = this.keyring.open(sealed.ciphertext, sealed.keyId, credentialsAad(projectId, environment, serverId));

@@ -120,12 +120,7 @@ export function evaluate(rules: readonly PolicyRule[], call: PolicyCall): Verdic
   // A raw call's amount cannot be read from a schema the engine does not
   // know: a money provider's non-GET call passes amount rules only when an
   // allow rule names the tool itself.
-  if (
-    call.raw &&
-    amountRules.length > 0 &&
-    movesMoney(call.raw) &&
-    (call.raw.method ?? 'POST').toUpperCase() !== 'GET'
-  ) {
+  if (call.raw && amountRules.length > 0 && movesMoney(call.raw) && (call.raw.method ?? 'POST').toUpperCase() !== 'GET') {
     if (!allow.some((r) => r.tools.includes(call.tool))) {
       return deny(
         amountRules[0]!,

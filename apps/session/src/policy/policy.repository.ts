@@ -152,7 +152,11 @@ export class PolicyRepository {
    * What the catalog says about a raw tool: its provider's category, whether
    * it moves money (see {@link MOVES_MONEY}) and the HTTP method it sends.
    */
-  async rawFacts(serverId: string, toolName: string, projectId: string): Promise<{ category: string | null; movesMoney: boolean | null; method: string | null }> {
+  async rawFacts(
+    serverId: string,
+    toolName: string,
+    projectId: string,
+  ): Promise<{ category: string | null; movesMoney: boolean | null; method: string | null }> {
     const rows = await this.prisma.$queryRaw<Array<{ category: string; moves_money: boolean | null; http_method: string | null }>>(Prisma.sql`
       SELECT p.category, ${MOVES_MONEY} AS moves_money, t.http_method FROM mcp_tools t JOIN providers p ON p.id = t.server_id AND p.owner = t.server_owner
       WHERE t.server_id = ${serverId} AND t.tool_name = ${toolName} AND (t.project_id = ${projectId} OR t.project_id IS NULL)

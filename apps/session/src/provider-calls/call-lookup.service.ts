@@ -39,7 +39,8 @@ export class CallLookupService {
     if (provider.http.auth.type !== 'none') {
       const stored = await this.connections.connectionFor(tenant.project_id, tenant.environment, call.server);
       if (!stored) return { outcome: 'failed', reason: `No ${tenant.environment} connection for ${call.server}.` };
-      if (!sameOrigin(stored.origin, baseUrl)) return { outcome: 'failed', reason: `The ${tenant.environment} connection for ${call.server} was made for another address.` };
+      if (!sameOrigin(stored.origin, baseUrl))
+        return { outcome: 'failed', reason: `The ${tenant.environment} connection for ${call.server} was made for another address.` };
       credentials = stored.credentials;
     }
     const http = provider.http;

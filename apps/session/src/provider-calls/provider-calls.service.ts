@@ -1,7 +1,17 @@
 import { createHash } from 'node:crypto';
 import { AppError, resolveProviderUrl, type Environment, type ExecuteFailureCode, type ProviderAuth, type ProxyRequest, type Tenant } from '@rota/contracts';
 import type { ProviderForCall } from '@rota/catalog/repository';
-import { buildRequest, CredentialError, literalAddressRefused, ProviderError, RequestBuildError, SANDBOX_TENANT_HEADER, type CallResult, type ProviderClient, type ProviderRequest } from '@rota/providers';
+import {
+  buildRequest,
+  CredentialError,
+  literalAddressRefused,
+  ProviderError,
+  RequestBuildError,
+  SANDBOX_TENANT_HEADER,
+  type CallResult,
+  type ProviderClient,
+  type ProviderRequest,
+} from '@rota/providers';
 import { beforeDeadline } from '@rota/service-kit';
 import { originOf, type ConnectionsService } from '../connections/connections.service';
 import { maskEndpointQuery, redactSecrets } from './redact';
@@ -145,7 +155,10 @@ export function failureOf(result: CallResult): { code: ExecuteFailureCode; messa
     case 'not_sent':
       // Refused by the address policy: the catalog entry points somewhere Rota does not call.
       if (result.reason === 'address_refused')
-        return { code: 'provider_not_callable', message: 'The provider resolves to an address Rota does not call (private, loopback, link-local or metadata); nothing was sent.' };
+        return {
+          code: 'provider_not_callable',
+          message: 'The provider resolves to an address Rota does not call (private, loopback, link-local or metadata); nothing was sent.',
+        };
       return { code: 'upstream_unreachable', message: `The provider could not be reached (${result.reason}); nothing was sent.` };
     case 'outcome_unknown':
       return {
@@ -322,7 +335,13 @@ export class ProviderCallsService {
     headers.accept ??= 'application/json';
     const request: ProviderRequest = { url: url.href, method: r.method, headers, ...(hasBody ? { body: JSON.stringify(r.body) } : {}) };
     // The endpoint's own query string is masked like `params`: a key in either is written down as `[redacted]`.
-    const recordedInput = redactSecrets({ method: r.method, endpoint: maskEndpointQuery(r.endpoint), params: r.params ?? {}, headers: r.headers ?? {}, body: r.body ?? null });
+    const recordedInput = redactSecrets({
+      method: r.method,
+      endpoint: maskEndpointQuery(r.endpoint),
+      params: r.params ?? {},
+      headers: r.headers ?? {},
+      body: r.body ?? null,
+    });
     return this.send({ ...a, server: r.server, provider: prepared.provider, request, credentials: prepared.credentials, tool: 'proxy', recordedInput });
   }
 
