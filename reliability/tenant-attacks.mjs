@@ -123,6 +123,8 @@ export async function tenantAttacks(stack, keys, report) {
     // 4. Category bypass: a project's own provider calling itself "other" under an amount rule.
     await importAs(tenant, [entry('zzrelcheap', { test: 'https://zzrelcheap.invalid/v1' }, { category: 'other', moves_money: false })], 'project');
     await api(tenant, 'PUT', '/v1/policy', { rules: [{ type: 'max_amount', tool: 'codespar_pay', currency: 'BRL', max_minor: 10_000 }] });
+    // Other session replicas see new rules within ROTA_POLICY_CACHE_MS (1 s).
+    await sleep(1500);
     const cheapSession = await sessionFor(tenant, ['zzrelcheap']);
     const cheap = await proxy(tenant, cheapSession, { server: 'zzrelcheap', method: 'POST', endpoint: '/charges', body: { value: 9999.99 } });
     add('category bypass (proxy, R$ 9,999.99 under max_amount)', cheap.status === 403 && cheap.json?.ruleType === 'max_amount', `${cheap.status}`);
