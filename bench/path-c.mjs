@@ -21,7 +21,7 @@ async function seedConnections() {
     for (const id of CONNECTED) {
       await client.query(
         `INSERT INTO providers (id, name, description, category, auth_type, self_serve_auth, base_urls)
-         VALUES ($1, $1, 'benchmark provider', 'payments', 'api_key', true, '{}'::jsonb) ON CONFLICT (id) DO NOTHING`,
+         VALUES ($1, $1, 'benchmark provider', 'payments', 'api_key', true, '{}'::jsonb) ON CONFLICT (id, owner) DO NOTHING`,
         [id],
       );
       await client.query(

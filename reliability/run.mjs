@@ -3,10 +3,7 @@
 // table of figures. Exits 1 when any figure misses its target.
 // Parts: fuzz, attacks, soak, faults (in that order). Needs `pnpm build`.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { cpus } from 'node:os';
-import { ROOT } from '../bench/lib/common.mjs';
 import { attacks } from './attacks.mjs';
 import { faults } from './faults.mjs';
 import { fuzz } from './fuzz.mjs';

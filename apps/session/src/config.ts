@@ -9,7 +9,7 @@ const OAuthClients = z.strictObject({
 
 /**
  * The demo catalog's providers whose `test` base URL is the sandbox provider
- * server (`${ROTA_SANDBOX_URL}/…`); provider-calls/clients.spec.ts keeps this
+ * server (`${ROTA_SANDBOX_URL}/…`); connections/clients.spec.ts keeps this
  * list equal to the catalog's.
  */
 export const SANDBOX_PROVIDERS = [

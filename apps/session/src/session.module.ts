@@ -2,8 +2,8 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { createPrisma, createSqlPool } from '@rota/db';
 import { createLogger, InfraModule, loadConfig, REDIS, RpcClient } from '@rota/service-kit';
 import type Redis from 'ioredis';
-import { oauth2Tokens, providerClients } from './provider-calls/clients';
-import { ProviderCallsRepository } from './provider-calls/provider-calls.repository';
+import { oauth2Tokens, providerClients } from './connections/clients';
+import { ProviderCallsRepository } from './calls/provider-calls.repository';
 import { ProviderCallsService } from './provider-calls/provider-calls.service';
 import { RailsService } from './rails/rails.service';
 import { ProxyController } from './provider-calls/proxy.controller';
@@ -24,9 +24,18 @@ import { OAuthCallbackController } from './connections/manage/oauth-callback.con
 import { keyringFromEnv } from './credentials/keyring';
 import { CanaryController, KEYRING } from './credentials/canary.controller';
 import { CanaryRepository } from './credentials/canary.repository';
-import { ExecuteRepository } from './execute/execute.repository';
-import { IdempotencyRepository } from './execute/idempotency.repository';
+import { ToolCallsRepository } from './calls/tool-calls.repository';
+import { IdempotencyRepository } from './calls/idempotency.repository';
+import { ToolsRepository } from './tools/tools.repository';
 import { ExecuteService } from './execute/execute.service';
+import { CALL_CONTEXTS, EXECUTORS, POLICY_GATE, type Executors, type PolicyGate } from './execute/executors';
+import { ToolResolver } from './execute/resolve';
+import { CallBook } from './calls/call-book';
+import { MetaToolExecutor } from './meta/meta.executor';
+import { RailExecutor } from './rails/rail.executor';
+import { RawToolExecutor } from './provider-calls/raw.executor';
+import { MockExecutor } from './mocks/mock.executor';
+import { SessionCallContexts } from './sessions/call-contexts';
 import { MocksController } from './mocks/mocks.controller';
 import { MocksRepository } from './mocks/mocks.repository';
 import { MocksService } from './mocks/mocks.service';
@@ -37,7 +46,7 @@ import { PolicyService } from './policy/policy.service';
 import { SessionsController } from './sessions/sessions.controller';
 import { SessionsRepository } from './sessions/sessions.repository';
 import { SessionsService } from './sessions/sessions.service';
-import { CallLogPublisher } from './logs/call-log.publisher';
+import { CallLogPublisher } from './calls/call-log.publisher';
 import { LogsController } from './logs/logs.controller';
 import { LogsRepository } from './logs/logs.repository';
 import { LogsService } from './logs/logs.service';
@@ -87,7 +96,8 @@ export class SessionModule {
         LogsService,
         ConnectionsRepository,
         SessionsRepository,
-        ExecuteRepository,
+        ToolCallsRepository,
+        ToolsRepository,
         IdempotencyRepository,
         PolicyRepository,
         PolicyService,
@@ -143,6 +153,20 @@ export class SessionModule {
         MocksRepository,
         MocksService,
         RailsService,
+        CallBook,
+        ToolResolver,
+        MetaToolExecutor,
+        RailExecutor,
+        RawToolExecutor,
+        MockExecutor,
+        {
+          // One executor per tool kind: a kind left out does not compile.
+          provide: EXECUTORS,
+          inject: [MetaToolExecutor, RailExecutor, RawToolExecutor, MockExecutor],
+          useFactory: (rota: MetaToolExecutor, rail: RailExecutor, raw: RawToolExecutor, mock: MockExecutor): Executors => ({ rota, rail, raw, mock }),
+        },
+        { provide: POLICY_GATE, inject: [PolicyService], useFactory: (policy: PolicyService): PolicyGate => policy },
+        { provide: CALL_CONTEXTS, useClass: SessionCallContexts },
         ExecuteService,
       ],
     };

@@ -48,6 +48,37 @@ export const EXECUTE_FAILURE_CODES = [
 ] as const;
 export type ExecuteFailureCode = (typeof EXECUTE_FAILURE_CODES)[number];
 
+/**
+ * Whether a call that failed with this code provably sent nothing that
+ * could move money, so a per-user daily reservation taken for it is given
+ * back. One entry per code: a new failure code does not compile until it
+ * is classified here. `false` is the safe answer when in doubt (the amount
+ * keeps counting against the user's day).
+ */
+export const EXECUTE_FAILURE_SENT_NOTHING = {
+  tool_not_registered: true,
+  tool_not_published: true,
+  invalid_args: true,
+  not_implemented: true,
+  unknown_server: true,
+  connection_required: true,
+  // Refused before a row is written (record: false), which releases on its own.
+  provider_not_callable: false,
+  upstream_error: false,
+  upstream_unreachable: true,
+  outcome_unknown: false,
+  no_rail: true,
+  connect_context_invalid: false,
+  connect_pending: false,
+  connect_failed: false,
+} as const satisfies Record<ExecuteFailureCode, boolean>;
+
+/** Whether an outcome's `data.code` says nothing was sent. */
+export function failureSentNothing(data: unknown): boolean {
+  const code = (data as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && Object.hasOwn(EXECUTE_FAILURE_SENT_NOTHING, code) && EXECUTE_FAILURE_SENT_NOTHING[code as ExecuteFailureCode];
+}
+
 /** `POST /v1/sessions/{id}/execute` body. */
 export const ExecuteRequest = z
   .object({

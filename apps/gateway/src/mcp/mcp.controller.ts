@@ -72,7 +72,8 @@ export class McpController {
   async mcpSession(@Auth() p: Principal, @Input() { params }: In<typeof ROUTES.mcpSession>, @Req() req: FastifyRequest, @Res() reply: FastifyReply) {
     this.checkOrigin(req);
     if (Array.isArray(req.body)) return refuseBatch(reply);
-    const id = params.id;
+    // The route's params come from a helper shared with the project route, so their type is widened there.
+    const { id } = params as unknown as { id: string };
     // An unknown or foreign session is a plain 404 before any MCP exchange.
     await this.rpc.send('session.get', { session_id: id });
     return this.serve(p, id, req, reply);

@@ -1,6 +1,6 @@
 import { META_TOOLS } from '@rota/contracts';
-import { alwaysGated, requiredScope } from './action-scopes';
-import { coerceArgs } from './coerce';
+import { alwaysGated, requiredScope } from './resolve';
+import { coerceArgs } from './validate';
 
 const schemaOf = (name: string) => META_TOOLS.find((t) => t.name === name)!.inputSchema;
 

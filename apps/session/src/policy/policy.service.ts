@@ -19,8 +19,9 @@ import {
 } from '@rota/contracts';
 import { CONFIG, createLogger, currentTenant } from '@rota/service-kit';
 import type { SessionConfig } from '../config';
-import { ExecuteRepository } from '../execute/execute.repository';
-import { evaluate, proxyCall, type DailyReservation, type PolicyCall } from './evaluate';
+import { ToolCallsRepository } from '../calls/tool-calls.repository';
+import type { PolicyCheck, PolicyPass as Pass } from '../execute/executors';
+import { evaluate, proxyCall, type DailyReservation } from './evaluate';
 import { PolicyRepository, type ApprovalRow, type DailyKey } from './policy.repository';
 
 /** The algorithm the gateway's limiter applies, as `GET /v1/rate-limits` reports it. */
@@ -44,14 +45,8 @@ export function argsHash(args: Record<string, unknown>): string {
   return createHash('sha256').update(canonical(args)).digest('hex');
 }
 
-/** One call as the execute pipeline (and later the proxy) hands it to the check. */
-export interface PolicyCheckInput extends PolicyCall {
-  tenant: Tenant;
-  sessionId: string | null;
-  keyId: string | null;
-  /** `Rota-Approval-Id` of a retried call. */
-  approvalId: string | null;
-}
+/** One call as the execute pipeline hands it to the check (the pipeline's port, which this service fills). */
+export type PolicyCheckInput = PolicyCheck;
 
 /** One `proxyExecute` call, once its session is known and before anything is sent. */
 export interface ProxyPolicyInput {
@@ -66,15 +61,8 @@ export interface ProxyPolicyInput {
   endpoint: string;
 }
 
-/** What a passed check leaves for the dispatcher. */
-export interface PolicyPass {
-  /** The rails the router may pick; null for no restriction (the router applies it when rails execute). */
-  allowedProviders: string[] | null;
-  /** The first `allow_providers` rule, named when no allowed rail remains at execute time. */
-  providerRuleId: string | null;
-  /** Amounts reserved under per-user daily limits; give them back only for a call that certainly ran nothing. */
-  reservations: Array<{ key: DailyKey; minor: bigint }>;
-}
+/** What a passed check leaves for the dispatcher, with the reservations this service can give back. */
+export type PolicyPass = Pass<{ key: DailyKey; minor: bigint }>;
 
 const NO_RULES: PolicyPass = { allowedProviders: null, providerRuleId: null, reservations: [] };
 
@@ -93,7 +81,7 @@ export class PolicyService {
   constructor(
     @Inject(CONFIG) private readonly config: SessionConfig,
     private readonly repo: PolicyRepository,
-    private readonly calls: ExecuteRepository,
+    private readonly calls: ToolCallsRepository,
   ) {
     this.log = createLogger('session', config.LOG_LEVEL);
   }

@@ -3,8 +3,9 @@ import { ProviderError } from '@rota/providers';
 import { currentTenant } from '@rota/service-kit';
 import type { ConnectionsService } from '../connections/connections.service';
 import type { CallLookupRepository } from './call-lookup.repository';
-import type { ProviderCallsRepository } from './provider-calls.repository';
-import { sameOrigin, type ProviderClients } from './provider-calls.service';
+import type { ProviderCallsRepository } from '../calls/provider-calls.repository';
+import type { ProviderClients } from '../connections/clients';
+import { sameOrigin } from './provider-calls.service';
 
 /**
  * `session.calls.lookup`: asks a provider what a request Rota sent under an

@@ -1,6 +1,6 @@
 import { injectedSecrets } from '@rota/providers';
 import { endpointProblem, sameOrigin } from './provider-calls.service';
-import { maskEndpointQuery } from './redact';
+import { maskEndpointQuery } from '../calls/redact';
 
 /** `escape` percent-encoded `levels` more times. */
 const stacked = (escape: string, levels: number): string => (levels === 0 ? escape : stacked(escape.replace(/%/g, '%25'), levels - 1));

@@ -13,15 +13,12 @@ import {
   type ProviderRequest,
 } from '@rota/providers';
 import { beforeDeadline } from '@rota/service-kit';
+import type { ProviderClients } from '../connections/clients';
 import { originOf, type ConnectionsService } from '../connections/connections.service';
-import { maskEndpointQuery, redactSecrets } from './redact';
-import type { CompletedCall, ProviderCallsRepository } from './provider-calls.repository';
+import { maskEndpointQuery, redactSecrets } from '../calls/redact';
+import type { CompletedCall, ProviderCallsRepository } from '../calls/provider-calls.repository';
 
-/** The two clients: test calls may reach the private sandbox providers, live calls never reach a private address. */
-export interface ProviderClients {
-  live: ProviderClient;
-  test: ProviderClient;
-}
+export type { ProviderClients };
 
 /** A refusal before anything was written or sent. */
 export interface CallRefusal {

@@ -1,8 +1,8 @@
 import { AppError, type ProxyCommand, type ProxyReply, type ProxyResult } from '@rota/contracts';
 import { currentTenant } from '@rota/service-kit';
-import type { IdempotencyRepository, KeyRef } from '../execute/idempotency.repository';
-import { claimKey } from '../execute/idempotency';
-import { requestHash } from '../execute/request-hash';
+import type { IdempotencyRepository, KeyRef } from '../calls/idempotency.repository';
+import { claimKey } from '../calls/idempotency';
+import { requestHash } from '../calls/request-hash';
 import type { PolicyService } from '../policy/policy.service';
 import type { SessionsService } from '../sessions/sessions.service';
 import type { ProviderCallsService } from './provider-calls.service';

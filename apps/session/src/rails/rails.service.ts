@@ -20,9 +20,9 @@ import {
 import { buildRequest, RequestBuildError, type CallResult, type ProviderRequest } from '@rota/providers';
 import { beforeDeadline, CONFIG, createLogger, requestContext, RpcClient } from '@rota/service-kit';
 import type { SessionConfig } from '../config';
-import { ProviderCallsRepository, type RailAttemptRecord } from '../provider-calls/provider-calls.repository';
+import { ProviderCallsRepository, type RailAttemptRecord } from '../calls/provider-calls.repository';
 import { completedRow, failureOf, ProviderCallsService, providerIdempotencyKey, type CallDone } from '../provider-calls/provider-calls.service';
-import { redactSecrets } from '../provider-calls/redact';
+import { redactSecrets } from '../calls/redact';
 import { evaluate, MappingError } from './mapping';
 
 /** What an acting meta-tool call came to. */

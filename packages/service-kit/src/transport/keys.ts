@@ -48,7 +48,7 @@ export interface StreamReply {
 
 export function fieldsToObject(fields: string[]): Record<string, string> {
   const out: Record<string, string> = {};
-  for (let k = 0; k + 1 < fields.length; k += 2) out[fields[k]] = fields[k + 1];
+  for (let k = 0; k + 1 < fields.length; k += 2) out[fields[k]!] = fields[k + 1]!;
   return out;
 }
 

@@ -16,7 +16,7 @@ import type { ProviderForCall } from '@rota/catalog/repository';
 import { newId } from '@rota/db';
 import { ProviderError, type CallResult, type OAuth2TokenCache } from '@rota/providers';
 import type { Keyring } from '../../credentials/keyring';
-import type { ProviderClients } from '../../provider-calls/provider-calls.service';
+import type { ProviderClients } from '../clients';
 import type { ConnectionsRepository } from '../connections.repository';
 import { connectionView, type ConnectionsService } from '../connections.service';
 import { checkCredentials, connectMethod, credentialFields } from './fields';

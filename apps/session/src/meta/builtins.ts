@@ -1,14 +1,5 @@
-import {
-  LIST_TOOLS_TOOL,
-  META_TOOLS,
-  type ConnectionStatus,
-  type Environment,
-  type GetStartedData,
-  type GetStartedStep,
-  type ListToolsData,
-  type ListedTool,
-  type ProviderConnection,
-} from '@rota/contracts';
+import { LIST_TOOLS_TOOL, META_TOOLS, type Environment, type GetStartedData, type GetStartedStep, type ListToolsData, type ListedTool } from '@rota/contracts';
+import type { ProviderState } from '../connections/provider-state';
 
 /**
  * The tools that answer from Rota's own data: `codespar_list_tools`,
@@ -16,15 +7,7 @@ import {
  * Pure functions over rows the execute service has already read.
  */
 
-/** A provider as seen from one project and environment. */
-export interface ProviderState {
-  id: string;
-  name: string;
-  category: string;
-  authType: string;
-  status: ConnectionStatus;
-  connectedAt: Date | null;
-}
+export type { ProviderState };
 
 export const LIST_TOOLS_DESCRIPTION =
   'Lists the tools callable here: the published meta-tools and, over the execute route, the catalog tools of the providers this session names.';
@@ -111,9 +94,4 @@ export function getStarted(input: { environment: Environment; providers: Provide
     steps: steps.map((s, i) => ({ step: i + 1, ...s })),
     suggested_tools: suggested,
   };
-}
-
-/** One provider's row in `codespar_manage_connections`. */
-export function providerConnection(p: ProviderState): ProviderConnection {
-  return { server_id: p.id, name: p.name, category: p.category, auth_type: p.authType, status: p.status, connected_at: p.connectedAt?.toISOString() ?? null };
 }

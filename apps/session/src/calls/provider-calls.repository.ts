@@ -3,8 +3,8 @@ import type { Environment } from '@rota/contracts';
 import { PROVIDER_FOR_CALL, toProviderForCall, type ProviderForCall, type ProviderForCallRow } from '@rota/catalog/repository';
 import { namedStatement, newId, type SqlPool } from '@rota/db';
 import { currentRequestId, maybeTenant, SQL_POOL } from '@rota/service-kit';
-import { LOG_ROW_COLUMNS, type CallLogRow } from '../logs/call-log';
-import { CallLogPublisher } from '../logs/call-log.publisher';
+import { LOG_ROW_COLUMNS, type CallLogRow } from './call-log';
+import { CallLogPublisher } from './call-log.publisher';
 import { maskParameters } from './redact';
 
 /**

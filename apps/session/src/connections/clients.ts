@@ -2,8 +2,13 @@ import { OAuth2TokenCache, ProviderClient, SANDBOX_TENANT_HEADER, type Connectio
 import { createLogger } from '@rota/service-kit';
 import type Redis from 'ioredis';
 import type { ProviderLimits, SessionConfig } from '../config';
-import type { ConnectionsService } from '../connections/connections.service';
-import type { ProviderClients } from './provider-calls.service';
+import type { ConnectionsService } from './connections.service';
+
+/** The two clients: test calls may reach the private sandbox providers, live calls never reach a private address. */
+export interface ProviderClients {
+  live: ProviderClient;
+  test: ProviderClient;
+}
 
 /** Where a refresh token the provider rotated is sealed and stored: the connection it belongs to. */
 export type RefreshTokenStore = Pick<ConnectionsService, 'rotateRefreshToken' | 'credentialsFor'>;

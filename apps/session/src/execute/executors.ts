@@ -1,0 +1,116 @@
+import type { ActingMetaTool, ExecuteCommand, MetaToolName, Tenant } from '@rota/contracts';
+import type { KeyRef } from '../calls/idempotency.repository';
+import type { ArgsCheck, MetaToolArgs } from './validate';
+
+/**
+ * How a resolved tool runs, one executor per kind:
+ * - `rota`: a meta-tool Rota answers from its own data (`codespar_list_tools`,
+ *   `codespar_discover`, `codespar_get_started`, `codespar_manage_connections`);
+ * - `rail`: an acting meta-tool, routed to a provider rail;
+ * - `raw`: a catalog tool (`server/tool`), one provider call;
+ * - `mock`: a test session's mock, asked by the `rail` and `raw` executors
+ *   before anything is sent.
+ * The proxy (`session.proxy`) is its own pattern and pipeline (ProxyService).
+ */
+export type ToolKind = 'rota' | 'rail' | 'raw' | 'mock';
+
+/** What a call runs against: a session's providers, or the project's connected ones (`POST /mcp`). */
+export interface CallContext {
+  tenant: Tenant;
+  sessionId: string | null;
+  /** The session's end user (policy rules count per user); null in the project context. */
+  userId: string | null;
+  /** Provider ids callable here. */
+  servers: string[];
+}
+
+/** A tool name resolved to exactly one tool, with the kind of executor that runs it. */
+export type Resolved =
+  | { kind: 'rota'; name: MetaToolName | 'codespar_list_tools'; schema: MetaToolArgs | null }
+  | { kind: 'rail'; name: ActingMetaTool; schema: MetaToolArgs }
+  | { kind: 'raw'; name: string; server: string; schema: unknown };
+
+/** What a dispatched tool produced; `record: false` for the refusals that write nothing. */
+export interface Outcome {
+  success: boolean;
+  data: unknown;
+  error: string | null;
+  server: string | null;
+  record: boolean;
+  /** A provider call writes its own row (pending before it is sent, completed after): its id, and how it ended. */
+  written?: { toolCallId: string; state: 'done' | 'outcome_unknown' };
+}
+
+/** One call as an executor receives it, every check before dispatch passed. */
+export interface ExecCall<R extends Resolved = Resolved> {
+  resolved: R;
+  /** The coerced arguments; also what the call row records (an executor may redact it in place). */
+  input: Record<string, unknown>;
+  ctx: CallContext;
+  key: KeyRef | null;
+  calledAt: Date;
+  governed: PolicyPass;
+  /** A test session's mocked answer of this call, or null when mocks do not apply (the `mock` executor). */
+  mocked(): Promise<Outcome | null>;
+}
+
+/** The request as it arrived, for work an executor starts before the checks (reads only). */
+export interface EarlyCall {
+  cmd: ExecuteCommand;
+  tenant: Tenant;
+  /** The meta-tool's arguments as checkArgs will coerce them, when the tool is a meta-tool and they are valid for the key's environment. */
+  metaArgs: Extract<ArgsCheck, { ok: true }> | null;
+}
+
+export interface Executor<K extends ToolKind> {
+  /** Reads started when the request arrives, in parallel with the checks; used by `run` only if the call goes on. */
+  prefetch?(early: EarlyCall): unknown;
+  run(call: ExecCall<K extends 'mock' ? Resolved : Extract<Resolved, { kind: K }>>, prefetched: unknown): Promise<Outcome | null>;
+}
+
+/** The executor table: a kind without an executor does not compile. */
+export type Executors = { readonly [K in ToolKind]: Executor<K> };
+
+/** One call as the execute pipeline hands it to the policy check. */
+export interface PolicyCheck {
+  tenant: Tenant;
+  sessionId: string | null;
+  /** The session's end user (rules count per user). */
+  userId: string | null;
+  keyId: string | null;
+  /** `Rota-Approval-Id` of a retried call. */
+  approvalId: string | null;
+  tool: string;
+  /** `args.action` of a meta-tool; null for tools without actions. */
+  action: string | null;
+  args: Record<string, unknown>;
+  /** A raw call to a provider (a catalog tool) with what the catalog says about it; null for meta-tools. */
+  raw: { provider: string; category: string | null; method: string | null } | null;
+}
+
+/** What a passed check leaves for the dispatcher. */
+export interface PolicyPass<Reservation = unknown> {
+  /** The rails the router may pick; null for no restriction (the router applies it when rails execute). */
+  allowedProviders: string[] | null;
+  /** The first `allow_providers` rule, named when no allowed rail remains at execute time. */
+  providerRuleId: string | null;
+  /** Amounts reserved under per-user daily limits; give them back only for a call that certainly ran nothing. */
+  reservations: Reservation[];
+}
+
+/** Policy as the pipeline sees it (PolicyService): the last check before dispatch, and giving back reservations. */
+export interface PolicyGate {
+  check(input: PolicyCheck): Promise<PolicyPass>;
+  release(reservations: PolicyPass['reservations']): Promise<void>;
+}
+
+/** Where a call runs: the session's providers, or the project's connected ones. */
+export interface CallContexts {
+  context(cmd: ExecuteCommand, tenant: Tenant): Promise<CallContext>;
+}
+
+export const EXECUTORS = Symbol('EXECUTORS');
+export const POLICY_GATE = Symbol('POLICY_GATE');
+export const CALL_CONTEXTS = Symbol('CALL_CONTEXTS');
+
+export const ok = (data: unknown, server: string | null = null): Outcome => ({ success: true, data, error: null, server, record: true });
