@@ -72,7 +72,7 @@ describe('credentials and their origin', () => {
   });
 
   it('names every value that authenticates a request, to cut them out of answers', () => {
-    const before = { url: 'https://p.example/x', method: 'GET', headers: { accept: 'application/json' } };
+    const before = { url: 'https://p.example/x', method: 'GET' as const, headers: { accept: 'application/json' } };
     const after = { ...before, headers: { ...before.headers, authorization: `Basic ${Buffer.from('user:pa ss/word').toString('base64')}` } };
     const secrets = injectedSecrets({ username: 'user', password: 'pa ss/word' }, before, after);
     expect(secrets).toContain('pa ss/word');
