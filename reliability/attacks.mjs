@@ -6,6 +6,9 @@
 //   answer byte for byte what an id that never existed answers.
 // - SSRF: catalog URL imports of loopback, private, link-local and metadata
 //   addresses in every encoding we know, plus a redirect to one.
+// - A hostile tenant's reproductions (tenant-attacks.mjs): catalog shadowing,
+//   private addresses, moved origins, category bypass, sandbox control,
+//   limiter lockout, secrets in endpoints and echoes, endpoint encodings.
 // - Odds and ends of the findings list: MCP batches, a key in a query string
 //   (the secrets grep then reads the logs), revocation delay.
 import { request } from 'node:http';
@@ -15,6 +18,7 @@ import { join } from 'node:path';
 import { ROOT, sleep } from '../bench/lib/common.mjs';
 import { bearer, send } from './lib/http.mjs';
 import { fmtTally, pool, tally } from './lib/report.mjs';
+import { tenantAttacks } from './tenant-attacks.mjs';
 
 const require = createRequire(import.meta.url);
 const A = 'attacks';
@@ -402,4 +406,5 @@ export async function attacks(stack, keys, report, fx) {
   await tenancy(stack, keys, report, fx);
   await ssrf(stack, keys, report, fx);
   await odds(stack, keys, report);
+  await tenantAttacks(stack, keys, report);
 }

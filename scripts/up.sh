@@ -32,6 +32,16 @@ done
 # The sandbox provider server: the demo providers' test environment, on this
 # machine, so raw tools work with no outside network (docs/sandbox.md).
 export SANDBOX_PORT="${SANDBOX_PORT:-4010}"
+# Its control API (faults, counters, reset) listens on a port of its own and asks for a token,
+# made once and kept here, so no provider call can reach it.
+export SANDBOX_CONTROL_PORT="${SANDBOX_CONTROL_PORT:-4011}"
+if [ -z "${SANDBOX_CONTROL_TOKEN:-}" ]; then
+  if [ ! -s .rota/sandbox-control-token ]; then
+    (umask 077 && node -e "process.stdout.write(require('node:crypto').randomBytes(24).toString('base64url'))" >.rota/sandbox-control-token)
+  fi
+  SANDBOX_CONTROL_TOKEN="$(cat .rota/sandbox-control-token)"
+  export SANDBOX_CONTROL_TOKEN
+fi
 nohup node apps/sandbox/dist/main.js >.rota/logs/sandbox.log 2>&1 &
 echo $! >.rota/pids/sandbox.pid
 
@@ -53,6 +63,7 @@ echo "  gateway:     $url"
 if [ "$ROTA_PUBLIC_URL" != "$url" ]; then echo "  public URL:  $ROTA_PUBLIC_URL"; fi
 if curl -fsS "http://127.0.0.1:${SANDBOX_PORT}/health" >/dev/null 2>&1; then
   echo "  sandbox:     http://127.0.0.1:${SANDBOX_PORT}  (fake providers, docs/sandbox.md)"
+  echo "  sandbox control: http://127.0.0.1:${SANDBOX_CONTROL_PORT}  (token in .rota/sandbox-control-token)"
 else
   echo "  sandbox:     not answering; see .rota/logs/sandbox.log" >&2
 fi

@@ -100,7 +100,7 @@ describe('gateway hardening', () => {
       redis.disconnect();
     });
 
-    it('counts only 401s, then answers 429 on every replica until the window ends', async () => {
+    it('counts only 401s, then answers guesses 429 on every replica until the window ends, and still serves a valid key', async () => {
       // Successes never count against the address.
       for (let i = 0; i < FAIL_LIMIT + 2; i++) expect((await http(`${stack.url}/v1/servers`, { headers: auth(key) })).status).toBe(200);
       // A 403 is not a failed authentication either.
@@ -114,25 +114,47 @@ describe('gateway hardening', () => {
         expect(r.json).toEqual({ error: 'unauthorized' });
       }
 
-      // Over the limit even a valid key is refused: the address is not looked up.
-      const limited = await http(`${stack.url}/v1/servers`, { headers: { ...auth(key), 'x-request-id': 'limited-1' } });
-      expect(limited.status).toBe(429);
-      expect(limited.json).toEqual({ error: 'rate_limited', message: expect.any(String), request_id: 'limited-1' });
-      const retryAfter = Number(limited.headers.get('retry-after'));
-      expect(Number.isInteger(retryAfter)).toBe(true);
-      expect(retryAfter).toBeGreaterThan(0);
-      expect(retryAfter).toBeLessThanOrEqual(600);
+      // Over the limit a valid key is still served: the back-off never locks a good key out (one NAT, many users).
+      const served = await http(`${stack.url}/v1/servers`, { headers: { ...auth(key), 'x-request-id': 'served-1' } });
+      expect(served.status).toBe(200);
+      // Guesses from that address get 429 with its Retry-After, malformed or well formed.
+      for (const headers of [{}, { authorization: 'Bearer nonsense' }, auth(`csk_live_${'y'.repeat(32)}`), auth(`csk_live_${'y'.repeat(32)}`)]) {
+        const limited = await http(`${stack.url}/v1/servers`, { headers: { ...headers, 'x-request-id': 'limited-1' } });
+        expect(limited.status).toBe(429);
+        expect(limited.json).toEqual({ error: 'rate_limited', message: expect.any(String), request_id: 'limited-1' });
+        const retryAfter = Number(limited.headers.get('retry-after'));
+        expect(Number.isInteger(retryAfter)).toBe(true);
+        expect(retryAfter).toBeGreaterThan(0);
+        expect(retryAfter).toBeLessThanOrEqual(600);
+      }
+      // A forwarded address counts for nothing when no proxy is trusted.
+      const forged = await http(`${stack.url}/v1/servers`, { headers: { ...auth(`csk_live_${'z'.repeat(32)}`), 'x-forwarded-for': '198.51.100.7' } });
+      expect(forged.status).toBe(429);
 
       // The count lives in Redis under the configured prefix, so another replica sees it.
       const other = await createGateway(loadConfig(GatewayConfig, { ...stack.env, PORT: '0' }));
+      // A replica behind a trusted proxy (this machine) counts the forwarded address instead.
+      const proxied = await createGateway(loadConfig(GatewayConfig, { ...stack.env, PORT: '0', ROTA_TRUSTED_PROXIES: '127.0.0.1/32,::1' }));
       try {
         await other.listen(0, '127.0.0.1');
+        await proxied.listen(0, '127.0.0.1');
         const port = (other.getHttpServer().address() as { port: number }).port;
-        const r = await http(`http://127.0.0.1:${port}/v1/servers`, { headers: auth(key) });
+        const r = await http(`http://127.0.0.1:${port}/v1/servers`, { headers: auth(`csk_live_${'w'.repeat(32)}`) });
         expect(r.status).toBe(429);
         expect(r.json.error).toBe('rate_limited');
+        expect((await http(`http://127.0.0.1:${port}/v1/servers`, { headers: auth(key) })).status).toBe(200);
+        const viaProxy = (proxied.getHttpServer().address() as { port: number }).port;
+        const elsewhere = await http(`http://127.0.0.1:${viaProxy}/v1/servers`, {
+          headers: { ...auth(`csk_live_${'v'.repeat(32)}`), 'x-forwarded-for': '198.51.100.8' },
+        });
+        expect(elsewhere.status).toBe(401);
+        const fromHere = await http(`http://127.0.0.1:${viaProxy}/v1/servers`, {
+          headers: { ...auth(`csk_live_${'v'.repeat(32)}`), 'x-forwarded-for': '127.0.0.1' },
+        });
+        expect(fromHere.status).toBe(429);
       } finally {
         await other.close();
+        await proxied.close();
       }
       // Public routes stay open.
       expect((await http(`${stack.url}/health/live`)).status).toBe(200);

@@ -426,9 +426,9 @@ describe('connections, sessions and execute', () => {
         success: false,
         server: 'zzpay',
         tool: 'zzpay/create_payment',
-        data: { code: 'upstream_unreachable', reason: 'address_refused' },
+        data: { code: 'provider_not_callable', reason: 'address_refused' },
       });
-      expect(r.json.error).toMatch(/could not be reached/);
+      expect(r.json.error).toMatch(/address Rota does not call/);
       const [row] = await callRows(id);
       expect(row).toMatchObject({ id: r.json.tool_call_id, server: 'zzpay', success: false });
       expect(row!.input).toEqual({ amount: 1500, capture: true, installments: 2.5, note: '77', method: 'pix', extra: 'kept' });
@@ -609,7 +609,8 @@ describe('connections, sessions and execute', () => {
         ['codespar_charge', { amount: '50', currency: 'BRL', method: 'pix', description: 'x', buyer: {} }, 'connection_required'],
         // zzcert's catalog entry does not say how it authenticates: nothing to connect through.
         ['codespar_manage_connections', { action: 'connect_start', server_id: 'zzcert' }, 'provider_not_callable'],
-        ['zzpay/get_payment', { id: 'p1' }, 'upstream_unreachable'],
+        // zzpay's live address is loopback, which Rota does not call.
+        ['zzpay/get_payment', { id: 'p1' }, 'provider_not_callable'],
       ] as const) {
         const r = await execute(id, tool, input);
         expect(r.status).toBe(200);

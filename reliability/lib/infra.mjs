@@ -224,6 +224,8 @@ export async function startStack({ replicas = { search: 1, session: 2, router: 1
     // hashing model keeps the re-embedding window short and the same on every
     // machine (the neural model's speed is a catalog benchmark figure).
     ROTA_LOCAL_EMBEDDER: 'hash',
+    // The sandbox's providers, and the two local operator entries the tenant attacks call.
+    ROTA_PRIVATE_PROVIDERS: [...dist('apps/session/dist/config.js').SANDBOX_PROVIDERS, 'zzrelecho', 'zzrelmoving'].join(','),
     ...extra,
   };
   const run = (script, args = []) => execFileSync(NODE, [join(ROOT, script), ...args], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });

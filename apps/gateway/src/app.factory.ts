@@ -100,6 +100,9 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
   const tracing = startTracing('gateway', config, log);
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT,
+    // The client's address (failed-authentication back-off, rate limits) comes from
+    // X-Forwarded-For only when the connection is from a proxy listed in ROTA_TRUSTED_PROXIES.
+    trustProxy: config.ROTA_TRUSTED_PROXIES.length > 0 ? config.ROTA_TRUSTED_PROXIES : false,
     // Echo a caller's X-Request-Id when it is sane, else mint one.
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const given = req.headers['x-request-id'];

@@ -1,5 +1,16 @@
 import { BaseConfig } from '@rota/service-kit';
+import { isIP } from 'node:net';
 import { z } from 'zod';
+
+/** An IPv4 or IPv6 address, with an optional prefix length that fits it. */
+function validCidr(entry: string): boolean {
+  const [address, bits, extra] = entry.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || extra !== undefined) return false;
+  if (bits === undefined) return true;
+  const n = Number(bits);
+  return /^\d{1,3}$/.test(bits) && n >= 0 && n <= (family === 4 ? 32 : 128);
+}
 
 export const GatewayConfig = BaseConfig.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -28,6 +39,27 @@ export const GatewayConfig = BaseConfig.extend({
   ROTA_AUTH_FAIL_WINDOW_S: z.coerce.number().int().positive().default(60),
   /** Short-lived keys one key may mint per minute (`POST /v1/keys`), counted in Redis across replicas; 0 turns the limit off. */
   ROTA_KEYS_MINT_PER_MIN: z.coerce.number().int().min(0).default(60),
+  /**
+   * Key lookups that may find nothing per second, all addresses together.
+   * An address in back-off gets its well-formed keys looked up only while
+   * this budget has room (a valid key is then served); 0 turns it off.
+   */
+  ROTA_AUTH_FAILED_LOOKUPS_PER_S: z.coerce.number().int().min(0).default(50),
+  /**
+   * Proxies in front of the gateway whose `X-Forwarded-For` is believed:
+   * comma-separated addresses or CIDRs. Empty (the default): the address
+   * that connected is the client's, whatever a header says.
+   */
+  ROTA_TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .refine((list) => list.every(validCidr), 'must be comma-separated IP addresses or CIDRs (10.0.0.0/8, 2001:db8::/32)'),
   /**
    * How long a gateway replica trusts the rate limits it read for a project
    * (ms); a `PUT /v1/rate-limits` reaches every replica within this.

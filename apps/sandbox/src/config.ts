@@ -254,6 +254,8 @@ export function mergeConfig(override: SandboxConfig | undefined): SandboxConfig 
 export interface SandboxEnv {
   port: number;
   host: string;
+  /** The control API's listener (`SANDBOX_CONTROL_PORT`, default 4011) and token (`SANDBOX_CONTROL_TOKEN`); null without a token: no control API. */
+  control: { port: number; token: string } | null;
   configPath?: string;
   tls?: { port: number; certPath: string; keyPath: string; caPath: string };
 }
@@ -273,12 +275,16 @@ function parsePort(name: string, raw: string | undefined, fallback: number): num
 export function loadEnv(env: NodeJS.ProcessEnv = process.env): SandboxEnv {
   const port = parsePort('SANDBOX_PORT', env.SANDBOX_PORT, 4010);
   const host = env.SANDBOX_HOST || '127.0.0.1';
+  const controlPort = parsePort('SANDBOX_CONTROL_PORT', env.SANDBOX_CONTROL_PORT, 4011);
+  const token = env.SANDBOX_CONTROL_TOKEN ?? '';
+  if (token !== '' && (token.length < 16 || /\s/.test(token))) throw new Error('SANDBOX_CONTROL_TOKEN must be at least 16 characters without spaces');
   const tlsVars = ['SANDBOX_TLS_CERT', 'SANDBOX_TLS_KEY', 'SANDBOX_TLS_CA'] as const;
   const set = tlsVars.filter((v) => env[v]);
   if (set.length > 0 && set.length < tlsVars.length) throw new Error(`the TLS listener needs all of ${tlsVars.join(', ')}`);
   return {
     port,
     host,
+    control: token ? { port: controlPort, token } : null,
     ...(env.SANDBOX_CONFIG ? { configPath: env.SANDBOX_CONFIG } : {}),
     ...(set.length === tlsVars.length
       ? {

@@ -3,11 +3,16 @@ import { ASAAS_SANDBOX_CUSTOMER, startSandbox, type Sandbox } from './index';
 /** Idempotency keys, injected faults and the counters, through the HTTP control API. */
 
 let sandbox: Sandbox;
+const auth = () => ({ authorization: `Bearer ${sandbox.controlToken}` });
 const ASAAS = { access_token: 'sandbox-asaas-key', 'content-type': 'application/json' };
 const charge = (value = 50) => JSON.stringify({ customer: ASAAS_SANDBOX_CUSTOMER, billingType: 'PIX', value, dueDate: '2099-01-01' });
 
 async function post(path: string, body: string, headers: Record<string, string> = ASAAS, signal?: AbortSignal) {
-  const res = await fetch(`${sandbox.url}${path}`, { method: 'POST', headers, body, ...(signal ? { signal } : {}) });
+  // The control API has its own listener and token; provider routes are on the main one.
+  const control = path.startsWith('/_control');
+  const url = `${control ? sandbox.controlUrl : sandbox.url}${path}`;
+  const all = control ? { ...headers, authorization: `Bearer ${sandbox.controlToken}` } : headers;
+  const res = await fetch(url, { method: 'POST', headers: all, body, ...(signal ? { signal } : {}) });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as any) : undefined };
 }
@@ -19,7 +24,7 @@ async function fault(rule: Record<string, unknown>) {
 }
 
 async function counters() {
-  return (await (await fetch(`${sandbox.url}/_control/counters`)).json()) as any;
+  return (await (await fetch(`${sandbox.controlUrl}/_control/counters`, { headers: auth() })).json()) as any;
 }
 
 beforeAll(async () => {
@@ -157,9 +162,9 @@ describe('faults', () => {
     expect(token.status).toBe(500);
     await fault({ provider: '*', mode: '5xx', status: 502 });
     expect((await post('/asaas/v3/payments', charge())).status).toBe(502);
-    const list = (await (await fetch(`${sandbox.url}/_control/faults`)).json()) as { faults: unknown[] };
+    const list = (await (await fetch(`${sandbox.controlUrl}/_control/faults`, { headers: auth() })).json()) as { faults: unknown[] };
     expect(list.faults).toHaveLength(2);
-    expect((await fetch(`${sandbox.url}/_control/faults`, { method: 'DELETE' })).status).toBe(200);
+    expect((await fetch(`${sandbox.controlUrl}/_control/faults`, { method: 'DELETE', headers: auth() })).status).toBe(200);
     expect((await post('/asaas/v3/payments', charge())).status).toBe(200);
   });
 
@@ -182,4 +187,48 @@ it('reset forgets counters, data, keys and tokens', async () => {
   expect(gone.status).toBe(404);
   // The key is free again: the same request creates a new charge.
   expect((await post('/asaas/v3/payments', charge(), { ...ASAAS, 'idempotency-key': 'r' })).headers.get('idempotent-replayed')).toBeNull();
+});
+
+describe('control API isolation', () => {
+  it("is not served on the providers' port, and asks for its token on its own", async () => {
+    for (const path of ['/_control/counters', '/_control/faults', '/_control', '/_control/reset']) {
+      const res = await fetch(`${sandbox.url}${path}`, { method: path.endsWith('reset') ? 'POST' : 'GET', headers: auth() });
+      expect(res.status).toBe(404);
+    }
+    expect(sandbox.controlUrl).not.toBe(sandbox.url);
+    const none = await fetch(`${sandbox.controlUrl}/_control/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ provider: '*', mode: '5xx' }),
+    });
+    expect(none.status).toBe(401);
+    const wrong = await fetch(`${sandbox.controlUrl}/_control/counters`, { headers: { authorization: `Bearer ${sandbox.controlToken}x` } });
+    expect(wrong.status).toBe(401);
+    // Nothing was armed by the refused requests.
+    expect((await post('/asaas/v3/payments', charge())).status).toBe(200);
+  });
+});
+
+describe('tenants', () => {
+  const as = (tenant: string, extra: Record<string, string> = {}) => ({ ...ASAAS, 'x-rota-sandbox-tenant': tenant, ...extra });
+
+  it("keeps each tenant's charges and idempotency keys apart", async () => {
+    const a = await post('/asaas/v3/payments', charge(), as('tenant-a', { 'idempotency-key': 'same' }));
+    expect(a.status).toBe(200);
+    // Another tenant cannot read it, nor does the shared space hold it.
+    expect((await fetch(`${sandbox.url}/asaas/v3/payments/${a.body.id}`, { headers: as('tenant-b') })).status).toBe(404);
+    expect((await fetch(`${sandbox.url}/asaas/v3/payments/${a.body.id}`, { headers: ASAAS })).status).toBe(404);
+    expect((await fetch(`${sandbox.url}/asaas/v3/payments/${a.body.id}`, { headers: as('tenant-a') })).status).toBe(200);
+    // The same key under another tenant is a new request, not a replay of tenant-a's answer.
+    const b = await post('/asaas/v3/payments', charge(), as('tenant-b', { 'idempotency-key': 'same' }));
+    expect(b.status).toBe(200);
+    expect(b.headers.get('idempotent-replayed')).toBeNull();
+    expect(b.body.id).not.toBe(a.body.id);
+    // The operator's control API still reaches every tenant's charge.
+    expect((await post(`/_control/providers/asaas/payments/${a.body.id}/pay`, '', {})).status).toBe(200);
+  });
+
+  it('refuses a malformed tenant tag', async () => {
+    expect((await post('/asaas/v3/payments', charge(), as('a b'))).status).toBe(400);
+  });
 });

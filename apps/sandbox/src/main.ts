@@ -27,14 +27,19 @@ async function main(): Promise<void> {
   const sandbox = await startSandbox({
     port: env.port,
     host: env.host,
+    control: env.control ?? false,
     ...(config ? { config } : {}),
     ...(tls ? { tls } : {}),
     log: (line) => process.stdout.write(`${JSON.stringify(line)}\n`),
   });
   const providers = Object.entries(sandbox.config.providers).map(([id, p]) => `${id}:${p.auth.type}`);
   process.stdout.write(
-    `${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'sandbox listening', url: sandbox.url, tls_url: sandbox.tlsUrl ?? null, providers })}\n`,
+    `${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'sandbox listening', url: sandbox.url, tls_url: sandbox.tlsUrl ?? null, control_url: sandbox.controlUrl ?? null, providers })}\n`,
   );
+  if (!sandbox.controlUrl)
+    process.stdout.write(
+      `${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'control API off: set SANDBOX_CONTROL_TOKEN to serve it on SANDBOX_CONTROL_PORT' })}\n`,
+    );
   const stop = (): void => {
     sandbox.close().then(
       () => process.exit(0),

@@ -78,7 +78,10 @@ describe('Asaas: the account side', () => {
       headers: auth,
       body: { customer: 'cus_000000000001', billingType: 'PIX', value: 100, dueDate: '2099-12-31' },
     });
-    await fetch(`${sandbox.url}/_control/providers/asaas/payments/${charge.body.id}/pay`, { method: 'POST' });
+    await fetch(`${sandbox.controlUrl}/_control/providers/asaas/payments/${charge.body.id}/pay`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sandbox.controlToken}` },
+    });
     await call(`/asaas/v3/payments/${charge.body.id}/refund`, { headers: auth, body: { value: 20 } });
     const rows = (await call('/asaas/v3/financialTransactions', { headers: auth })).body.data;
     expect(rows.map((t: { type: string; value: number }) => [t.type, t.value])).toEqual([

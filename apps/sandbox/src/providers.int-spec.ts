@@ -62,7 +62,10 @@ describe('Asaas: Pix charge and refund', () => {
     expect(early.status).toBe(400);
     expect(early.body.errors[0].code).toBe('invalid_action');
 
-    const paid = await fetch(`${sandbox.url}/_control/providers/asaas/payments/${id}/pay`, { method: 'POST' });
+    const paid = await fetch(`${sandbox.controlUrl}/_control/providers/asaas/payments/${id}/pay`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sandbox.controlToken}` },
+    });
     expect(paid.status).toBe(200);
 
     const partial = await call(`/asaas/v3/payments/${id}/refund`, { headers: auth, body: { value: 29.9, description: 'desconto' } });

@@ -1,3 +1,4 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -20,9 +21,33 @@ export interface SandboxTlsOptions {
   ca: string | Buffer;
 }
 
+/**
+ * The header Rota names the calling tenant in (an opaque tag, not a project
+ * id). Each tenant's charges, customers, idempotency keys and the like are
+ * kept apart; a request without it works on the shared default space.
+ * Rota's proxy refuses it from callers, and raw tools never pass it on.
+ */
+export const SANDBOX_TENANT_HEADER = 'x-rota-sandbox-tenant';
+
+const TENANT_TAG = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** The control API's own listener: never the providers' port. */
+export interface SandboxControlOptions {
+  /** 0 picks a free port (the default for tests). */
+  port?: number;
+  /**
+   * The bearer token every control request must carry. Default:
+   * `SANDBOX_CONTROL_TOKEN` from the environment, else a random one (read it
+   * from `Sandbox.controlToken`).
+   */
+  token?: string;
+}
+
 export interface SandboxOptions {
   /** 0 picks a free port (the default for tests). */
   port?: number;
+  /** Where the control API listens and the token it asks for; `false` runs no control listener at all. */
+  control?: SandboxControlOptions | false;
   host?: string;
   /** Providers laid over the documented defaults. */
   config?: SandboxConfig;
@@ -51,6 +76,10 @@ export interface Sandbox {
   url: string;
   /** `https://127.0.0.1:<port>` when the TLS listener runs. */
   tlsUrl?: string;
+  /** `http://127.0.0.1:<control port>`: the control API (`/_control/…`), on its own listener; absent when it was turned off. */
+  controlUrl?: string;
+  /** The bearer token the control API asks for. */
+  controlToken?: string;
   config: SandboxConfig;
   control: SandboxControl;
   close(): Promise<void>;
@@ -61,7 +90,17 @@ interface Prefix {
   config: ProviderConfig;
   model: AnyProviderModel;
   routes: CompiledRoute<RouteDef<unknown>>[];
-  state: unknown;
+  /** The prefix's data per tenant tag ('' for requests that name none). */
+  states: Map<string, unknown>;
+}
+
+function stateOf(p: Prefix, tenant: string): unknown {
+  let state = p.states.get(tenant);
+  if (state === undefined) {
+    state = p.model.createState();
+    p.states.set(tenant, state);
+  }
+  return state;
 }
 
 interface Listener {
@@ -90,7 +129,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const prefixes = new Map<string, Prefix>();
   for (const [id, pc] of Object.entries(config.providers)) {
     const model = modelFor(pc);
-    prefixes.set(id, { id, config: pc, model, routes: model.routes.map((r) => compile(r)), state: model.createState() });
+    prefixes.set(id, { id, config: pc, model, routes: model.routes.map((r) => compile(r)), states: new Map() });
   }
 
   const control: SandboxControl = {
@@ -103,12 +142,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       faults.clear();
       idempotency.reset();
       oauth.reset();
-      for (const p of prefixes.values()) p.state = p.model.createState();
+      for (const p of prefixes.values()) p.states.clear();
     },
     expireTokens: (provider) => oauth.expire(provider),
     markPaid(provider, id) {
       const p = prefixes.get(provider);
-      return p?.model.markPaid ? p.model.markPaid(p.state, id) : false;
+      if (!p?.model.markPaid) return false;
+      // The control API speaks for the operator: the charge is found in whichever tenant's space holds it.
+      for (const state of p.states.values()) if (p.model.markPaid(state, id)) return true;
+      return false;
     },
   };
 
@@ -185,15 +227,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
 
     if (path === '/health') return finish({ status: 200, body: { status: 'ok' } });
-    if (path === '/_control' || path.startsWith('/_control/')) {
-      const parsed = parseBody(rawBody, header(req, 'content-type'));
-      return finish(parsed.ok ? handleControl(method, path, parsed.value) : controlError(400, 'invalid_json', 'body is not JSON'));
-    }
 
     const id = path.split('/')[1] ?? '';
     const prefix = prefixes.get(id);
+    // `/_control` is not served here: the control API has a listener of its own.
     if (!prefix) return finish(controlError(404, 'not_found', `no provider is served at /${id}`));
     line.provider = prefix.id;
+    const tenant = header(req, SANDBOX_TENANT_HEADER) ?? '';
+    if (tenant !== '' && !TENANT_TAG.test(tenant))
+      return finish(controlError(400, 'bad_request', `${SANDBOX_TENANT_HEADER} must be 1..128 of A-Z a-z 0-9 . _ -`));
+    // Idempotency keys live in the tenant's space too: one tenant's key never replays another's answer.
+    const space = tenant === '' ? prefix.id : `${prefix.id}\u0001${tenant}`;
     const rest = path.slice(id.length + 1) || '/';
     const hidden = secretQueryParams(prefix.config.auth);
     const safeQuery = new URLSearchParams([...url.searchParams.entries()].filter(([k]) => !hidden.includes(k)));
@@ -284,7 +328,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const print = fingerprint(method, relativeTarget, rawBody);
     if (key !== undefined) {
       counters.idempotencyKey(prefix.id, key);
-      const decision = idempotency.begin(prefix.id, key, print);
+      const decision = idempotency.begin(space, key, print);
       switch (decision.kind) {
         case 'replay':
           counters.replay();
@@ -307,10 +351,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         query: safeQuery,
         body: parsed.value,
         headers: req.headers,
-        state: prefix.state,
+        state: stateOf(prefix, tenant),
         baseUrl: `${base}/${prefix.id}`,
         created: (resource: string) => counters.created(prefix.id, resource),
-        idempotentReply: (k: string) => idempotency.find(prefix.id, k),
+        idempotentReply: (k: string) => idempotency.find(space, k),
       });
     } catch (err) {
       log({ time: new Date().toISOString(), level: 'error', msg: 'route failed', provider: prefix.id, route: routeName, error: (err as Error).message });
@@ -319,8 +363,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     // Only a request that did its work keeps its key: a refusal leaves the
     // caller free to fix the request and send it again under the same key.
     if (key !== undefined) {
-      if (result.status >= 200 && result.status < 300) idempotency.complete(prefix.id, key, print, result);
-      else idempotency.abandon(prefix.id, key);
+      if (result.status >= 200 && result.status < 300) idempotency.complete(space, key, print, result);
+      else idempotency.abandon(space, key);
     }
     return reply(result);
   }
@@ -347,9 +391,54 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     });
   };
 
+  const controlOptions = options.control === false ? null : (options.control ?? {});
+  const controlToken = controlOptions?.token ?? process.env.SANDBOX_CONTROL_TOKEN ?? randomBytes(24).toString('base64url');
+  const tokenOk = (req: IncomingMessage): boolean => {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header(req, 'authorization') ?? '');
+    const given = Buffer.from(m?.[1] ?? '');
+    const want = Buffer.from(controlToken);
+    return given.length === want.length && timingSafeEqual(given, want);
+  };
+  /** The control API: its own listener, and a bearer token on every request. */
+  async function handleControlRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const path = new URL(req.url ?? '/', 'http://sandbox').pathname;
+    const finish = (reply: Reply): void => {
+      send(res, reply);
+      log({ time: new Date().toISOString(), level: 'info', msg: 'control request', method, path, status: reply.status });
+    };
+    if (path === '/health') return finish({ status: 200, body: { status: 'ok' } });
+    if (!tokenOk(req))
+      return finish({ ...controlError(401, 'unauthorized', 'the control API needs its bearer token'), headers: { 'www-authenticate': 'Bearer' } });
+    if (path !== '/_control' && !path.startsWith('/_control/')) return finish(controlError(404, 'not_found', 'unknown control route'));
+    let rawBody: Buffer;
+    try {
+      rawBody = await readBody(req);
+    } catch (err) {
+      res.setHeader('connection', 'close');
+      return finish(
+        err instanceof BodyTooLarge ? controlError(413, 'payload_too_large', 'body over 1 MiB') : controlError(400, 'bad_request', 'unreadable body'),
+      );
+    }
+    const parsed = parseBody(rawBody, header(req, 'content-type'));
+    return finish(parsed.ok ? handleControl(method, path, parsed.value) : controlError(400, 'invalid_json', 'body is not JSON'));
+  }
+
   let httpBase = '';
   const http = await listen(createServer(onRequest(() => httpBase)), options.port ?? 0, 'http');
   httpBase = http.base;
+  const controlListener = controlOptions
+    ? await listen(
+        createServer((req, res) => {
+          handleControlRequest(req, res).catch((err: unknown) => {
+            log({ time: new Date().toISOString(), level: 'error', msg: 'control request failed', error: (err as Error).message });
+            send(res, controlError(500, 'internal_error', 'internal error'));
+          });
+        }),
+        controlOptions.port ?? 0,
+        'http',
+      )
+    : null;
   let tlsUrl: string | undefined;
   if (options.tls) {
     let tlsBase = '';
@@ -368,6 +457,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   return {
     url: httpBase,
     ...(tlsUrl ? { tlsUrl } : {}),
+    ...(controlListener ? { controlUrl: controlListener.base, controlToken } : {}),
     config,
     control,
     close: async () => {

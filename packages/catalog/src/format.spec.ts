@@ -31,6 +31,7 @@ describe('Rota catalog format', () => {
       authType: 'api_key',
       selfServeAuth: true,
       sandboxAvailable: true,
+      movesMoney: null,
       status: 'stable',
     });
     expect(pix!.provider!.baseUrls).toEqual({ live: 'https://api.pixpay.example/v1', test: 'https://sandbox.pixpay.example/v1' });

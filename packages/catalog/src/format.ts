@@ -81,6 +81,13 @@ export const ProviderSchema = z.strictObject({
     .regex(/^[a-z][a-z_]{0,31}$/, 'must be a lowercase word such as stable, beta or alpha')
     .default('stable'),
   sandbox_available: z.boolean().default(false),
+  /**
+   * Whether calls to this provider can move money. Absent: a global provider
+   * goes by its category, a project's own provider counts as moving money.
+   * Only an operator import is believed when it says `false` for a project's
+   * provider; a project's own import cannot lift its amount rules this way.
+   */
+  moves_money: z.boolean().optional(),
 });
 export type ProviderInput = z.input<typeof ProviderSchema>;
 
@@ -134,6 +141,8 @@ export interface CatalogProvider {
   baseUrls: { live: string | null; test: string | null };
   status: string;
   sandboxAvailable: boolean;
+  /** Whether calls to it can move money, as the import declared it; null: not declared. */
+  movesMoney: boolean | null;
   /** How the provider is called (format v2); null: not known, calls to it are refused. */
   http: ProviderHttp | null;
 }
@@ -198,6 +207,7 @@ export function toProvider(p: z.output<typeof ProviderSchema>, http: ProviderHtt
     baseUrls: { live: p.base_urls.live ?? null, test: p.base_urls.test ?? null },
     status: p.status,
     sandboxAvailable: p.sandbox_available,
+    movesMoney: p.moves_money ?? null,
     http,
   };
 }

@@ -2,18 +2,28 @@ import { AppError } from '@rota/contracts';
 import type { PrismaClient } from '@rota/db';
 import { toVectorParam, type Embedder } from './embedder';
 import type { CatalogDocument, CatalogProvider } from './format';
-import { CatalogRepository, type NewToolRow, type StoredTool, type ToolUpdateRow } from './repository';
+import { CatalogRepository, type DisplacedProvider, type NewToolRow, type StoredTool, type ToolUpdateRow } from './repository';
 import { descriptionHash, toolEmbeddingText } from './text';
+
+export type { DisplacedProvider };
 
 export interface ImportOptions {
   /** The embedding model in force; new and edited rows are hashed with it. */
   model: string;
   /**
    * Owner of the imported providers and tools: null (default) for the global
-   * catalog, or a project id. A project's providers are its own: they shadow
-   * global ones of the same id for that project alone.
+   * catalog, or a project id. A project's providers are its own and live
+   * under ids the global catalog does not use: a project that tries to
+   * create or change one of those is refused (`provider_id_taken`), and a
+   * global import of an id some project uses displaces the project's row.
    */
   projectId?: string | null;
+  /**
+   * Set only by operator tooling: lets a project's provider be declared as
+   * not moving money (`moves_money: false`). Without it a project's own
+   * import never lifts its amount rules that way.
+   */
+  operator?: boolean;
   /** Delete this owner's tools of the imported servers that the input no longer lists. */
   prune?: boolean;
   /**
@@ -33,6 +43,8 @@ export interface ImportOptions {
 
 export interface ImportResult {
   providers: { created: number; updated: number; unchanged: number };
+  /** Project providers that used an id this global import wrote (always empty for a project import). */
+  disabled: DisplacedProvider[];
   tools: { created: number; updated: number; unchanged: number; removed: number };
   /** Rows that now need a vector (new tools and tools whose embedded text changed); 0 when the import embedded them. */
   reembed: number;
@@ -158,6 +170,7 @@ async function plan(repo: CatalogRepository, doc: CatalogDocument, opts: ImportO
   const projectId = opts.projectId ?? null;
   const result: ImportResult = {
     providers: { created: 0, updated: 0, unchanged: 0 },
+    disabled: [],
     tools: { created: 0, updated: 0, unchanged: 0, removed: 0 },
     reembed: 0,
     timings: { total: 0, embedding: 0, writing: 0, index: 0 },
@@ -171,6 +184,17 @@ async function plan(repo: CatalogRepository, doc: CatalogDocument, opts: ImportO
   // the global provider); it never writes one. Other projects' providers are
   // not looked at, so an unknown id reads the same whoever owns it.
   const global = projectId === null ? existing : new Map((await repo.existingProviders(ids, '')).map((p) => [p.id, p]));
+  if (projectId !== null) {
+    // Ids belong to their owner: a project never writes the details of an id
+    // the global catalog uses (it may still add its own tools to it).
+    const taken = doc.servers.filter((s) => s.provider !== null && global.has(s.id)).map((s) => s.id);
+    if (taken.length)
+      throw new AppError(
+        'provider_id_taken',
+        `provider id${taken.length > 1 ? 's' : ''} ${taken.join(', ')} belong${taken.length > 1 ? '' : 's'} to the global catalog; import your own provider under another id`,
+        { ids: taken },
+      );
+  }
   const unknown = doc.servers.filter((s) => s.provider === null && !existing.has(s.id) && !global.has(s.id)).map((s) => s.id);
   if (unknown.length) throw new AppError('unknown_server', `unknown server: ${unknown.join(', ')} (give the provider's details to create it)`, { unknown });
 
@@ -182,13 +206,15 @@ async function plan(repo: CatalogRepository, doc: CatalogDocument, opts: ImportO
   const created: string[] = [];
   for (const s of doc.servers) {
     const before = existing.get(s.id);
-    const p = s.provider;
-    if (!p) {
+    const declared = s.provider;
+    if (!declared) {
       const known = before ?? global.get(s.id)!;
       names.set(s.id, known.name);
       serverOwner.set(s.id, before ? owner : '');
       continue;
     }
+    // Only an operator says a project's provider does not move money.
+    const p = projectId !== null && !opts.operator && declared.movesMoney === false ? { ...declared, movesMoney: null } : declared;
     names.set(s.id, p.name);
     serverOwner.set(s.id, owner);
     if (!before) {
@@ -202,6 +228,8 @@ async function plan(repo: CatalogRepository, doc: CatalogDocument, opts: ImportO
     } else result.providers.unchanged++;
   }
   if (write) {
+    // A global import wins over a project row of the same id: that row moves out of the way, disabled, and is reported.
+    if (projectId === null) result.disabled = await repo.displaceProjectProviders(doc.servers.filter((s) => s.provider !== null).map((s) => s.id));
     await repo.upsertProviders(toUpsert, projectId);
     // The project's tools that hung off a global provider move onto its new own one.
     if (projectId !== null) await repo.adoptProjectTools(created, projectId);

@@ -14,7 +14,7 @@ export { NeuralEmbedder, NEURAL_EMBEDDING_MODEL, NEURAL_DIMENSIONS } from './neu
 export { HybridEmbedder, HYBRID_EMBEDDING_MODEL, NEURAL_SHARE } from './hybrid-embedder';
 export { descriptionHash, humanizeToolName, toolEmbeddingText, type ToolText } from './text';
 export * from './format';
-export { importCatalog, type ImportOptions, type ImportResult } from './import';
+export { importCatalog, type DisplacedProvider, type ImportOptions, type ImportResult } from './import';
 export * from './reembed';
 export * from './queue';
 export { seedDemoCatalog, DEMO_CATALOG_PATH, DEFAULT_SANDBOX_URL, sandboxUrlFromEnv, substituteSandboxUrl } from './seed';

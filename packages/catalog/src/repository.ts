@@ -2,6 +2,20 @@ import type { ProviderHttp, ToolParameterMap } from '@rota/contracts';
 import { namedStatement, Prisma, type PrismaClient } from '@rota/db';
 import type { CatalogProvider, CatalogTool } from './format';
 
+/** A project's provider that a global import displaced: renamed out of the way and disabled. */
+export interface DisplacedProvider {
+  project_id: string;
+  id: string;
+  renamed_to: string;
+}
+
+/**
+ * The id a project's provider `p` moves to when the global catalog takes its
+ * id: the project id as a slug, a dot, the old id (cut to 64 characters).
+ * The migration `20261206010000_provider_ownership` uses the same expression.
+ */
+const DISPLACED_ID_SQL = Prisma.sql`regexp_replace(lower(p.project_id), '[^a-z0-9]+', '-', 'g') || '.' || p.id`;
+
 /** A Prisma client or the client of an open transaction. */
 export type Db = PrismaClient | Prisma.TransactionClient;
 
@@ -81,6 +95,7 @@ export interface ToolRow {
 export interface ProviderForCallRow {
   id: string;
   owner: string;
+  status: string;
   auth_type: string;
   base_urls: { live?: string | null; test?: string | null } | null;
   http: ProviderHttp | null;
@@ -95,8 +110,8 @@ export interface ProviderForCallRow {
  * every provider call, and `CatalogRepository` runs the same text.
  */
 export const PROVIDER_FOR_CALL = namedStatement(`
-  SELECT p.id, p.owner, p.auth_type, p.base_urls, p.http, tl.tool FROM (
-    SELECT id, owner, auth_type, base_urls, http FROM providers
+  SELECT p.id, p.owner, p.status, p.auth_type, p.base_urls, p.http, tl.tool FROM (
+    SELECT id, owner, status, auth_type, base_urls, http FROM providers
     WHERE id = $1 AND owner IN ('', $2)
     ORDER BY owner = $2 DESC LIMIT 1
   ) p
@@ -113,6 +128,7 @@ export function toProviderForCall(p: ProviderForCallRow): ProviderForCall {
   return {
     id: p.id,
     owner: p.owner,
+    status: p.status,
     authType: p.auth_type,
     baseUrls: { live: p.base_urls?.live ?? null, test: p.base_urls?.test ?? null },
     http: p.http ?? null,
@@ -124,6 +140,8 @@ export interface ProviderForCall {
   id: string;
   /** '' for a global provider, else the project that owns it. */
   owner: string;
+  /** `disabled`: a project's provider a global import displaced; it is not called. */
+  status: string;
   authType: string;
   baseUrls: { live: string | null; test: string | null };
   /** Null: the catalog (format v1) does not say how to call it, so calls are refused. */
@@ -211,10 +229,11 @@ export class CatalogRepository {
         base_urls: { live?: string | null; test?: string | null };
         status: string;
         sandbox_available: boolean;
+        moves_money: boolean | null;
         http: ProviderHttp | null;
       }>
     >(Prisma.sql`
-      SELECT id, name, description, category, country, countries, auth_type, self_serve_auth, base_urls, status, sandbox_available, http
+      SELECT id, name, description, category, country, countries, auth_type, self_serve_auth, base_urls, status, sandbox_available, moves_money, http
       FROM providers WHERE id = ANY(${ids}::text[]) AND owner = ${owner}`);
     return rows.map((r) => ({
       id: r.id,
@@ -228,8 +247,32 @@ export class CatalogRepository {
       baseUrls: { live: r.base_urls?.live ?? null, test: r.base_urls?.test ?? null },
       status: r.status,
       sandboxAvailable: r.sandbox_available,
+      movesMoney: r.moves_money,
       http: r.http ?? null,
     }));
+  }
+
+  /**
+   * Moves project providers that use any of these ids out of the way of the
+   * global catalog, which is about to write them: each becomes
+   * `<project>.<id>` (its tools follow through the foreign key, the
+   * project's connections to it are moved here) and is disabled until its
+   * project imports it again. Returns what moved.
+   */
+  async displaceProjectProviders(ids: string[]): Promise<DisplacedProvider[]> {
+    if (ids.length === 0) return [];
+    return this.db.$queryRaw<DisplacedProvider[]>(Prisma.sql`
+      WITH moves AS (
+        SELECT p.id AS old_id, p.project_id, left(${DISPLACED_ID_SQL}, 64) AS new_id
+        FROM providers p WHERE p.id = ANY(${ids}::text[]) AND p.owner <> '' FOR UPDATE
+      ), conns AS (
+        UPDATE connections c SET server_id = m.new_id, updated_at = now()
+        FROM moves m WHERE c.project_id = m.project_id AND c.server_id = m.old_id
+        RETURNING c.id
+      )
+      UPDATE providers p SET id = m.new_id, status = 'disabled', updated_at = now()
+      FROM moves m WHERE p.owner = m.project_id AND p.id = m.old_id
+      RETURNING m.project_id, m.old_id AS id, m.new_id AS renamed_to`);
   }
 
   /** Inserts or rewrites providers of one owner (null: the global catalog), a chunk per statement. */
@@ -237,18 +280,19 @@ export class CatalogRepository {
     for (let i = 0; i < list.length; i += 1000) {
       const c = list.slice(i, i + 1000);
       await this.db.$executeRaw(Prisma.sql`
-        INSERT INTO providers (id, project_id, name, description, category, country, countries, auth_type, self_serve_auth, base_urls, status, sandbox_available, http, updated_at)
+        INSERT INTO providers (id, project_id, name, description, category, country, countries, auth_type, self_serve_auth, base_urls, status, sandbox_available, moves_money, http, updated_at)
         SELECT v.id, ${projectId}::text, v.name, v.description, v.category, v.country, ARRAY(SELECT jsonb_array_elements_text(v.countries::jsonb)), v.auth_type, v.self_serve,
-               v.base_urls::jsonb, v.status, v.sandbox, v.http::jsonb, now()
+               v.base_urls::jsonb, v.status, v.sandbox, v.moves_money, v.http::jsonb, now()
         FROM unnest(${c.map((p) => p.id)}::text[], ${c.map((p) => p.name)}::text[], ${c.map((p) => p.description)}::text[], ${c.map((p) => p.category)}::text[],
                     ${c.map((p) => p.country)}::text[], ${c.map((p) => JSON.stringify(p.countries))}::text[], ${c.map((p) => p.authType)}::text[],
                     ${c.map((p) => p.selfServeAuth)}::boolean[], ${c.map((p) => JSON.stringify(p.baseUrls))}::text[], ${c.map((p) => p.status)}::text[],
-                    ${c.map((p) => p.sandboxAvailable)}::boolean[], ${c.map((p) => json(p.http))}::text[])
-             AS v(id, name, description, category, country, countries, auth_type, self_serve, base_urls, status, sandbox, http)
+                    ${c.map((p) => p.sandboxAvailable)}::boolean[], ${c.map((p) => p.movesMoney)}::boolean[], ${c.map((p) => json(p.http))}::text[])
+             AS v(id, name, description, category, country, countries, auth_type, self_serve, base_urls, status, sandbox, moves_money, http)
         ON CONFLICT (id, owner) DO UPDATE SET
           name = EXCLUDED.name, description = EXCLUDED.description, category = EXCLUDED.category, country = EXCLUDED.country,
           countries = EXCLUDED.countries, auth_type = EXCLUDED.auth_type, self_serve_auth = EXCLUDED.self_serve_auth,
-          base_urls = EXCLUDED.base_urls, status = EXCLUDED.status, sandbox_available = EXCLUDED.sandbox_available, http = EXCLUDED.http, updated_at = now()`);
+          base_urls = EXCLUDED.base_urls, status = EXCLUDED.status, sandbox_available = EXCLUDED.sandbox_available,
+          moves_money = EXCLUDED.moves_money, http = EXCLUDED.http, updated_at = now()`);
     }
   }
 

@@ -116,4 +116,9 @@ describe('address policy', () => {
   ])('ROTA_PRIVATE_PROVIDERS=%j lets %s reach private addresses: %s', (list, provider, expected) => {
     expect(privateAddressAllowed(provider, { ROTA_PRIVATE_PROVIDERS: list })).toBe(expected);
   });
+
+  it("never exempts a project's own provider, even under a listed id", () => {
+    expect(privateAddressAllowed('sandbox', { ROTA_PRIVATE_PROVIDERS: 'sandbox' }, '')).toBe(true);
+    expect(privateAddressAllowed('sandbox', { ROTA_PRIVATE_PROVIDERS: 'sandbox' }, 'proj_x')).toBe(false);
+  });
 });

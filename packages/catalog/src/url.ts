@@ -39,11 +39,13 @@ export { isPublicAddress };
 
 /**
  * Whether calls to provider `providerId` may reach non-public addresses: only
- * for the ids listed in `ROTA_PRIVATE_PROVIDERS` (comma-separated), such as
- * a sandbox running beside Rota. Catalog imports never consult it; their
- * URLs come from callers, a provider's from the operator's catalog.
+ * for the operator's entries (`owner` '') whose ids are listed in
+ * `ROTA_PRIVATE_PROVIDERS` (comma-separated), such as a sandbox running
+ * beside Rota; a project's own provider never, whatever its id. Catalog
+ * imports never consult it; their URLs come from callers.
  */
-export function privateAddressAllowed(providerId: string, env: Readonly<Record<string, string | undefined>> = process.env): boolean {
+export function privateAddressAllowed(providerId: string, env: Readonly<Record<string, string | undefined>> = process.env, owner = ''): boolean {
+  if (owner !== '') return false;
   const listed = (env.ROTA_PRIVATE_PROVIDERS ?? '')
     .split(',')
     .map((id) => id.trim())

@@ -188,5 +188,11 @@ export const CatalogImportResult = z.object({
   reembed: z.number().int(),
   /** Whether a re-embedding sweep was queued (only when `reembed` > 0). */
   sweep_requested: z.boolean(),
+  /**
+   * Project providers that used an id this global import wrote: each was
+   * renamed to `renamed_to` and disabled, since an id belongs to one owner.
+   * Absent when there were none (always, for a project's own import).
+   */
+  disabled: z.array(z.object({ project_id: z.string(), id: z.string(), renamed_to: z.string() })).optional(),
 });
 export type CatalogImportResult = z.infer<typeof CatalogImportResult>;

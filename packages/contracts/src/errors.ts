@@ -23,7 +23,11 @@ export const ERROR_STATUS = {
   forbidden_header: 400,
   /** The project has no connection for this provider in the key's environment. */
   connection_required: 409,
-  /** The catalog does not say how to call this provider in this environment. */
+  /**
+   * The catalog does not say how to call this provider in this environment,
+   * or its address is not one Rota calls for it (a project's own provider at
+   * a private, loopback, link-local or metadata address), or it was disabled.
+   */
   provider_not_callable: 409,
   /** Proxy: the provider could not be reached and provably never received the request. */
   upstream_unreachable: 502,
@@ -72,6 +76,11 @@ export const ERROR_STATUS = {
   webhook_url_refused: 400,
   /** A unique constraint was violated. */
   conflict: 409,
+  /**
+   * A project import tried to create or change a provider whose id the global
+   * catalog uses: ids belong to their owner. Carries `ids`.
+   */
+  provider_id_taken: 409,
   /** The approval was already approved, denied or used, or it expired. */
   approval_not_pending: 409,
   /** The session exists but is not active. Carries `status`. */

@@ -382,7 +382,7 @@ export const ROUTES = defineRoutes({
     path: '/v1/catalog/import',
     summary: 'Import a catalog',
     description:
-      'Imports a Rota catalog document, an MCP `tools/list` result (with `?server=`), a document fetched from `{"url"}`, or the tools of a live MCP server (`{"url", "mcp": true}`). Bodies up to 64 MiB. The global catalog (`owner=catalog`, the default for an operator key) is written only by operator keys, which carry `admin`; a project key imports providers and tools that only its own project sees (`owner=project`, its default), and asking it for `owner=catalog` is 403 `forbidden`, as is `owner=project` from an operator key. A project’s provider shadows a global one of the same id for that project only.',
+      'Imports a Rota catalog document, an MCP `tools/list` result (with `?server=`), a document fetched from `{"url"}`, or the tools of a live MCP server (`{"url", "mcp": true}`). Bodies up to 64 MiB. The global catalog (`owner=catalog`, the default for an operator key) is written only by operator keys, which carry `admin`; a project key imports providers and tools that only its own project sees (`owner=project`, its default), and asking it for `owner=catalog` is 403 `forbidden`, as is `owner=project` from an operator key. Provider ids belong to one owner: a project that creates or changes a provider whose id the global catalog uses gets 409 `provider_id_taken` (naming the `ids`) and nothing is written; it may still add its own tools to a global provider by naming it without details. A global import of an id some project uses wins: the project’s row is renamed to `<project>.<id>`, disabled, and listed in `disabled`.',
     tag: 'catalog',
     scope: 'catalog:write',
     operators: true,
@@ -393,7 +393,7 @@ export const ROUTES = defineRoutes({
     bodyOffThread: true,
     success: 200,
     responses: { 200: json('What changed.', CatalogImportResult) },
-    errors: ['unknown_server'],
+    errors: ['unknown_server', 'provider_id_taken'],
     hop: 'reads',
   },
   createConnection: {

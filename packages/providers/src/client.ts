@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import {
   BrokenCircuitError,
@@ -55,8 +55,10 @@ export interface ProviderClientOptions {
   providers?: Record<string, Partial<ProviderPolicy>>;
   /**
    * Provider ids whose hosts may resolve to private or loopback addresses
-   * (a sandbox on the same machine, an operator's internal provider).
-   * Everyone else is held to public addresses.
+   * (a sandbox on the same machine, an operator's internal provider). Only
+   * the operator's entry of such an id is exempt (`CallArgs.providerOwner`
+   * ''): a project's own provider is held to public addresses whatever its
+   * id. Everyone else is held to public addresses.
    */
   allowPrivateAddresses?: Iterable<string>;
   /** Required to call providers with `oauth2` auth. */
@@ -66,10 +68,30 @@ export interface ProviderClientOptions {
   resolver?: Resolver;
   /** Distinct client certificates kept connected at once. Default 64. */
   maxCertificateAgents?: number;
+  /**
+   * A header naming the calling tenant (an opaque tag) on requests to the
+   * private-address exempt providers (the sandbox beside Rota), so it keeps
+   * each tenant's state apart. It is removed from every other request, and
+   * from whatever a request carried before: callers never set it.
+   */
+  tenantHeader?: string;
+}
+
+/** The header Rota names the tenant in for the sandbox provider server (docs/sandbox.md). */
+export const SANDBOX_TENANT_HEADER = 'x-rota-sandbox-tenant';
+
+/** An opaque, stable tag for a tenant: the sandbox tells tenants apart without learning their ids. */
+export function tenantTag(tenant: Tenant): string {
+  return createHash('sha256').update(`${tenant.org_id}\n${tenant.project_id}\n${tenant.environment}`).digest('hex').slice(0, 32);
 }
 
 export interface CallArgs {
   providerId: string;
+  /**
+   * Who owns the catalog entry: '' (the default) for the operator's catalog,
+   * else the project that imported it. Never private-address exempt.
+   */
+  providerOwner?: string;
   /** Built by `buildRequest`, without credentials. */
   request: ProviderRequest;
   auth: ProviderAuth;
@@ -123,25 +145,32 @@ export class ProviderClient {
   }
 
   /** The dispatcher a provider's requests (and its OAuth2 token requests) go through: address-checked and pinned. */
-  dispatcher(providerId: string): Dispatcher {
-    return this.state(providerId).agent;
+  dispatcher(providerId: string, owner = ''): Dispatcher {
+    return this.state(providerId, owner).agent;
   }
 
-  private agentOptions(providerId: string, policy: ProviderPolicy, cert?: ClientCertificate): Agent.Options {
+  /** Whether calls to this entry may reach private addresses: an operator's entry listed in `allowPrivateAddresses`, nothing else. */
+  private privateAllowed(providerId: string, owner: string): boolean {
+    return owner === '' && this.allowPrivate.has(providerId);
+  }
+
+  private agentOptions(providerId: string, owner: string, policy: ProviderPolicy, cert?: ClientCertificate): Agent.Options {
     return {
       connections: policy.concurrency,
       headersTimeout: policy.responseTimeoutMs,
       bodyTimeout: policy.responseTimeoutMs,
       connect: {
         timeout: policy.connectTimeoutMs,
-        lookup: checkedLookup(this.allowPrivate.has(providerId), this.opts.resolver),
+        lookup: checkedLookup(this.privateAllowed(providerId, owner), this.opts.resolver),
         ...(cert ? { cert: cert.cert, key: cert.key, ...(cert.ca ? { ca: cert.ca } : {}) } : {}),
       },
     };
   }
 
-  private state(providerId: string): ProviderState {
-    let s = this.states.get(providerId);
+  private state(providerId: string, owner: string): ProviderState {
+    // Keyed by owner too: a project's entry never shares the operator's pool (and its address exemption).
+    const key = `${owner}\0${providerId}`;
+    let s = this.states.get(key);
     if (s) return s;
     const policy = this.policy(providerId);
     const breaker = circuitBreaker(
@@ -150,8 +179,8 @@ export class ProviderClient {
     );
     breaker.onBreak(() => this.log.warn({ provider: providerId }, 'provider circuit opened'));
     breaker.onReset(() => this.log.info({ provider: providerId }, 'provider circuit closed'));
-    s = { policy, bulkhead: bulkhead(policy.concurrency, policy.queue), breaker, agent: new Agent(this.agentOptions(providerId, policy)) };
-    this.states.set(providerId, s);
+    s = { policy, bulkhead: bulkhead(policy.concurrency, policy.queue), breaker, agent: new Agent(this.agentOptions(providerId, owner, policy)) };
+    this.states.set(key, s);
     return s;
   }
 
@@ -162,9 +191,9 @@ export class ProviderClient {
    * it that could be compared elsewhere. Least recently used agents are
    * closed past the bound; their in-flight requests finish first.
    */
-  private certAgent(providerId: string, cert: ClientCertificate): Agent {
+  private certAgent(providerId: string, owner: string, cert: ClientCertificate): Agent {
     const fingerprint = createHmac('sha256', this.fingerprintKey)
-      .update(`${providerId}\0${cert.cert}\0${cert.key}\0${cert.ca ?? ''}`)
+      .update(`${owner}\0${providerId}\0${cert.cert}\0${cert.key}\0${cert.ca ?? ''}`)
       .digest('base64url');
     const found = this.certAgents.get(fingerprint);
     if (found) {
@@ -172,7 +201,7 @@ export class ProviderClient {
       this.certAgents.set(fingerprint, found);
       return found;
     }
-    const agent = new Agent(this.agentOptions(providerId, this.state(providerId).policy, cert));
+    const agent = new Agent(this.agentOptions(providerId, owner, this.state(providerId, owner).policy, cert));
     this.certAgents.set(fingerprint, agent);
     const max = this.opts.maxCertificateAgents ?? 64;
     while (this.certAgents.size > max) {
@@ -215,6 +244,14 @@ export class ProviderClient {
     const log = redactingLogger(this.opts.logger, () => Object.values(args.credentials).filter((v): v is string => !!v));
 
     let base: ProviderRequest = args.request;
+    const owner = args.providerOwner ?? '';
+    const tenantHeader = this.opts.tenantHeader?.toLowerCase();
+    if (tenantHeader) {
+      // Whatever the request carried under this name goes; only Rota writes it, and only to the sandbox.
+      const headers = Object.fromEntries(Object.entries(base.headers ?? {}).filter(([name]) => name.toLowerCase() !== tenantHeader));
+      if (this.privateAllowed(args.providerId, owner)) headers[tenantHeader] = tenantTag(args.tenant);
+      base = { ...base, headers };
+    }
     // The provider continues the trace; added before authentication, so a
     // signature over the request sees what is sent.
     const carrier: Record<string, string> = {};
@@ -230,9 +267,9 @@ export class ProviderClient {
     } catch {
       return notSent('invalid_request');
     }
-    if (literalAddressRefused(url.hostname, this.allowPrivate.has(args.providerId))) return notSent('address_refused');
+    if (literalAddressRefused(url.hostname, this.privateAllowed(args.providerId, owner))) return notSent('address_refused');
 
-    const state = this.state(args.providerId);
+    const state = this.state(args.providerId, owner);
     let token: AccessToken | undefined;
     const tokenRequest = () => ({
       tenant: args.tenant,
@@ -255,13 +292,22 @@ export class ProviderClient {
     };
 
     let authed = await authenticate(false);
-    let result = await this.guarded(state, authed.request, authed.clientCertificate, args.providerId, elapsed);
+    let result = await this.guarded(
+      state,
+      authed.request,
+      authed.clientCertificate,
+      args.providerId,
+      owner,
+      elapsed,
+      injectedSecrets(args.credentials, base, authed.request, token),
+    );
     if (result.kind === 'response' && result.status === 401 && args.auth.type === 'oauth2' && token) {
       const rejected = token;
       authed = await authenticate(true);
       if (token.accessToken !== rejected.accessToken) {
         log.info({ provider: args.providerId, connection: args.connectionId }, 'provider refused the OAuth2 token; retrying once with a renewed one');
-        result = await this.guarded(state, authed.request, authed.clientCertificate, args.providerId, elapsed);
+        const secrets = [...injectedSecrets(args.credentials, base, authed.request, token), rejected.accessToken];
+        result = await this.guarded(state, authed.request, authed.clientCertificate, args.providerId, owner, elapsed, secrets);
       }
     }
     if (result.kind === 'outcome_unknown') {
@@ -275,12 +321,14 @@ export class ProviderClient {
     request: ProviderRequest,
     cert: ClientCertificate | undefined,
     providerId: string,
+    owner: string,
     elapsed: () => number,
+    secrets: readonly string[],
   ): Promise<CallResult> {
     try {
       // The bulkhead sits outside the breaker: a call refused for want of a slot never reached the provider and says nothing about its health.
       return await state.bulkhead.execute(() =>
-        state.breaker.execute(() => this.send(cert ? this.certAgent(providerId, cert) : state.agent, state.policy, request, elapsed)),
+        state.breaker.execute(() => this.send(cert ? this.certAgent(providerId, owner, cert) : state.agent, state.policy, request, elapsed, secrets)),
       );
     } catch (err) {
       if (err instanceof BulkheadRejectedError) return { kind: 'not_sent', reason: 'bulkhead_full', durationMs: elapsed() };
@@ -289,8 +337,19 @@ export class ProviderClient {
     }
   }
 
-  /** One HTTP exchange. Resolves, never rejects: every error becomes a result. */
-  private send(dispatcher: Dispatcher, policy: ProviderPolicy, request: ProviderRequest, elapsed: () => number): Promise<CallResult> {
+  /**
+   * One HTTP exchange. Resolves, never rejects: every error becomes a result.
+   * The injected credential values (`secrets`) are cut out of the answer's
+   * headers and body before anyone sees it: a provider that echoes a key
+   * back must not get it stored, logged or streamed.
+   */
+  private send(
+    dispatcher: Dispatcher,
+    policy: ProviderPolicy,
+    request: ProviderRequest,
+    elapsed: () => number,
+    secrets: readonly string[] = [],
+  ): Promise<CallResult> {
     const url = new URL(request.url);
     const bytesOut = request.body === undefined ? 0 : Buffer.byteLength(request.body);
     return new Promise<CallResult>((resolve) => {
@@ -316,7 +375,7 @@ export class ProviderClient {
           status = statusCode;
           headers = {};
           for (const [name, value] of Object.entries(rawHeaders)) {
-            if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+            if (value !== undefined) headers[name.toLowerCase()] = scrubText(Array.isArray(value) ? value.join(', ') : String(value), secrets);
           }
           const declared = Number(headers['content-length']);
           if (Number.isFinite(declared) && declared > policy.maxResponseBytes) controller.abort(new ResponseTooLargeError('response too large'));
@@ -334,7 +393,7 @@ export class ProviderClient {
             kind: 'response',
             status,
             headers,
-            body: parseBody(headers['content-type'], Buffer.concat(chunks)),
+            body: parseBody(headers['content-type'], scrubBuffer(Buffer.concat(chunks), secrets)),
             bytesIn,
             bytesOut,
             durationMs: elapsed(),
@@ -416,6 +475,48 @@ function endCallSpan(span: Span, result: CallResult | undefined, err?: unknown):
     if (!result || result.kind !== 'response' || result.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
   }
   span.end();
+}
+
+/** What a scrubbed credential value becomes. */
+export const SCRUBBED = '[redacted]';
+
+/**
+ * The values a request carries that authenticate it: the connection's
+ * credential values, the OAuth2 access token, and every header value the
+ * authentication added or changed (with and without its scheme word, so a
+ * Basic header's base64 counts), each also percent-encoded. Values under 8
+ * characters are left out: cutting them out of an answer would mangle
+ * ordinary data, and no real credential is that short.
+ */
+export function injectedSecrets(credentials: Credentials, before: ProviderRequest, after: ProviderRequest, token?: AccessToken): string[] {
+  const out = new Set<string>();
+  const add = (v: string | undefined) => {
+    if (!v || v.length < 8) return;
+    out.add(v);
+    const encoded = encodeURIComponent(v);
+    if (encoded !== v) out.add(encoded);
+  };
+  for (const v of Object.values(credentials)) if (typeof v === 'string') add(v);
+  add(token?.accessToken);
+  for (const [name, value] of Object.entries(after.headers ?? {})) {
+    if (before.headers?.[name] === value) continue;
+    add(value);
+    add(/^\S+\s+(.+)$/.exec(value)?.[1]);
+  }
+  // Longest first, so a value containing another is cut whole.
+  return [...out].sort((a, b) => b.length - a.length);
+}
+
+function scrubText(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) if (out.includes(s)) out = out.split(s).join(SCRUBBED);
+  return out;
+}
+
+function scrubBuffer(raw: Buffer, secrets: readonly string[]): Buffer {
+  // Nearly every answer holds none: one search per secret, no copy.
+  if (!secrets.some((s) => raw.includes(s))) return raw;
+  return Buffer.from(scrubText(raw.toString('utf8'), secrets), 'utf8');
 }
 
 function parseBody(contentType: string | undefined, raw: Buffer): unknown {

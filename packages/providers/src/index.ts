@@ -15,7 +15,17 @@ export {
   type Sealer,
   type TokenRequest,
 } from './oauth2';
-export { ProviderClient, DEFAULT_POLICY, type CallArgs, type ProviderClientOptions, type ProviderPolicy } from './client';
+export {
+  ProviderClient,
+  DEFAULT_POLICY,
+  SANDBOX_TENANT_HEADER,
+  SCRUBBED,
+  injectedSecrets,
+  tenantTag,
+  type CallArgs,
+  type ProviderClientOptions,
+  type ProviderPolicy,
+} from './client';
 export {
   NOT_SENT_REASONS,
   OUTCOME_UNKNOWN_REASONS,
@@ -25,6 +35,6 @@ export {
   type OutcomeUnknown,
   type ProviderResponse,
 } from './outcome';
-export { AddressRefusedError, isPublicAddress, type Resolver } from './address';
+export { AddressRefusedError, isPublicAddress, literalAddressRefused, type Resolver } from './address';
 export { CredentialError, ProviderError, RequestBuildError, type ProviderErrorCode } from './errors';
 export { CREDENTIAL_FIELDS, CREDENTIAL_REDACT_PATHS, redactingLogger, type ProviderLogger } from './log';

@@ -45,6 +45,20 @@ export class ApiKeyService {
     return this.verifySlow(key);
   }
 
+  /** Whether the header carries a key of the documented shape (`Bearer csk_live_…`): only those are ever looked up. */
+  wellFormed(header: string | undefined): boolean {
+    const key = header && /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+    return !!key && API_KEY_PATTERN.test(key);
+  }
+
+  /** Whether this replica looked the header's key up within the last `ROTA_AUTH_CACHE_MS` and found nothing. */
+  knownInvalid(header: string | undefined): boolean {
+    const key = header && /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+    if (!key) return false;
+    const hit = this.cache.get(key);
+    return !!hit && hit.expires > Date.now() && hit.principal === null;
+  }
+
   /**
    * The principal of a key this replica verified within the last
    * `ROTA_AUTH_CACHE_MS`, without asking anyone; undefined otherwise.

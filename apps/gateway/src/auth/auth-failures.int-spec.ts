@@ -43,6 +43,29 @@ describe('AuthFailureLimiter', () => {
     await a.del(...keys);
   });
 
+  it('caps failed lookups per second across instances, apart from any address', async () => {
+    const cfg = config({ ROTA_AUTH_FAILED_LOOKUPS_PER_S: '2' });
+    const a = client();
+    const b = client();
+    await Promise.all([ready(a), ready(b)]);
+    const one = new AuthFailureLimiter(cfg, a, log);
+    const other = new AuthFailureLimiter(cfg, b, log);
+    expect(await one.lookupAllowed()).toBe(true);
+    await one.failedLookup();
+    expect(await other.lookupAllowed()).toBe(true);
+    await other.failedLookup();
+    expect(await one.lookupAllowed()).toBe(false);
+    // No address was counted.
+    expect(await one.retryAfter('203.0.113.11')).toBe(0);
+    const keys = await a.keys(`${cfg.ROTA_REDIS_PREFIX}:*`);
+    expect(keys).toEqual([expect.stringContaining('auth-lookup-budget')]);
+    await a.del(...keys);
+    // Off: always room.
+    const off = new AuthFailureLimiter(config({ ROTA_AUTH_FAILED_LOOKUPS_PER_S: '0' }), a, log);
+    await off.failedLookup();
+    expect(await off.lookupAllowed()).toBe(true);
+  });
+
   it('never limits when turned off', async () => {
     const limiter = new AuthFailureLimiter(config({ ROTA_AUTH_FAIL_LIMIT: '0' }), client(), log);
     for (let i = 0; i < 5; i++) await limiter.fail('203.0.113.9');

@@ -8,7 +8,10 @@ import type { GatewayConfig } from '../config';
  * Counts failed authentications (401s) per source address in Redis, so every
  * gateway replica sees the same count: a caller guessing keys is refused with
  * 429 after `ROTA_AUTH_FAIL_LIMIT` failures within `ROTA_AUTH_FAIL_WINDOW_S`,
- * until the window ends, whichever replica it reaches.
+ * until the window ends, whichever replica it reaches. The back-off never
+ * refuses a valid key by itself: a well-formed key from an address in
+ * back-off is still looked up while the global failed-lookup budget
+ * (`ROTA_AUTH_FAILED_LOOKUPS_PER_S`) has room, and served when it is valid.
  *
  * Redis trouble never blocks authentication. The limiter only slows down
  * guessing (a key is 256 bits of randomness, so guessing is hopeless anyway);
@@ -20,6 +23,9 @@ import type { GatewayConfig } from '../config';
 export class AuthFailureLimiter {
   private readonly limiter: RateLimiterRedis | null;
   private readonly limit: number;
+  /** Failed key lookups per second, all addresses together (`ROTA_AUTH_FAILED_LOOKUPS_PER_S`). */
+  private readonly budget: RateLimiterRedis | null;
+  private readonly budgetPoints: number;
 
   constructor(
     @Inject(CONFIG) config: GatewayConfig,
@@ -38,6 +44,44 @@ export class AuthFailureLimiter {
             rejectIfRedisNotReady: true,
           })
         : null;
+    this.budgetPoints = config.ROTA_AUTH_FAILED_LOOKUPS_PER_S;
+    this.budget =
+      this.budgetPoints > 0
+        ? new RateLimiterRedis({
+            storeClient: redis,
+            keyPrefix: `${config.ROTA_REDIS_PREFIX}:auth-lookup-budget`,
+            points: this.budgetPoints,
+            duration: 1,
+            rejectIfRedisNotReady: true,
+          })
+        : null;
+  }
+
+  /**
+   * Whether the global failed-lookup budget of this second has room: an
+   * address in back-off has its keys looked up only then, so a flood of
+   * guesses costs the database at most the budget per second. True when
+   * Redis cannot tell (see the class comment).
+   */
+  async lookupAllowed(): Promise<boolean> {
+    if (!this.budget) return true;
+    try {
+      const res = await this.budget.get('all');
+      return !res || res.consumedPoints < this.budgetPoints;
+    } catch (err) {
+      this.warn(err);
+      return true;
+    }
+  }
+
+  /** Records one key lookup that found no key, against the global budget. */
+  async failedLookup(): Promise<void> {
+    if (!this.budget) return;
+    try {
+      await this.budget.penalty('all', 1);
+    } catch (err) {
+      this.warn(err);
+    }
   }
 
   /** Seconds until `address` may try again, or 0 when it is under the limit (or Redis cannot tell). */

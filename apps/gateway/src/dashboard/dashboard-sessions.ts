@@ -34,11 +34,16 @@ export class DashboardSessions {
   /** The `Set-Cookie` value for a valid key; 401 otherwise. */
   async open(key: string, address: string): Promise<string> {
     // Guesses here count with the API's own failed authentications.
+    // As on the API: an address in back-off still gets a valid key served, while the failed-lookup budget has room.
     const wait = await this.failures.retryAfter(address);
-    if (wait > 0) throw new AppError('rate_limited', `Too many failed authentications from this address; retry in ${wait} s.`);
-    const principal = await this.keys.verify(`Bearer ${key}`);
+    const header = `Bearer ${key}`;
+    const refused = () => new AppError('rate_limited', `Too many failed authentications from this address; retry in ${wait} s.`);
+    if (wait > 0 && (!this.keys.wellFormed(header) || this.keys.knownInvalid(header) || !(await this.failures.lookupAllowed()))) throw refused();
+    const principal = await this.keys.verify(header);
     if (!principal) {
       await this.failures.fail(address);
+      if (this.keys.wellFormed(header)) await this.failures.failedLookup();
+      if (wait > 0) throw refused();
       throw new AppError('unauthorized', 'unauthorized');
     }
     // The dashboards show the whole project: a key that may see one session or one user's share of it never opens them.

@@ -22,7 +22,9 @@ const configOf = (req: FastifyRequest) => req.routeOptions.config as RotaRouteCo
  *    authentication and the scope check, before a single byte
  *    of the body is read, so an unknown caller gets its 401 whatever it
  *    sends and cannot make the gateway parse anything. An address over the
- *    failed-authentication limit gets 429 before its key is looked up.
+ *    failed-authentication limit gets 429, except that a well-formed key
+ *    from it is still looked up (within a global budget of failed lookups)
+ *    and served when valid.
  * 3. `preValidation` (after Fastify parsed the JSON): the body guard (NUL,
  *    nesting), then the definition's body, query and path parameters.
  */
@@ -79,31 +81,47 @@ export function installPipeline(fastify: FastifyInstance, keys: ApiKeyService, f
     // failure limit and stays on the synchronous path.
     const cached = keys.cachedPrincipal(req.headers.authorization);
     if (cached) return admit(cached);
-    const refuse = () => {
-      // The failure is counted before the 401 goes out, so the next attempt,
-      // on any replica, already sees it.
-      failures.fail(req.ip).then(
-        () => done(new AppError('unauthorized', 'unauthorized')),
+    const backOff = (seconds: number) => {
+      void reply.header('retry-after', String(seconds));
+      done(new AppError('rate_limited', `Too many failed authentications from this address; retry in ${seconds} s.`));
+    };
+    // A failure is counted before the answer goes out, so the next attempt,
+    // on any replica, already sees it. `lookedUp`: the key was well formed
+    // and the database was asked, which the global budget counts too.
+    const refuse = (lookedUp: boolean, inBackOff: number) => {
+      const counted = Promise.all([failures.fail(req.ip), lookedUp ? failures.failedLookup() : undefined]);
+      counted.then(
+        () => (inBackOff > 0 ? backOff(inBackOff) : done(new AppError('unauthorized', 'unauthorized'))),
         () => done(new AppError('unauthorized', 'unauthorized')),
       );
     };
-    const authenticate = () => {
+    const authenticate = (inBackOff: number) => {
       let found: ReturnType<ApiKeyService['verify']>;
       try {
         found = keys.verify(req.headers.authorization);
       } catch (err) {
         return done(err as Error);
       }
-      const decide = (principal: Principal | null) => (principal ? admit(principal) : refuse());
+      // A promise is a database lookup; a plain answer came from the cache (or the key was malformed).
+      const lookedUp = found instanceof Promise;
+      const decide = (principal: Principal | null) => (principal ? admit(principal) : refuse(lookedUp, inBackOff));
       if (found instanceof Promise) found.then(decide, (err: Error) => done(err));
       else decide(found);
     };
-    // Over the limit, the address is refused before its key is looked up.
+    // The back-off is per address, and never stands between a valid key and
+    // its request: a well-formed key from an address in back-off is still
+    // looked up (one lookup per cache period for a key tried again and again)
+    // while the global failed-lookup budget has room, and served when valid.
+    // A malformed key, a key known to be invalid, or an exhausted budget is
+    // answered 429 with that address's Retry-After.
     failures.retryAfter(req.ip).then(
       (seconds) => {
-        if (seconds === 0) return authenticate();
-        void reply.header('retry-after', String(seconds));
-        done(new AppError('rate_limited', `Too many failed authentications from this address; retry in ${seconds} s.`));
+        if (seconds === 0) return authenticate(0);
+        if (!keys.wellFormed(req.headers.authorization) || keys.knownInvalid(req.headers.authorization)) return backOff(seconds);
+        failures.lookupAllowed().then(
+          (room) => (room ? authenticate(seconds) : backOff(seconds)),
+          (err: Error) => done(err),
+        );
       },
       (err: Error) => done(err),
     );

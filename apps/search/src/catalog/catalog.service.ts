@@ -143,6 +143,12 @@ export class CatalogService {
       throw new AppError('forbidden', 'Operator keys act on the deployment, not on a project: import with owner=catalog.');
     const projectId = tenant ? tenant.project_id : null;
     const { result, sweepRequested } = await this.deps.importer(doc, { model: this.deps.model, projectId, prune: cmd.prune });
-    return { providers: result.providers, tools: result.tools, reembed: result.reembed, sweep_requested: sweepRequested };
+    return {
+      providers: result.providers,
+      tools: result.tools,
+      reembed: result.reembed,
+      sweep_requested: sweepRequested,
+      ...(result.disabled.length ? { disabled: result.disabled } : {}),
+    };
   }
 }

@@ -176,3 +176,34 @@ export function maskParameters(value: unknown, schema?: unknown): unknown {
   }
   return out;
 }
+
+/**
+ * A proxy endpoint with the values of its own query string masked as
+ * `params` are (`/v1/x?api_key=…&cpf=…` keeps its names, loses the key and
+ * all but two digits of the CPF). The path is kept as it was sent. A value
+ * that needs no masking keeps its original encoding.
+ */
+export function maskEndpointQuery(endpoint: string): string {
+  const q = endpoint.indexOf('?');
+  if (q === -1 || q === endpoint.length - 1) return endpoint;
+  const decode = (s: string) => {
+    try {
+      return decodeURIComponent(s.replace(/\+/g, ' '));
+    } catch {
+      return s;
+    }
+  };
+  const parts = endpoint
+    .slice(q + 1)
+    .split('&')
+    .map((part) => {
+      const eq = part.indexOf('=');
+      const rawName = eq === -1 ? part : part.slice(0, eq);
+      if (eq === -1) return part;
+      const name = decode(rawName);
+      const value = decode(part.slice(eq + 1));
+      const masked = (maskParameters({ [name]: value }) as Record<string, unknown>)[name];
+      return masked === value ? part : `${rawName}=${encodeURIComponent(String(masked))}`;
+    });
+  return `${endpoint.slice(0, q)}?${parts.join('&')}`;
+}

@@ -1,4 +1,4 @@
-import { OAuth2TokenCache, ProviderClient, type ConnectionRef, type ProviderPolicy, type Sealer } from '@rota/providers';
+import { OAuth2TokenCache, ProviderClient, SANDBOX_TENANT_HEADER, type ConnectionRef, type ProviderPolicy, type Sealer } from '@rota/providers';
 import { createLogger } from '@rota/service-kit';
 import type Redis from 'ioredis';
 import type { ProviderLimits, SessionConfig } from '../config';
@@ -64,9 +64,11 @@ export function privateProviderIds(config: Pick<SessionConfig, 'ROTA_PRIVATE_PRO
 
 /**
  * One client per environment, sharing one OAuth2 token cache. Only the test
- * client may reach private addresses, and only for the providers named in
- * ROTA_PRIVATE_PROVIDERS (the sandbox provider server beside Rota). Both
- * apply the global deadlines and, per provider, ROTA_PROVIDER_LIMITS.
+ * client may reach private addresses, and only for the operator's entries
+ * of the providers named in ROTA_PRIVATE_PROVIDERS (the sandbox provider
+ * server beside Rota), which are told the tenant in the sandbox's tenant
+ * header; both clients strip that header from everything else. Both apply
+ * the global deadlines and, per provider, ROTA_PROVIDER_LIMITS.
  */
 export function providerClients(config: SessionConfig, keyring: Sealer, redis: Redis, connections: RefreshTokenStore): ProviderClients {
   const logger = createLogger('providers', config.LOG_LEVEL);
@@ -74,7 +76,7 @@ export function providerClients(config: SessionConfig, keyring: Sealer, redis: R
   const defaults = { connectTimeoutMs: config.ROTA_PROVIDER_CONNECT_TIMEOUT_MS, responseTimeoutMs: config.ROTA_PROVIDER_TIMEOUT_MS };
   const providers = providerPolicies(config.ROTA_PROVIDER_LIMITS);
   return {
-    live: new ProviderClient({ defaults, providers, tokens, logger }),
-    test: new ProviderClient({ defaults, providers, tokens, logger, allowPrivateAddresses: privateProviderIds(config) }),
+    live: new ProviderClient({ defaults, providers, tokens, logger, tenantHeader: SANDBOX_TENANT_HEADER }),
+    test: new ProviderClient({ defaults, providers, tokens, logger, allowPrivateAddresses: privateProviderIds(config), tenantHeader: SANDBOX_TENANT_HEADER }),
   };
 }

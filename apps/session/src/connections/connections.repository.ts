@@ -4,7 +4,7 @@ import { namedStatement, newId, Prisma, type PrismaClient, type SqlPool } from '
 import { PRISMA, SQL_POOL } from '@rota/service-kit';
 
 const SEALED_CREDENTIALS = namedStatement(
-  'SELECT credentials_ciphertext, credentials_key_id FROM connections WHERE project_id = $1 AND environment = $2::environment AND server_id = $3',
+  'SELECT credentials_ciphertext, credentials_key_id, origin FROM connections WHERE project_id = $1 AND environment = $2::environment AND server_id = $3',
 );
 
 /** The provider facts the session service needs. */
@@ -14,6 +14,8 @@ export interface ProviderRow {
   category: string;
   authType: string;
   selfServeAuth: boolean;
+  /** The base URL per environment; a connection is bound to the origin of its environment's one. */
+  baseUrls: { live?: string | null; test?: string | null } | null;
 }
 
 /** A connection row without its sealed credentials. */
@@ -70,11 +72,13 @@ export class ConnectionsRepository {
   async providers(ids: readonly string[], projectId: string): Promise<ProviderRow[]> {
     if (ids.length === 0) return [];
     // Raw SQL: on this hot path the query builder costs several times the query.
-    const rows = await this.prisma.$queryRaw<Array<{ id: string; name: string; category: string; auth_type: string; self_serve_auth: boolean }>>(Prisma.sql`
-      SELECT DISTINCT ON (id) id, name, category, auth_type, self_serve_auth FROM providers
+    const rows = await this.prisma.$queryRaw<
+      Array<{ id: string; name: string; category: string; auth_type: string; self_serve_auth: boolean; base_urls: ProviderRow['baseUrls'] }>
+    >(Prisma.sql`
+      SELECT DISTINCT ON (id) id, name, category, auth_type, self_serve_auth, base_urls FROM providers
       WHERE id IN (${Prisma.join([...ids])}) AND owner IN ('', ${projectId})
       ORDER BY id, owner DESC`);
-    return rows.map((r) => ({ id: r.id, name: r.name, category: r.category, authType: r.auth_type, selfServeAuth: r.self_serve_auth }));
+    return rows.map((r) => ({ id: r.id, name: r.name, category: r.category, authType: r.auth_type, selfServeAuth: r.self_serve_auth, baseUrls: r.base_urls }));
   }
 
   /**
@@ -88,15 +92,18 @@ export class ConnectionsRepository {
     serverId: string;
     ciphertext: Buffer | null;
     keyId: string | null;
+    /** The origin of the provider's base URL the credentials are for. */
+    origin: string | null;
   }): Promise<{ row: ConnectionRow; created: boolean }> {
     const rows = await this.prisma.$queryRaw<Array<RawConnection & { created: boolean }>>(Prisma.sql`
       WITH saved AS (
-        INSERT INTO connections (id, project_id, environment, server_id, credentials_ciphertext, credentials_key_id, status, updated_at)
+        INSERT INTO connections (id, project_id, environment, server_id, credentials_ciphertext, credentials_key_id, origin, status, updated_at)
         VALUES (${newId('conn')}, ${input.projectId}, ${input.environment}::environment, ${input.serverId},
-                ${input.ciphertext}, ${input.keyId}, 'connected', now())
+                ${input.ciphertext}, ${input.keyId}, ${input.origin}, 'connected', now())
         ON CONFLICT (project_id, environment, server_id) DO UPDATE
           SET credentials_ciphertext = EXCLUDED.credentials_ciphertext,
               credentials_key_id = EXCLUDED.credentials_key_id,
+              origin = EXCLUDED.origin,
               status = 'connected',
               updated_at = now()
         RETURNING id, project_id, environment, server_id, credentials_ciphertext IS NOT NULL AS has_credentials,
@@ -134,9 +141,17 @@ export class ConnectionsRepository {
   async providerStates(projectId: string, environment: Environment, ids: readonly string[] | null): Promise<Array<ProviderRow & { connectedAt: Date | null }>> {
     const filter = ids === null ? Prisma.sql`c.id IS NOT NULL` : ids.length ? Prisma.sql`p.id IN (${Prisma.join([...ids])})` : Prisma.sql`false`;
     const rows = await this.prisma.$queryRaw<
-      Array<{ id: string; name: string; category: string; auth_type: string; self_serve_auth: boolean; connected_at: Date | null }>
+      Array<{
+        id: string;
+        name: string;
+        category: string;
+        auth_type: string;
+        self_serve_auth: boolean;
+        base_urls: ProviderRow['baseUrls'];
+        connected_at: Date | null;
+      }>
     >(Prisma.sql`
-      SELECT p.id, p.name, p.category, p.auth_type, p.self_serve_auth, c.created_at AS connected_at
+      SELECT p.id, p.name, p.category, p.auth_type, p.self_serve_auth, p.base_urls, c.created_at AS connected_at
       FROM (SELECT DISTINCT ON (id) * FROM providers WHERE owner IN ('', ${projectId}) ORDER BY id, owner DESC) p
       LEFT JOIN connections c
         ON c.server_id = p.id AND c.project_id = ${projectId} AND c.environment = ${environment}::environment AND c.status = 'connected'
@@ -148,6 +163,7 @@ export class ConnectionsRepository {
       category: r.category,
       authType: r.auth_type,
       selfServeAuth: r.self_serve_auth,
+      baseUrls: r.base_urls,
       connectedAt: r.connected_at,
     }));
   }
@@ -171,15 +187,15 @@ export class ConnectionsRepository {
     return written === 1;
   }
 
-  /** The sealed credentials of one connection, for executors. */
-  async sealed(projectId: string, environment: Environment, serverId: string): Promise<{ ciphertext: Buffer; keyId: string } | null> {
+  /** The sealed credentials of one connection and the origin they are bound to, for executors. */
+  async sealed(projectId: string, environment: Environment, serverId: string): Promise<{ ciphertext: Buffer; keyId: string; origin: string | null } | null> {
     // Every provider call reads this: a prepared statement on the plain pool, not the query builder.
-    const r = await this.sql.query<{ credentials_ciphertext: Buffer | null; credentials_key_id: string | null }>({
+    const r = await this.sql.query<{ credentials_ciphertext: Buffer | null; credentials_key_id: string | null; origin: string | null }>({
       ...SEALED_CREDENTIALS,
       values: [projectId, environment, serverId],
     });
     const row = r.rows[0];
     if (!row?.credentials_ciphertext || !row.credentials_key_id) return null;
-    return { ciphertext: Buffer.from(row.credentials_ciphertext), keyId: row.credentials_key_id };
+    return { ciphertext: Buffer.from(row.credentials_ciphertext), keyId: row.credentials_key_id, origin: row.origin };
   }
 }

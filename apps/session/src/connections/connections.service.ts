@@ -20,6 +20,21 @@ export function credentialsAad(projectId: string, environment: Environment, serv
   return `rota/connection/${projectId}/${environment}/${serverId}`;
 }
 
+/**
+ * The origin (scheme, host and port) of a base URL, as the URL standard
+ * writes it; null when there is no usable URL. A connection's credentials
+ * are injected only into requests to the origin it was stored for.
+ */
+export function originOf(url: string | null | undefined): string | null {
+  if (!url) return null;
+  try {
+    const origin = new URL(url).origin;
+    return origin === 'null' ? null : origin;
+  } catch {
+    return null;
+  }
+}
+
 /** A provider's status for a project: stored credentials win, then auth `none`, else disconnected. */
 export function connectionStatus(authType: string, connected: boolean): ConnectionStatus {
   if (authType === 'none') return 'not_required';
@@ -77,6 +92,7 @@ export class ConnectionsService {
       serverId: provider.id,
       ciphertext: sealed?.ciphertext ?? null,
       keyId: sealed?.keyId ?? null,
+      origin: originOf(provider.baseUrls?.[tenant.environment]),
     });
     await this.eligibility.connectionsChanged(tenant);
     return saved;
@@ -98,10 +114,24 @@ export class ConnectionsService {
 
   /** The plain credentials of a connection, for the executors that call providers. Never returned to a client. */
   async credentialsFor(projectId: string, environment: Environment, serverId: string): Promise<ConnectionCredentials | null> {
+    return (await this.connectionFor(projectId, environment, serverId))?.credentials ?? null;
+  }
+
+  /**
+   * The plain credentials of a connection and the origin they were stored
+   * for (null for a connection stored before origins were kept and whose
+   * provider had no base URL then). Executors inject them only into
+   * requests to that origin.
+   */
+  async connectionFor(
+    projectId: string,
+    environment: Environment,
+    serverId: string,
+  ): Promise<{ credentials: ConnectionCredentials; origin: string | null } | null> {
     const sealed = await this.repo.sealed(projectId, environment, serverId);
     if (!sealed) return null;
     const plain = this.keyring.open(sealed.ciphertext, sealed.keyId, credentialsAad(projectId, environment, serverId));
-    return JSON.parse(plain.toString('utf8')) as ConnectionCredentials;
+    return { credentials: JSON.parse(plain.toString('utf8')) as ConnectionCredentials, origin: originOf(sealed.origin) };
   }
 
   /**

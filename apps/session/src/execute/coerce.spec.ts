@@ -1,5 +1,5 @@
 import { META_TOOLS } from '@rota/contracts';
-import { requiredScope } from './resolve';
+import { alwaysGated, requiredScope } from './resolve';
 import { coerceArgs } from './validate';
 
 const schemaOf = (name: string) => META_TOOLS.find((t) => t.name === name)!.inputSchema;
@@ -93,5 +93,9 @@ describe('requiredScope', () => {
     expect(requiredScope('codespar_manage_connections', { action: 'connect_finish' })).toBe('connections:write');
     expect(requiredScope('codespar_pay', { action: 'pay' })).toBe('tools:execute');
     expect(requiredScope('zzpay/create_payment', {})).toBe('tools:execute');
+    // Reading connections needs servers:read whatever the deployment's flag says; writing goes by the flag.
+    expect(alwaysGated('codespar_manage_connections', requiredScope('codespar_manage_connections', { action: 'list' }))).toBe(true);
+    expect(alwaysGated('codespar_manage_connections', requiredScope('codespar_manage_connections', { action: 'connect_start' }))).toBe(false);
+    expect(alwaysGated('codespar_pay', 'tools:execute')).toBe(false);
   });
 });

@@ -15,8 +15,10 @@ import { CatalogSchemas, checkMetaArgs, type ArgsCheck } from './validate';
  * `POST /v1/connections` needs (`connections:write`). Everything else,
  * `codespar_discover` included, runs on `tools:execute`.
  *
- * The gate is checked on every call but refuses only when the deployment
- * sets `META_TOOL_ACTION_SCOPES_ENFORCE=true`.
+ * The gate is checked on every call. Reading connections through
+ * `codespar_manage_connections` is always refused without `servers:read`,
+ * as `GET /v1/connections` is; the other actions are refused only when the
+ * deployment sets `META_TOOL_ACTION_SCOPES_ENFORCE=true`.
  */
 const MANAGE_CONNECTIONS: Record<string, Scope> = {
   list: 'servers:read',
@@ -34,6 +36,11 @@ export function requiredScope(tool: string, input: Record<string, unknown>): Sco
     return MANAGE_CONNECTIONS[action] ?? 'connections:write';
   }
   return 'tools:execute';
+}
+
+/** Whether the action's scope is checked whatever `META_TOOL_ACTION_SCOPES_ENFORCE` says: reading connection state. */
+export function alwaysGated(tool: string, scope: Scope): boolean {
+  return tool === 'codespar_manage_connections' && scope === 'servers:read';
 }
 
 const META_SCHEMAS = new Map(META_TOOLS.map((t) => [t.name, t]));
@@ -112,7 +119,7 @@ export class ToolResolver {
   /** The per-action scope gate (403), only when enforced. */
   checkScope(tool: string, input: Record<string, unknown>, scopes: readonly string[]): void {
     const scope = requiredScope(tool, input);
-    if (this.config.META_TOOL_ACTION_SCOPES_ENFORCE && !scopes.includes(scope)) {
+    if ((this.config.META_TOOL_ACTION_SCOPES_ENFORCE || alwaysGated(tool, scope)) && !scopes.includes(scope)) {
       throw new AppError('forbidden', `API key does not have the '${scope}' scope.`);
     }
   }

@@ -16,7 +16,17 @@ export interface PolicyCall {
    * A raw call to a provider (a catalog tool, or the proxy) with what the
    * catalog says about it; null for meta-tools and built-ins.
    */
-  raw: { provider: string; category: string | null; method: string | null } | null;
+  raw: {
+    provider: string;
+    category: string | null;
+    method: string | null;
+    /**
+     * Whether the provider can move money as the catalog declares it; null or
+     * absent: by its category. A project's own provider is declared money-moving
+     * unless an operator said otherwise (the repository reads it so).
+     */
+    movesMoney?: boolean | null;
+  } | null;
   userId: string | null;
 }
 
@@ -28,15 +38,28 @@ export interface PolicyCall {
 export const PROXY_TOOL = 'proxy';
 
 /** A proxy call as the rules read it: the provider is its one rail, the method its action. */
-export function proxyCall(a: { provider: string; category: string | null; method: string; endpoint: string; userId: string | null }): PolicyCall {
+export function proxyCall(a: {
+  provider: string;
+  category: string | null;
+  movesMoney?: boolean | null;
+  method: string;
+  endpoint: string;
+  userId: string | null;
+}): PolicyCall {
   const method = a.method.toUpperCase();
   return {
     tool: PROXY_TOOL,
     action: method,
     args: { method, endpoint: a.endpoint },
-    raw: { provider: a.provider, category: a.category, method },
+    raw: { provider: a.provider, category: a.category, movesMoney: a.movesMoney ?? null, method },
     userId: a.userId,
   };
+}
+
+/** Whether a raw call's provider can move money: as declared, else by its category. */
+export function movesMoney(raw: NonNullable<PolicyCall['raw']>): boolean {
+  if (raw.movesMoney !== undefined && raw.movesMoney !== null) return raw.movesMoney;
+  return raw.category !== null && MONEY_CATEGORIES.has(raw.category);
 }
 
 type Rule<T extends PolicyRuleType> = Extract<PolicyRule, { type: T }>;
@@ -164,8 +187,7 @@ function amountGate(e: Evaluation): Verdict | null {
   if (
     call.raw &&
     amountRules.length > 0 &&
-    call.raw.category !== null &&
-    MONEY_CATEGORIES.has(call.raw.category) &&
+    movesMoney(call.raw) &&
     (call.raw.method ?? 'POST').toUpperCase() !== 'GET'
   ) {
     if (!rules.some((r) => r.type === 'allow_tools' && r.tools.includes(call.tool))) {

@@ -106,6 +106,14 @@ function approval(r: RawApproval): ApprovalRow {
   };
 }
 
+/**
+ * Whether provider row `p` moves money as the catalog declares it: the
+ * operator's declaration when there is one; otherwise a project's own
+ * provider does (its category is the project's word, not the operator's),
+ * and a global one is left to its category (null).
+ */
+const MOVES_MONEY = Prisma.sql`CASE WHEN p.moves_money IS NOT NULL THEN p.moves_money WHEN p.owner <> '' THEN true END`;
+
 /** Today in UTC, as Postgres computes it (one clock for every replica). */
 const TODAY = Prisma.sql`(now() AT TIME ZONE 'UTC')::date`;
 
@@ -140,21 +148,28 @@ export class PolicyRepository {
       VALUES (${newId('pd')}, ${d.projectId}, ${d.environment}::environment, ${d.sessionId}, ${d.userId}, ${d.keyId}, ${d.tool}, ${d.action}, ${d.decision}, ${d.ruleId}, ${d.ruleType}, ${d.reason}, ${d.approvalId})`);
   }
 
-  /** What the catalog says about a raw tool: its provider's category and the HTTP method it sends. */
-  async rawFacts(serverId: string, toolName: string, projectId: string): Promise<{ category: string | null; method: string | null }> {
-    const rows = await this.prisma.$queryRaw<Array<{ category: string; http_method: string | null }>>(Prisma.sql`
-      SELECT p.category, t.http_method FROM mcp_tools t JOIN providers p ON p.id = t.server_id AND p.owner = t.server_owner
+  /**
+   * What the catalog says about a raw tool: its provider's category, whether
+   * it moves money (see {@link MOVES_MONEY}) and the HTTP method it sends.
+   */
+  async rawFacts(
+    serverId: string,
+    toolName: string,
+    projectId: string,
+  ): Promise<{ category: string | null; movesMoney: boolean | null; method: string | null }> {
+    const rows = await this.prisma.$queryRaw<Array<{ category: string; moves_money: boolean | null; http_method: string | null }>>(Prisma.sql`
+      SELECT p.category, ${MOVES_MONEY} AS moves_money, t.http_method FROM mcp_tools t JOIN providers p ON p.id = t.server_id AND p.owner = t.server_owner
       WHERE t.server_id = ${serverId} AND t.tool_name = ${toolName} AND (t.project_id = ${projectId} OR t.project_id IS NULL)
       ORDER BY t.project_id NULLS LAST LIMIT 1`);
-    return { category: rows[0]?.category ?? null, method: rows[0]?.http_method ?? null };
+    return { category: rows[0]?.category ?? null, movesMoney: rows[0]?.moves_money ?? null, method: rows[0]?.http_method ?? null };
   }
 
-  /** A provider's category as the project sees it (its own import first, else the global catalog); null when it names none. */
-  async providerCategory(serverId: string, projectId: string): Promise<string | null> {
-    const rows = await this.prisma.$queryRaw<Array<{ category: string }>>(Prisma.sql`
-      SELECT category FROM providers WHERE id = ${serverId} AND (project_id = ${projectId} OR project_id IS NULL)
-      ORDER BY project_id NULLS LAST LIMIT 1`);
-    return rows[0]?.category ?? null;
+  /** A provider's category as the project sees it (its own import first, else the global catalog) and whether it moves money; nulls when it names none. */
+  async providerCategory(serverId: string, projectId: string): Promise<{ category: string | null; movesMoney: boolean | null }> {
+    const rows = await this.prisma.$queryRaw<Array<{ category: string; moves_money: boolean | null }>>(Prisma.sql`
+      SELECT p.category, ${MOVES_MONEY} AS moves_money FROM providers p WHERE p.id = ${serverId} AND (p.project_id = ${projectId} OR p.project_id IS NULL)
+      ORDER BY p.project_id NULLS LAST LIMIT 1`);
+    return { category: rows[0]?.category ?? null, movesMoney: rows[0]?.moves_money ?? null };
   }
 
   async createApproval(

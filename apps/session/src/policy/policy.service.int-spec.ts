@@ -59,6 +59,10 @@ describe('PolicyService.checkProxy (Postgres)', () => {
     // The project's own import of a provider wins over the global one of the same id.
     await provider('zzpolicyshared', 'logistics');
     await provider('zzpolicyshared', 'banking', 'proj_dev');
+    // A project's own provider that calls itself "other": still money-moving, since only an operator says otherwise.
+    await provider('zzpolicyown', 'other', 'proj_dev');
+    await provider('zzpolicyownok', 'other', 'proj_dev');
+    await db.prisma.provider.update({ where: { id_owner: { id: 'zzpolicyownok', owner: 'proj_dev' } }, data: { movesMoney: false } });
     repo = new PolicyRepository(db.prisma);
     // checkProxy reads no usage: the execute repository is not reached.
     policy = new PolicyService(loadConfig(SessionConfig, { ROTA_POLICY_CACHE_MS: '0', LOG_LEVEL: 'silent' }), repo, {} as ToolCallsRepository);
@@ -66,10 +70,12 @@ describe('PolicyService.checkProxy (Postgres)', () => {
   afterAll(() => db.drop());
 
   it('reads the category the project sees', async () => {
-    expect(await repo.providerCategory('zzpolicypay', 'proj_dev')).toBe('payments');
-    expect(await repo.providerCategory('zzpolicyshared', 'proj_dev')).toBe('banking');
-    expect(await repo.providerCategory('zzpolicyshared', 'proj_other')).toBe('logistics');
-    expect(await repo.providerCategory('zznowhere', 'proj_dev')).toBeNull();
+    expect(await repo.providerCategory('zzpolicypay', 'proj_dev')).toEqual({ category: 'payments', movesMoney: null });
+    expect(await repo.providerCategory('zzpolicyshared', 'proj_dev')).toEqual({ category: 'banking', movesMoney: true });
+    expect(await repo.providerCategory('zzpolicyshared', 'proj_other')).toEqual({ category: 'logistics', movesMoney: null });
+    expect(await repo.providerCategory('zzpolicyown', 'proj_dev')).toEqual({ category: 'other', movesMoney: true });
+    expect(await repo.providerCategory('zzpolicyownok', 'proj_dev')).toEqual({ category: 'other', movesMoney: false });
+    expect(await repo.providerCategory('zznowhere', 'proj_dev')).toEqual({ category: null, movesMoney: null });
   });
 
   it('refuses nothing without rules', async () => {
@@ -92,6 +98,10 @@ describe('PolicyService.checkProxy (Postgres)', () => {
     expect(await refusal(proxy({ provider: 'zzpolicyship' }))).toBeNull();
     // The project's own banking import is a money provider even though the global row is not.
     expect(await refusal(proxy({ provider: 'zzpolicyshared', method: 'put' }))).toMatchObject({ code: 'policy_denied' });
+    // Re-categorising its own provider lifts nothing: a project's provider counts as moving money...
+    expect(await refusal(proxy({ provider: 'zzpolicyown' }))).toMatchObject({ code: 'policy_denied', details: { ruleType: 'max_amount' } });
+    // ...unless an operator declared otherwise.
+    expect(await refusal(proxy({ provider: 'zzpolicyownok' }))).toBeNull();
   });
 
   it('an allow_tools rule naming proxy lets it through; deny_tools names methods; allow_providers names the rail', async () => {

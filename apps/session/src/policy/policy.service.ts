@@ -154,8 +154,8 @@ export class PolicyService {
   async checkProxy(input: ProxyPolicyInput): Promise<void> {
     const rules = await this.rulesOf(input.tenant);
     if (rules.length === 0) return;
-    const category = await this.engine(() => this.repo.providerCategory(input.provider, input.tenant.project_id));
-    const call = proxyCall({ provider: input.provider, category, method: input.method, endpoint: input.endpoint, userId: input.userId });
+    const { category, movesMoney } = await this.engine(() => this.repo.providerCategory(input.provider, input.tenant.project_id));
+    const call = proxyCall({ provider: input.provider, category, movesMoney, method: input.method, endpoint: input.endpoint, userId: input.userId });
     const verdict = evaluate(rules, call);
     if (verdict.kind === 'deny')
       await this.refuse(

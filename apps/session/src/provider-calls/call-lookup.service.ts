@@ -5,6 +5,7 @@ import type { ConnectionsService } from '../connections/connections.service';
 import type { CallLookupRepository } from './call-lookup.repository';
 import type { ProviderCallsRepository } from '../calls/provider-calls.repository';
 import type { ProviderClients } from '../connections/clients';
+import { sameOrigin } from './provider-calls.service';
 
 /**
  * `session.calls.lookup`: asks a provider what a request Rota sent under an
@@ -37,9 +38,11 @@ export class CallLookupService {
 
     let credentials: Record<string, string> = {};
     if (provider.http.auth.type !== 'none') {
-      const stored = await this.connections.credentialsFor(tenant.project_id, tenant.environment, call.server);
+      const stored = await this.connections.connectionFor(tenant.project_id, tenant.environment, call.server);
       if (!stored) return { outcome: 'failed', reason: `No ${tenant.environment} connection for ${call.server}.` };
-      credentials = stored;
+      if (!sameOrigin(stored.origin, baseUrl))
+        return { outcome: 'failed', reason: `The ${tenant.environment} connection for ${call.server} was made for another address.` };
+      credentials = stored.credentials;
     }
     const http = provider.http;
     // As for the call itself: an OAuth2 token URL may be a path under the environment's base URL.
@@ -57,6 +60,7 @@ export class CallLookupService {
       // No idempotency header: a GET is no new request, and the key names the first one.
       const r = await client.call({
         providerId: call.server,
+        providerOwner: provider.owner,
         request: { url, method: lookup.method, headers: { accept: 'application/json' } },
         auth,
         credentials,

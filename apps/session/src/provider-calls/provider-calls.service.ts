@@ -1,11 +1,21 @@
 import { createHash } from 'node:crypto';
 import { AppError, resolveProviderUrl, type Environment, type ExecuteFailureCode, type ProviderAuth, type ProxyRequest, type Tenant } from '@rota/contracts';
 import type { ProviderForCall } from '@rota/catalog/repository';
-import { buildRequest, CredentialError, ProviderError, RequestBuildError, type CallResult, type ProviderClient, type ProviderRequest } from '@rota/providers';
+import {
+  buildRequest,
+  CredentialError,
+  literalAddressRefused,
+  ProviderError,
+  RequestBuildError,
+  SANDBOX_TENANT_HEADER,
+  type CallResult,
+  type ProviderClient,
+  type ProviderRequest,
+} from '@rota/providers';
 import { beforeDeadline } from '@rota/service-kit';
 import type { ProviderClients } from '../connections/clients';
-import type { ConnectionsService } from '../connections/connections.service';
-import { redactSecrets } from '../calls/redact';
+import { originOf, type ConnectionsService } from '../connections/connections.service';
+import { maskEndpointQuery, redactSecrets } from '../calls/redact';
 import type { CompletedCall, ProviderCallsRepository } from '../calls/provider-calls.repository';
 
 export type { ProviderClients };
@@ -40,6 +50,8 @@ const ALWAYS_FORBIDDEN = new Set([
   'trailer',
   'keep-alive',
   'expect',
+  // Rota names the tenant to the sandbox itself (docs/sandbox.md); a caller naming another would reach its data.
+  SANDBOX_TENANT_HEADER,
 ]);
 
 /** The header names a provider's own auth writes (the caller may not set them either). */
@@ -68,24 +80,68 @@ export function providerIdempotencyKey(tenant: Tenant, callerKey: string | null,
   return `rota-${digest.slice(0, 40)}`;
 }
 
-/** Why a proxy endpoint is refused, or null when it is a safe relative path. */
+/** Whether a base URL's host is a literal loopback, private, link-local or metadata address (in any spelling the URL parser accepts). */
+function privateLiteral(baseUrl: string): boolean {
+  try {
+    return literalAddressRefused(new URL(baseUrl).hostname, false) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether credentials bound to `origin` may go to `baseUrl`: only to the very origin they were stored for. */
+export function sameOrigin(origin: string | null, baseUrl: string): boolean {
+  const target = originOf(baseUrl);
+  return origin !== null && target !== null && origin === target;
+}
+
+/** Levels of percent-encoding the endpoint filter undoes before it gives up on an endpoint. */
+const MAX_ENCODING_DEPTH = 8;
+
+/**
+ * Why a proxy endpoint is refused, or null when it is a safe relative path.
+ * The path is decoded level by level, as far as anyone stacked encodings
+ * (an endpoint still changing after {@link MAX_ENCODING_DEPTH} levels is
+ * refused), and every level is checked: no backslash, no control
+ * character, no `;` path parameter, no segment that is `.` or `..`, no
+ * scheme or second host. What the provider's server or a proxy in front of
+ * it would normalise one way or another never reaches it.
+ */
 export function endpointProblem(endpoint: string): string | null {
   if (!endpoint.startsWith('/') || endpoint.startsWith('//')) return 'must be a path relative to the provider base URL, starting with a single "/"';
-  if (/[\u0000-\u001f\u007f\\#{}]/.test(endpoint)) return 'must not contain control characters, backslashes, fragments or braces';
-  let decoded = endpoint;
-  // Undo every level of percent-encoding an attacker might stack.
-  for (let i = 0; i < 3; i++) {
+  if (/[\u0000-\u001f\u007f#{}]/.test(endpoint)) return 'must not contain control characters, fragments or braces';
+  const q = endpoint.indexOf('?');
+  let path = q === -1 ? endpoint : endpoint.slice(0, q);
+  for (let depth = 0; ; depth++) {
+    if (/\\/.test(path)) return 'must not contain backslashes, raw or percent-encoded';
+    if (/[\u0000-\u001f\u007f]/.test(path)) return 'must not contain control characters, raw or percent-encoded';
+    if (path.includes(';')) return 'must not contain ";" path parameters, raw or percent-encoded';
+    if (path.split('/').some((seg) => seg === '..' || seg === '.')) return 'must not contain "." or ".." segments, raw or percent-encoded';
+    if (path.slice(1).startsWith('/') || path.includes('//') || /^\/?[a-z][a-z0-9+.-]*:/i.test(path.slice(1))) return 'must not carry a scheme or another host';
+    let next: string;
     try {
-      const next = decodeURIComponent(decoded);
-      if (next === decoded) break;
-      decoded = next;
+      next = decodeURIComponent(path);
     } catch {
       return 'is not validly percent-encoded';
     }
+    if (next === path) break;
+    if (depth >= MAX_ENCODING_DEPTH) return `must not stack more than ${MAX_ENCODING_DEPTH} levels of percent-encoding`;
+    path = next;
   }
-  const path = decoded.split('?')[0]!;
-  if (path.split('/').some((seg) => seg === '..' || seg === '.')) return 'must not contain "." or ".." segments';
-  if (/^[a-z][a-z0-9+.-]*:/i.test(decoded.slice(1)) || decoded.includes('//')) return 'must not carry a scheme or another host';
+  if (q !== -1) {
+    let query = endpoint.slice(q + 1);
+    for (let depth = 0; depth <= MAX_ENCODING_DEPTH; depth++) {
+      if (/[\\\u0000-\u001f\u007f]/.test(query)) return 'must not carry backslashes or control characters in its query, raw or percent-encoded';
+      let next: string;
+      try {
+        next = decodeURIComponent(query.replace(/\+/g, ' '));
+      } catch {
+        return 'is not validly percent-encoded';
+      }
+      if (next === query) break;
+      query = next;
+    }
+  }
   return null;
 }
 
@@ -94,6 +150,12 @@ export function failureOf(result: CallResult): { code: ExecuteFailureCode; messa
     case 'response':
       return result.status >= 200 && result.status < 300 ? null : { code: 'upstream_error', message: `The provider answered ${result.status}.` };
     case 'not_sent':
+      // Refused by the address policy: the catalog entry points somewhere Rota does not call.
+      if (result.reason === 'address_refused')
+        return {
+          code: 'provider_not_callable',
+          message: 'The provider resolves to an address Rota does not call (private, loopback, link-local or metadata); nothing was sent.',
+        };
       return { code: 'upstream_unreachable', message: `The provider could not be reached (${result.reason}); nothing was sent.` };
     case 'outcome_unknown':
       return {
@@ -130,18 +192,34 @@ export class ProviderCallsService {
   ): Promise<{ provider: ProviderForCall; baseUrl: string; credentials: Record<string, string> } | CallRefusal> {
     // The connection's credentials are read alongside the provider (two queries at once instead of in a row);
     // they stay in this function and are used only when the provider authenticates.
-    const sealed = this.connections.credentialsFor(tenant.project_id, tenant.environment, serverId).then(
+    const sealed = this.connections.connectionFor(tenant.project_id, tenant.environment, serverId).then(
       (value) => ({ value }),
       (error: unknown) => ({ error }),
     );
     const provider = await this.repo.providerForCall(serverId, tenant.project_id, toolName);
     if (!provider) return { kind: 'refused', code: 'tool_not_registered', message: `No provider has the id "${serverId}".` };
+    if (provider.owner !== '' && provider.status === 'disabled') {
+      return {
+        kind: 'refused',
+        code: 'provider_not_callable',
+        message: `${serverId} was disabled when the global catalog took its former id; import it again to use it. Nothing was sent.`,
+      };
+    }
     const baseUrl = provider.baseUrls[tenant.environment];
     if (!provider.http || !baseUrl) {
       return {
         kind: 'refused',
         code: 'provider_not_callable',
         message: `The catalog does not say how to call ${serverId} in the ${tenant.environment} environment (it needs a catalog format v2 entry with a ${tenant.environment} base URL). Nothing was sent.`,
+      };
+    }
+    // A project's own provider is held to public addresses (only the operator's entries may be exempt):
+    // a literal private address is refused here, before a call row exists; a name is checked when it resolves.
+    if (provider.owner !== '' && privateLiteral(baseUrl)) {
+      return {
+        kind: 'refused',
+        code: 'provider_not_callable',
+        message: `${serverId}'s ${tenant.environment} base URL is not a public address; a project's own provider is called at public addresses only. Nothing was sent.`,
       };
     }
     let credentials: Record<string, string> = {};
@@ -157,7 +235,16 @@ export class ProviderCallsService {
           details: { server_id: serverId },
         };
       }
-      credentials = stored;
+      // Credentials go only to the address they were given for: a provider whose base URL moved needs a new connection.
+      if (!sameOrigin(stored.origin, baseUrl)) {
+        return {
+          kind: 'refused',
+          code: 'connection_required',
+          message: `The ${tenant.environment} connection for ${serverId} was made for another address than the provider has now; connect it again (POST /v1/connections). Nothing was sent.`,
+          details: { server_id: serverId, reason: 'origin_changed' },
+        };
+      }
+      credentials = stored.credentials;
     }
     return { provider, baseUrl, credentials };
   }
@@ -244,7 +331,14 @@ export class ProviderCallsService {
     if (hasBody) headers['content-type'] ??= 'application/json';
     headers.accept ??= 'application/json';
     const request: ProviderRequest = { url: url.href, method: r.method, headers, ...(hasBody ? { body: JSON.stringify(r.body) } : {}) };
-    const recordedInput = redactSecrets({ method: r.method, endpoint: r.endpoint, params: r.params ?? {}, headers: r.headers ?? {}, body: r.body ?? null });
+    // The endpoint's own query string is masked like `params`: a key in either is written down as `[redacted]`.
+    const recordedInput = redactSecrets({
+      method: r.method,
+      endpoint: maskEndpointQuery(r.endpoint),
+      params: r.params ?? {},
+      headers: r.headers ?? {},
+      body: r.body ?? null,
+    });
     return this.send({ ...a, server: r.server, provider: prepared.provider, request, credentials: prepared.credentials, tool: 'proxy', recordedInput });
   }
 
@@ -315,6 +409,7 @@ export class ProviderCallsService {
     try {
       return await this.client(a.tenant.environment).call({
         providerId: a.server,
+        providerOwner: a.provider.owner,
         request: a.request,
         auth,
         credentials: a.credentials,

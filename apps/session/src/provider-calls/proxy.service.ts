@@ -77,6 +77,11 @@ export class ProxyService {
       // Provably never reached the provider: the key is free for a retry.
       if (key) await this.idempotency.forget(key);
       if (r.kind === 'credentials') throw new AppError('connection_required', r.message);
+      if (r.reason === 'address_refused')
+        throw new AppError(
+          'provider_not_callable',
+          'The provider resolves to an address Rota does not call (private, loopback, link-local or metadata); nothing was sent.',
+        );
       throw new AppError('upstream_unreachable', `The provider could not be reached (${r.reason}); nothing was sent.`);
     } catch (err) {
       if (key && !sent) await this.idempotency.release(key).catch(() => undefined);

@@ -256,7 +256,7 @@ export interface paths {
         put?: never;
         /**
          * Import a catalog
-         * @description Imports a Rota catalog document, an MCP `tools/list` result (with `?server=`), a document fetched from `{"url"}`, or the tools of a live MCP server (`{"url", "mcp": true}`). Bodies up to 64 MiB. The global catalog (`owner=catalog`, the default for an operator key) is written only by operator keys, which carry `admin`; a project key imports providers and tools that only its own project sees (`owner=project`, its default), and asking it for `owner=catalog` is 403 `forbidden`, as is `owner=project` from an operator key. A project’s provider shadows a global one of the same id for that project only.
+         * @description Imports a Rota catalog document, an MCP `tools/list` result (with `?server=`), a document fetched from `{"url"}`, or the tools of a live MCP server (`{"url", "mcp": true}`). Bodies up to 64 MiB. The global catalog (`owner=catalog`, the default for an operator key) is written only by operator keys, which carry `admin`; a project key imports providers and tools that only its own project sees (`owner=project`, its default), and asking it for `owner=catalog` is 403 `forbidden`, as is `owner=project` from an operator key. Provider ids belong to one owner: a project that creates or changes a provider whose id the global catalog uses gets 409 `provider_id_taken` (naming the `ids`) and nothing is written; it may still add its own tools to a global provider by naming it without details. A global import of an id some project uses wins: the project’s row is renamed to `<project>.<id>`, disabled, and listed in `disabled`.
          */
         post: operations["importCatalog"];
         delete?: never;
@@ -1231,7 +1231,7 @@ export interface components {
              * @description Machine-readable code; its HTTP status is fixed per code.
              * @enum {string}
              */
-            error: "invalid_body" | "invalid_query" | "unknown_servers" | "intent_unmappable" | "invalid_args" | "server_not_in_session" | "invalid_endpoint" | "forbidden_header" | "connection_required" | "provider_not_callable" | "upstream_unreachable" | "invalid_idempotency_key" | "mocks_test_only" | "invalid_last_event_id" | "oauth_state_invalid" | "oauth_authorization_failed" | "oauth_exchange_failed" | "unauthorized" | "forbidden" | "quota_exceeded" | "policy_denied" | "not_found" | "unknown_server" | "session_not_found" | "connection_not_found" | "method_not_allowed" | "approval_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "webhook_url_refused" | "conflict" | "approval_not_pending" | "session_not_active" | "idempotency_key_reused" | "request_in_progress" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "mocks_exhausted" | "tool_not_mocked" | "eligibility_empty" | "direction_blocked" | "rate_limited" | "headers_too_large" | "internal" | "nl_unavailable" | "nl_extraction_failed" | "unavailable" | "outcome_unknown" | "policy_engine_error" | "mocks_engine_error" | "upstream_timeout";
+            error: "invalid_body" | "invalid_query" | "unknown_servers" | "intent_unmappable" | "invalid_args" | "server_not_in_session" | "invalid_endpoint" | "forbidden_header" | "connection_required" | "provider_not_callable" | "upstream_unreachable" | "invalid_idempotency_key" | "mocks_test_only" | "invalid_last_event_id" | "oauth_state_invalid" | "oauth_authorization_failed" | "oauth_exchange_failed" | "unauthorized" | "forbidden" | "quota_exceeded" | "policy_denied" | "not_found" | "unknown_server" | "session_not_found" | "connection_not_found" | "method_not_allowed" | "approval_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "webhook_url_refused" | "conflict" | "provider_id_taken" | "approval_not_pending" | "session_not_active" | "idempotency_key_reused" | "request_in_progress" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "mocks_exhausted" | "tool_not_mocked" | "eligibility_empty" | "direction_blocked" | "rate_limited" | "headers_too_large" | "internal" | "nl_unavailable" | "nl_extraction_failed" | "unavailable" | "outcome_unknown" | "policy_engine_error" | "mocks_engine_error" | "upstream_timeout";
             /** @description Readable explanation. */
             message: string;
             /** @description Echo of X-Request-Id, or the id the gateway minted. */
@@ -1384,6 +1384,11 @@ export interface components {
             };
             reembed: number;
             sweep_requested: boolean;
+            disabled?: {
+                project_id: string;
+                id: string;
+                renamed_to: string;
+            }[];
         };
         ConnectionView: {
             id: string;
@@ -3093,6 +3098,15 @@ export interface operations {
             };
             /** @description Nothing with this id is visible to the key. Codes: `unknown_server`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The resource is not in a state that allows this. Codes: `provider_id_taken`. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

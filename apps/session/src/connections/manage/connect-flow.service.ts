@@ -399,6 +399,7 @@ export class ConnectFlowService {
     try {
       result = await client.call({
         providerId: flow.serverId,
+        providerOwner: provider.owner,
         request: { url: resolveProviderUrl(auth.token_url, baseUrl), method: 'POST', headers, body: form.toString() },
         // The request carries its own client authentication; nothing is injected.
         auth: { type: 'none' },
