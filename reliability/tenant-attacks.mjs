@@ -72,7 +72,6 @@ export async function tenantAttacks(stack, keys, report) {
   const importAs = (k, servers, owner) => api(k, 'POST', `/v1/catalog/import?owner=${owner}`, { format: 'rota-catalog', version: 2, servers });
   const sessionFor = async (k, servers) => (await api(k, 'POST', '/v1/sessions', { servers })).json?.id;
   const proxy = (k, ses, body) => api(k, 'POST', `/v1/sessions/${ses}/proxy`, body);
-  const is4xx = (r) => r.status >= 400 && r.status < 500;
   const secret = `relattack${randomBytes(10).toString('hex')}`;
   const querySecret = `relquery${randomBytes(10).toString('hex')}`;
   registerSecret(secret);
