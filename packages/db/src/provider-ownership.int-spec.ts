@@ -44,7 +44,11 @@ describe(`migration ${OWNERSHIP}`, () => {
     await q(conn, ['conn_2', 'proj_m2', 'live', 'asaas']);
     await q(conn, ['conn_3', 'proj_m2', 'test', 'asaas']);
     await q(conn, ['conn_4', 'proj_m2', 'live', 'ownpay']);
-    expect(await migrate(url)).toEqual([OWNERSHIP]);
+    // This migration first, then every later one, each applying cleanly on top of it.
+    const later = listMigrations()
+      .map((m) => m.name)
+      .filter((n) => n > OWNERSHIP);
+    expect(await migrate(url)).toEqual([OWNERSHIP, ...later]);
   });
 
   afterAll(async () => {
