@@ -2165,6 +2165,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Refused. Codes: `headers_too_large`. */
             431: {
                 headers: {
@@ -2206,6 +2217,17 @@ export interface operations {
             /** @description The request is invalid. Codes: `invalid_query`. */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2277,6 +2299,17 @@ export interface operations {
             /** @description The key may not do this. Codes: `forbidden`. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2386,6 +2419,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Refused. Codes: `headers_too_large`. */
             431: {
                 headers: {
@@ -2444,6 +2488,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Refused. Codes: `headers_too_large`. */
             431: {
                 headers: {
@@ -2491,6 +2546,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Refused. Codes: `headers_too_large`. */
             431: {
                 headers: {
@@ -2532,6 +2598,17 @@ export interface operations {
             /** @description The request is invalid. Codes: `invalid_query`. */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2590,6 +2667,17 @@ export interface operations {
             /** @description Nothing with this id is visible to the key. Codes: `not_found`. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2672,6 +2760,17 @@ export interface operations {
             /** @description The key may not do this. Codes: `forbidden`. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2776,6 +2875,17 @@ export interface operations {
             /** @description The key may not do this. Codes: `forbidden`. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2891,6 +3001,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description A path parameter is longer than the gateway reads. Codes: `uri_too_long`. */
             414: {
                 headers: {
@@ -2988,6 +3109,17 @@ export interface operations {
             /** @description The key may not do this. Codes: `forbidden`. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3099,6 +3231,17 @@ export interface operations {
             /** @description Nothing with this id is visible to the key. Codes: `unknown_server`. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3226,6 +3369,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Too many requests. Codes: `rate_limited`. */
             429: {
                 headers: {
@@ -3327,6 +3481,17 @@ export interface operations {
             /** @description The key may not do this. Codes: `forbidden`. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3457,6 +3622,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The body is larger than the route accepts. Codes: `payload_too_large`. */
             413: {
                 headers: {
@@ -3576,6 +3752,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Refused. Codes: `headers_too_large`. */
             431: {
                 headers: {
@@ -3668,6 +3855,17 @@ export interface operations {
             /** @description Nothing with this id is visible to the key. Codes: `session_not_found`. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3784,6 +3982,17 @@ export interface operations {
             /** @description The key may not do this. Codes: `forbidden`. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3914,6 +4123,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description A path parameter is longer than the gateway reads. Codes: `uri_too_long`. */
             414: {
                 headers: {
@@ -4023,6 +4243,17 @@ export interface operations {
             /** @description Nothing with this id is visible to the key. Codes: `session_not_found`. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4171,6 +4402,17 @@ export interface operations {
             /** @description Nothing with this id is visible to the key. Codes: `session_not_found`. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4328,6 +4570,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The resource is not in a state that allows this. Codes: `session_not_active`, `connection_required`, `provider_not_callable`, `idempotency_key_reused`, `request_in_progress`. */
             409: {
                 headers: {
@@ -4470,6 +4723,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description A path parameter is longer than the gateway reads. Codes: `uri_too_long`. */
             414: {
                 headers: {
@@ -4583,6 +4847,17 @@ export interface operations {
             /** @description Nothing with this id is visible to the key. Codes: `session_not_found`. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4800,6 +5075,17 @@ export interface operations {
             /** @description The key may not do this. Codes: `forbidden`. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5132,6 +5418,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The Accept header does not allow application/json and text/event-stream (JSON-RPC error object). */
             406: {
                 headers: {
@@ -5372,6 +5669,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The body is larger than the route accepts. Codes: `payload_too_large`. */
             413: {
                 headers: {
@@ -5514,6 +5822,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Too many requests. Codes: `rate_limited`. */
             429: {
                 headers: {
@@ -5602,6 +5921,17 @@ export interface operations {
             /** @description The key may not do this. Codes: `forbidden`. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5700,6 +6030,17 @@ export interface operations {
             /** @description The key may not do this. Codes: `forbidden`. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5821,6 +6162,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Too many requests. Codes: `rate_limited`. */
             429: {
                 headers: {
@@ -5921,6 +6273,17 @@ export interface operations {
             /** @description Nothing with this id is visible to the key. Codes: `approval_not_found`. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6069,6 +6432,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The resource is not in a state that allows this. Codes: `approval_not_pending`. */
             409: {
                 headers: {
@@ -6199,6 +6573,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Too many requests. Codes: `rate_limited`. */
             429: {
                 headers: {
@@ -6291,6 +6676,17 @@ export interface operations {
             /** @description The key may not do this. Codes: `forbidden`. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6409,6 +6805,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Too many requests. Codes: `rate_limited`. */
             429: {
                 headers: {
@@ -6503,6 +6910,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Too many requests. Codes: `rate_limited`. */
             429: {
                 headers: {
@@ -6573,6 +6991,17 @@ export interface operations {
             /** @description The key may not do this. Codes: `forbidden`. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6681,6 +7110,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Too many requests. Codes: `rate_limited`. */
             429: {
                 headers: {
@@ -6769,6 +7209,17 @@ export interface operations {
             /** @description The key may not do this. Codes: `forbidden`. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6867,6 +7318,17 @@ export interface operations {
             /** @description The key may not do this. Codes: `forbidden`. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6985,6 +7447,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Too many requests. Codes: `rate_limited`. */
             429: {
                 headers: {
@@ -7077,6 +7550,17 @@ export interface operations {
             /** @description The key may not do this. Codes: `forbidden`. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7201,6 +7685,17 @@ export interface operations {
             /** @description Nothing with this id is visible to the key. Codes: `webhook_not_found`. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7344,6 +7839,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description A path parameter is longer than the gateway reads. Codes: `uri_too_long`. */
             414: {
                 headers: {
@@ -7455,6 +7961,17 @@ export interface operations {
             /** @description Nothing with this id is visible to the key. Codes: `webhook_delivery_not_found`, `webhook_not_found`. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7586,6 +8103,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The body is larger than the route accepts. Codes: `payload_too_large`. */
             413: {
                 headers: {
@@ -7693,6 +8221,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description A path parameter is longer than the gateway reads. Codes: `uri_too_long`. */
             414: {
                 headers: {
@@ -7767,6 +8306,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Refused. Codes: `headers_too_large`. */
             431: {
                 headers: {
@@ -7808,6 +8358,17 @@ export interface operations {
             /** @description The request is invalid. Codes: `invalid_query`. */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7861,6 +8422,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Refused. Codes: `headers_too_large`. */
             431: {
                 headers: {
@@ -7908,6 +8480,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Refused. Codes: `headers_too_large`. */
             431: {
                 headers: {
@@ -7949,6 +8532,17 @@ export interface operations {
             /** @description The request is invalid. Codes: `invalid_query`. */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8033,6 +8627,17 @@ export interface operations {
             /** @description The key may not do this. Codes: `forbidden`. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8135,6 +8740,17 @@ export interface operations {
             /** @description The key may not do this. Codes: `forbidden`. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes, e.g. `GET, HEAD, POST`. */
+                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
