@@ -184,12 +184,7 @@ export function enforceable(type: string): type is PolicyRuleType {
 function amountGate(e: Evaluation): Verdict | null {
   const { call, rules } = e;
   const amountRules = rules.filter((r): r is AmountRule => AMOUNT_RULES.has(r.type));
-  if (
-    call.raw &&
-    amountRules.length > 0 &&
-    movesMoney(call.raw) &&
-    (call.raw.method ?? 'POST').toUpperCase() !== 'GET'
-  ) {
+  if (call.raw && amountRules.length > 0 && movesMoney(call.raw) && (call.raw.method ?? 'POST').toUpperCase() !== 'GET') {
     if (!rules.some((r) => r.type === 'allow_tools' && r.tools.includes(call.tool))) {
       return deny(
         amountRules[0]!,

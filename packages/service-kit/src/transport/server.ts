@@ -461,7 +461,9 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
       const code = unansweredCode(f.a === '1', started ? 'lost' : 'never_started');
       // A read-only entry is never claimed, so it may have run without a trace: harmless, but not "never started".
       const message =
-        started || this.onlyReads(f.p ?? '') ? 'The replica handling this request stopped before answering; it may have run.' : 'The request was never started.';
+        started || this.onlyReads(f.p ?? '')
+          ? 'The replica handling this request stopped before answering; it may have run.'
+          : 'The request was never started.';
       const reply: StreamReply = { i: f.i, err: { code, message } };
       await this.writer!.publish(f.r, JSON.stringify(reply));
     }
