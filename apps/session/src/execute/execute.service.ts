@@ -26,12 +26,13 @@ import { requiredScope } from './action-scopes';
 import { getStarted, listTools, type ProviderState } from './builtins';
 import { CatalogSchemas, checkMetaArgs, type ArgsCheck, type MetaToolArgs } from './validate';
 import { ExecuteRepository } from './execute.repository';
-import { claimKey } from './idempotency';
-import { IdempotencyRepository, type KeyRef } from './idempotency.repository';
-import { ProviderCallsService, toolOutcome } from '../provider-calls/provider-calls.service';
+import { answerFromKey, claimKey, LostClaimError } from './idempotency';
+import { callerKeyOf, IdempotencyRepository, type ClaimedKey, type KeyRef } from './idempotency.repository';
+import { ProviderCallsService, sentNothing, toolOutcome, type KeyedCall, type KeyOutcome } from '../provider-calls/provider-calls.service';
 import { requestHash } from './request-hash';
 import { callableCandidates } from './callable-name';
-import { RailsService, type RailCall, type RailPlan } from '../rails/rails.service';
+import { RailsService, type RailCall, type RailOutcome, type RailPlan } from '../rails/rails.service';
+import type { CallDone } from '../provider-calls/provider-calls.service';
 import { MocksService } from '../mocks/mocks.service';
 import { ManageConnectionsService, redactCredentialsInPlace } from '../connections/manage/manage.service';
 
@@ -60,9 +61,18 @@ interface Outcome {
   error: string | null;
   server: string | null;
   record: boolean;
-  /** A provider call writes its own row (pending before it is sent, completed after): its id, and how it ended. */
-  written?: { toolCallId: string; state: 'done' | 'outcome_unknown' };
+  /**
+   * A provider call writes its own row (pending before it is sent, completed
+   * after, the caller's key finished by the same statement): its id, how it
+   * ended, and whether the key was given back because nothing was sent.
+   */
+  written?: { toolCallId: string; state: 'done' | 'outcome_unknown'; keyForgotten: boolean };
+  /** Provably never sent (no rail could be tried): the caller's key is given back instead of keeping this answer. */
+  giveKeyBack?: boolean;
 }
+
+/** Builds (once) the answer of the call for an outcome; the key stores the very answer the caller gets. */
+type Answer = (outcome: Outcome) => ExecuteResult;
 
 /** A rail choice asked for when the request arrived (see `prefetchRail`), with what it was made for. */
 interface PlannedRail {
@@ -96,6 +106,12 @@ function recordedOutput(data: unknown): unknown {
   if (data === null || data === undefined) return null;
   const bytes = Buffer.byteLength(JSON.stringify(data));
   return bytes > RECORDED_OUTPUT_MAX_BYTES ? { omitted: true, bytes } : data;
+}
+
+/** What the caller's key keeps for a sent call: its answer (or that it is unknown), or nothing when nothing was sent. */
+function keyOutcome(outcome: Outcome, answer: Answer): KeyOutcome {
+  if (outcome.written?.keyForgotten) return { state: 'forget' };
+  return { state: outcome.written?.state === 'outcome_unknown' ? 'unknown' : 'done', response: answer(outcome) };
 }
 
 const failureData = (code: ExecuteFailureCode, message: string, extra: Record<string, unknown> = {}) => ({ code, message, ...extra });
@@ -158,15 +174,23 @@ export class ExecuteService {
    */
   async execute(cmd: ExecuteCommand): Promise<ExecuteReply> {
     const tenant = currentTenant();
-    const key: KeyRef | null = cmd.idempotency_key ? { tenant, key: cmd.idempotency_key } : null;
-    if (key) {
-      const decision = await claimKey(this.idempotency, key, requestHash(cmd));
+    const ref: KeyRef | null = cmd.idempotency_key ? { tenant, key: cmd.idempotency_key } : null;
+    const hash = ref ? requestHash(cmd) : '';
+    let key: ClaimedKey | null = null;
+    if (ref) {
+      const decision = await claimKey(this.idempotency, ref, hash);
       if (!decision.run) return { result: decision.response as ExecuteResult, replayed: true };
+      key = decision.key;
     }
     try {
       const result = await this.run(cmd, tenant, key);
       return { result, replayed: false };
     } catch (err) {
+      // A later request took the key over while this one stalled before writing: it sent nothing and answers as a repeat would.
+      if (err instanceof LostClaimError && ref) {
+        const decision = await answerFromKey(this.idempotency, ref, hash);
+        return { result: decision.response as ExecuteResult, replayed: true };
+      }
       // Everything that throws here ran nothing (the call row is the last write).
       if (key)
         await this.idempotency
@@ -176,7 +200,7 @@ export class ExecuteService {
     }
   }
 
-  private async run(cmd: ExecuteCommand, tenant: Tenant, key: KeyRef | null): Promise<ExecuteResult> {
+  private async run(cmd: ExecuteCommand, tenant: Tenant, key: ClaimedKey | null): Promise<ExecuteResult> {
     const calledAt = new Date();
     // A meta-tool's arguments are checked once, here: the prefetches below and checkArgs share the result.
     const metaArgs = isMetaToolName(cmd.tool) ? checkMetaArgs(cmd.input, META_SCHEMAS.get(cmd.tool)!) : null;
@@ -234,10 +258,22 @@ export class ExecuteService {
 
     // A prefetched discover has been running since it started.
     const started = early?.started ?? performance.now();
+    let answered: ExecuteResult | null = null;
+    const answer: Answer = (outcome) =>
+      (answered ??= {
+        success: outcome.success,
+        data: outcome.data,
+        error: outcome.error,
+        duration: Math.round((performance.now() - started) * 100) / 100,
+        server: outcome.server,
+        tool: resolved.name,
+        tool_call_id: outcome.written?.toolCallId ?? (outcome.record ? this.repo.newCallId() : null),
+        called_at: calledAt.toISOString(),
+      });
     beforeDeadline();
     let outcome: Outcome;
     try {
-      outcome = await this.dispatch(resolved, coerced.value, ctx, early?.result ?? null, key, calledAt, governed, earlyRail);
+      outcome = await this.dispatch(resolved, coerced.value, ctx, early?.result ?? null, key, calledAt, governed, answer, earlyRail);
     } catch (err) {
       // Refusals thrown from dispatch that certainly sent nothing give the user's day back; anything else might have run.
       const ranNothing = err instanceof AppError && ['unavailable', 'mocks_engine_error'].includes(err.code);
@@ -246,29 +282,40 @@ export class ExecuteService {
     }
     // A tool without an executor sent nothing: its amount does not count against the user's day.
     // Nor does a provider call that was refused or provably never sent.
-    const sentNothing =
+    const ranNothing =
       !outcome.record ||
       ['not_implemented', 'upstream_unreachable', 'connection_required', 'no_rail', 'invalid_args'].includes(
         String((outcome.data as { code?: unknown } | null)?.code),
       );
-    if (governed.reservations.length > 0 && sentNothing) await this.policy.release(governed.reservations);
-    const duration = Math.round((performance.now() - started) * 100) / 100;
+    if (governed.reservations.length > 0 && ranNothing) await this.policy.release(governed.reservations);
 
-    const toolCallId: string | null = outcome.written?.toolCallId ?? (outcome.record ? this.repo.newCallId() : null);
-    const result: ExecuteResult = {
-      success: outcome.success,
-      data: outcome.data,
-      error: outcome.error,
-      duration,
-      server: outcome.server,
-      tool: resolved.name,
-      tool_call_id: toolCallId,
-      called_at: calledAt.toISOString(),
-    };
+    const result = answer(outcome);
+    const duration = result.duration;
+    const toolCallId = result.tool_call_id;
     if (outcome.written) {
       // The provider call wrote its row (and linked the key to it) before it
-      // sent anything; the key now stores the answer, or that it is unknown.
-      if (key) await this.idempotency.finish(key, outcome.written.state === 'outcome_unknown' ? 'unknown' : 'done', result);
+      // sent anything, and the statement that completed it stored the answer
+      // in the key (or gave the key back when nothing was sent).
+      if (key && outcome.written.keyForgotten) await this.idempotency.forgetMarker(key);
+    } else if (toolCallId && outcome.giveKeyBack && key) {
+      // Provably never sent: the row is the record, and the key is free for a retry (one rule on every channel).
+      beforeDeadline();
+      await this.repo.recordCall({
+        id: toolCallId,
+        sessionId: ctx.sessionId,
+        projectId: ctx.tenant.project_id,
+        environment: ctx.tenant.environment,
+        tool: resolved.name,
+        server: outcome.server,
+        input: coerced.value,
+        output: recordedOutput(outcome.data),
+        success: outcome.success,
+        error: outcome.error,
+        durationMs: Math.round(duration),
+        calledAt,
+        durable: movesMoney(resolved),
+      });
+      await this.idempotency.forget(key);
     } else if (toolCallId) {
       // Past the deadline the caller has been told the outcome is unknown;
       // what dispatch ran so far only read, so nothing is written and the
@@ -276,7 +323,7 @@ export class ExecuteService {
       beforeDeadline();
       await this.repo.recordCall({
         id: toolCallId,
-        idempotency: key ? { orgId: key.tenant.org_id, key: key.key, state: 'done', response: result } : undefined,
+        idempotency: key ? { orgId: key.tenant.org_id, key: key.key, claim: key.claim, state: 'done', response: result } : undefined,
         sessionId: ctx.sessionId,
         projectId: ctx.tenant.project_id,
         environment: ctx.tenant.environment,
@@ -367,9 +414,10 @@ export class ExecuteService {
     input: Record<string, unknown>,
     ctx: CallContext,
     early: Promise<DiscoverResult> | null,
-    key: KeyRef | null,
+    key: ClaimedKey | null,
     calledAt: Date,
     governed: PolicyPass,
+    answer: Answer,
     earlyRail: PlannedRail | null = null,
   ): Promise<Outcome> {
     switch (resolved.kind) {
@@ -378,7 +426,7 @@ export class ExecuteService {
       case 'catalog': {
         // A test session with mocks answers from them and never reaches the provider (see MocksService).
         const mocked = await this.mocks.answer({ tenant: ctx.tenant, sessionId: ctx.sessionId, tool: resolved.name });
-        return mocked ? this.ok(mocked.response, resolved.server) : this.callProvider(resolved, input, ctx, key, calledAt);
+        return mocked ? this.ok(mocked.response, resolved.server) : this.callProvider(resolved, input, ctx, key, calledAt, answer);
       }
       case 'meta':
         switch (resolved.name) {
@@ -396,7 +444,7 @@ export class ExecuteService {
             return this.manageConnections(input, ctx);
           default:
             return isActingMetaTool(resolved.name)
-              ? this.callRail(resolved.name, input, ctx, key, calledAt, governed, earlyRail)
+              ? this.callRail(resolved.name, input, ctx, key, calledAt, governed, answer, earlyRail)
               : this.notImplemented(resolved.name, null);
         }
     }
@@ -407,10 +455,25 @@ export class ExecuteService {
     resolved: Extract<Resolved, { kind: 'catalog' }>,
     input: Record<string, unknown>,
     ctx: CallContext,
-    key: KeyRef | null,
+    key: ClaimedKey | null,
     calledAt: Date,
+    answer: Answer,
   ): Promise<Outcome> {
     const toolName = resolved.name.slice(resolved.server.length + 1);
+    const outcomeOf = (done: CallDone): Outcome => {
+      const { success, data, error } = toolOutcome(done);
+      return {
+        success,
+        data,
+        error,
+        server: resolved.server,
+        record: true,
+        written: { toolCallId: done.toolCallId, state: done.state, keyForgotten: sentNothing(done.result) },
+      };
+    };
+    const callerKey = callerKeyOf(key);
+    // What the key keeps is the very answer the caller gets, stored by the completion statement.
+    const caller: KeyedCall | null = callerKey ? { key: callerKey, answer: (done) => keyOutcome(outcomeOf(done), answer) } : null;
     const done = await this.providerCalls.callTool({
       tenant: ctx.tenant,
       sessionId: ctx.sessionId,
@@ -418,15 +481,14 @@ export class ExecuteService {
       toolName,
       callable: resolved.name,
       input,
-      callerKey: key?.key ?? null,
+      caller,
       calledAt,
     });
     if (done.kind === 'refused') {
       // Nothing was written or sent: the same shape as the other refusals that write no row.
       return { success: false, data: failureData(done.code, done.message, done.details ?? {}), error: done.message, server: resolved.server, record: false };
     }
-    const { success, data, error } = toolOutcome(done);
-    return { success, data, error, server: resolved.server, record: true, written: { toolCallId: done.toolCallId, state: done.state } };
+    return outcomeOf(done);
   }
 
   /**
@@ -438,17 +500,28 @@ export class ExecuteService {
     tool: ActingMetaTool,
     input: Record<string, unknown>,
     ctx: CallContext,
-    key: KeyRef | null,
+    key: ClaimedKey | null,
     calledAt: Date,
     governed: PolicyPass,
+    answer: Answer,
     earlyRail: PlannedRail | null,
   ): Promise<Outcome> {
-    const call = {
+    const outcomeOf = (done: Extract<RailOutcome, { kind: 'called' }>): Outcome => ({
+      success: done.success,
+      data: done.data,
+      error: done.error,
+      server: null,
+      record: true,
+      written: { toolCallId: done.toolCallId, state: done.state, keyForgotten: done.sentNothing },
+    });
+    const callerKey = callerKeyOf(key);
+    const call: RailCall = {
       tool,
       input,
       tenant: ctx.tenant,
       sessionId: ctx.sessionId,
       callerKey: key?.key ?? null,
+      caller: callerKey ? { key: callerKey, answer: (done) => keyOutcome(outcomeOf(done), answer) } : null,
       calledAt,
       allowedProviders: governed.allowedProviders,
     };
@@ -474,16 +547,16 @@ export class ExecuteService {
       case 'refused':
         return { success: false, data: failureData(done.code, done.message, done.details), error: done.message, server: null, record: false };
       case 'not_sent':
-        return { success: false, data: failureData(done.code, done.message, done.details), error: done.message, server: null, record: true };
-      case 'called':
         return {
-          success: done.success,
-          data: done.data,
-          error: done.error,
+          success: false,
+          data: failureData(done.code, done.message, done.details),
+          error: done.message,
           server: null,
           record: true,
-          written: { toolCallId: done.toolCallId, state: done.state },
+          giveKeyBack: true,
         };
+      case 'called':
+        return outcomeOf(done);
     }
   }
 
@@ -498,7 +571,7 @@ export class ExecuteService {
 
   /** A refusal that writes no call row; a repeat with the same idempotency key gets it again. */
   private async unrecorded(
-    key: KeyRef | null,
+    key: ClaimedKey | null,
     tool: string,
     calledAt: Date,
     code: ExecuteFailureCode,
