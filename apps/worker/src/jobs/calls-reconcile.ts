@@ -84,3 +84,14 @@ export async function reconcileCalls(
   if (settled.found + settled.unknown > 0) log?.warn(settled, 'provider calls left pending were reconciled');
   return settled;
 }
+
+/**
+ * Keys left `running` behind a call that is no longer `pending` take the
+ * answer of their call, so a retry gets it instead of `409
+ * request_in_progress` for a day. Part of `calls.reconcile`.
+ */
+export async function finishStuckKeys(repo: SessionsRepository, log?: Logger): Promise<number> {
+  const finished = await repo.finishStuckKeys(RECONCILE_BATCH);
+  if (finished > 0) log?.warn({ keys: finished }, 'idempotency keys left running behind a finished call were finished');
+  return finished;
+}

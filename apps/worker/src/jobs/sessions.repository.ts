@@ -80,6 +80,42 @@ export class SessionsRepository {
       SELECT count(*) AS n FROM stale`);
     return Number(rows[0]?.n ?? 0) === 1;
   }
+
+  /**
+   * Keys still `running` whose call is no longer `pending`: what a crash
+   * between a call's completion and its key's answer left behind when the
+   * two were separate writes (or any other path that left one so). Each
+   * takes the answer its route gives a repeat, rebuilt from the call row:
+   * the proxy's shape for a proxy call, execute's for any other; `unknown`
+   * when the call's outcome is. Returns how many keys were finished.
+   */
+  async finishStuckKeys(limit: number): Promise<number> {
+    const rows = await this.prisma.$queryRaw<Array<{ n: bigint }>>(Prisma.sql`
+      WITH stuck AS (
+        SELECT k.org_id, k.project_id, k.environment, k.key, c.id, c.tool, c.server, c.rail_id, c.state, c.success, c.output, c.error, c.duration_ms, c.called_at
+        FROM idempotency_keys k JOIN session_tool_calls c ON c.id = k.tool_call_id
+        WHERE k.state = 'running' AND c.state <> 'pending' AND k.expires_at > now()
+        ORDER BY k.created_at LIMIT ${limit}
+        FOR UPDATE OF k SKIP LOCKED),
+      finished AS (
+        UPDATE idempotency_keys k
+        SET state = CASE WHEN s.state = 'outcome_unknown' THEN 'unknown' ELSE 'done' END,
+            response = CASE
+              WHEN s.tool = 'proxy' AND s.state = 'outcome_unknown' THEN NULL
+              WHEN s.tool = 'proxy' THEN jsonb_build_object(
+                'status', COALESCE(s.output->'status', to_jsonb(0)), 'data', s.output->'body', 'headers', '{}'::jsonb,
+                'duration', s.duration_ms, 'proxy_call_id', s.id)
+              ELSE jsonb_build_object(
+                'success', s.success, 'data', s.output, 'error', s.error, 'duration', s.duration_ms,
+                'server', CASE WHEN s.rail_id IS NULL THEN s.server END, 'tool', s.tool, 'tool_call_id', s.id,
+                'called_at', to_char(s.called_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+            END
+        FROM stuck s
+        WHERE (k.org_id, k.project_id, k.environment, k.key) = (s.org_id, s.project_id, s.environment, s.key) AND k.state = 'running'
+        RETURNING 1)
+      SELECT count(*) AS n FROM finished`);
+    return Number(rows[0]?.n ?? 0);
+  }
 }
 
 /** A provider call left `pending`. */
