@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import { ASAAS_SANDBOX_CUSTOMER, startSandbox, type Sandbox } from '../apps/sandbox/src';
 import { finishStuckKeys } from '../apps/worker/src/jobs/calls-reconcile';
 import { SessionsRepository } from '../apps/worker/src/jobs/sessions.repository';
+import { saveConnection, setTestBaseUrl } from './helpers/rails';
 import { http, startStack, type Stack } from './helpers/stack';
 
 jest.setTimeout(180_000);
@@ -60,11 +61,7 @@ describe('a stalled request never sends after its retry took the key over', () =
       },
     });
     key = (await stack.key([...SCOPES], { environment: 'test' })).key;
-    // The stack is busy embedding the demo catalog at first; the deadline above is short on purpose.
-    let connected = 0;
-    for (let i = 0; i < 5 && connected !== 201; i++)
-      connected = (await api('POST', '/v1/connections', { server_id: 'asaas', credentials: { api_key: 'sandbox-asaas-key' } })).status;
-    expect(connected).toBe(201);
+    expect([200, 201]).toContain((await saveConnection(api, 'asaas', { api_key: 'sandbox-asaas-key' })).status);
     const s = await api('POST', '/v1/sessions', { servers: ['asaas'] });
     expect(s.status).toBe(201);
     session = s.json.id;
@@ -161,5 +158,47 @@ describe('a stalled request never sends after its retry took the key over', () =
     expect(again.json).toMatchObject({ success: true, tool_call_id: first.json.tool_call_id, data: { status: 200, body: { id: first.json.data.body.id } } });
     expect(provider().charges).toBe(charges);
     expect(await finishStuckKeys(new SessionsRepository(stack.db.prisma))).toBe(0);
+  });
+
+  it('over MCP, a replayed acting meta-tool result says so in _meta, and the rail charged once', async () => {
+    const before = provider();
+    const call = (id: number) =>
+      http(`${stack.url}/v1/sessions/${session}/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, accept: 'application/json, text/event-stream' },
+        json: {
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: {
+            name: 'codespar_charge',
+            arguments: { method: 'pix', amount: 19.9, currency: 'BRL', description: 'Pedido mcp', buyer: { name: 'Maria Souza', document: '529.982.247-25' } },
+            _meta: { idempotency_key: 'mcp-charge-1' },
+          },
+        },
+      });
+    const first = await call(1);
+    expect(first.json.result.isError).toBe(false);
+    expect(first.json.result._meta?.['rota/replayed']).toBeUndefined();
+    const again = await call(2);
+    expect(again.json.result._meta).toEqual({ 'rota/replayed': true });
+    expect(again.json.result.structuredContent).toEqual(first.json.result.structuredContent);
+    // The rail's preparatory step carries a key of its own: each key reached the provider once, one charge.
+    expect(provider().charges).toBe(before.charges + 1);
+    expect(Math.max(...Object.values(sandbox.control.counters().keyed_requests.asaas ?? {}))).toBe(1);
+  });
+
+  it('a raw tool call that provably never reached the provider gives its key back, as the proxy does', async () => {
+    expect(await setTestBaseUrl(stack, 'asaas', 'http://127.0.0.1:1/asaas')).toBe(1);
+    try {
+      const refused = await execute(payment(5, 'never-sent'), 'never-sent-1');
+      expect(refused.json).toMatchObject({ success: false, data: { code: 'upstream_unreachable' } });
+      expect(await stack.db.prisma.idempotencyKey.count({ where: { key: 'never-sent-1' } })).toBe(0);
+    } finally {
+      expect(await setTestBaseUrl(stack, 'asaas', `${sandbox.url}/asaas`)).toBe(1);
+    }
+    const retry = await execute(payment(5, 'never-sent'), 'never-sent-1');
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(retry.json).toMatchObject({ success: true, data: { status: 200 } });
   });
 });
