@@ -1,3 +1,4 @@
+import { IDEMPOTENCY_TTL_HOURS } from '@rota/contracts';
 import { Prisma, type PrismaClient } from '@rota/db';
 
 /** SQL the maintenance jobs run against sessions. */
@@ -18,7 +19,7 @@ export class SessionsRepository {
    */
   stalePending(afterSeconds: number, limit: number): Promise<StaleCall[]> {
     return this.prisma.$queryRaw<StaleCall[]>(Prisma.sql`
-      SELECT c.id, c.tool, c.server, c.called_at AS "calledAt", c.provider_idempotency_key AS "providerIdempotencyKey", c.rail_id AS "railId",
+      SELECT c.id, c.tool, c.server, c.state, c.called_at AS "calledAt", c.provider_idempotency_key AS "providerIdempotencyKey", c.rail_id AS "railId",
              COALESCE(c.org_id, p.org_id) AS "orgId", c.project_id AS "projectId", c.environment::text AS environment
       FROM session_tool_calls c LEFT JOIN projects p ON p.id = c.project_id
       WHERE c.state = 'pending' AND c.called_at < now() - make_interval(secs => ${afterSeconds})
@@ -26,10 +27,34 @@ export class SessionsRepository {
   }
 
   /**
+   * Calls that ended `outcome_unknown` `afterSeconds` ago or more, within
+   * their key's lifetime, with a provider idempotency key and never looked
+   * up (`output.reconciled` absent), oldest first. Rail calls wait for their
+   * rail's lookup.
+   */
+  unknownNotLookedUp(afterSeconds: number, limit: number): Promise<StaleCall[]> {
+    return this.prisma.$queryRaw<StaleCall[]>(Prisma.sql`
+      SELECT c.id, c.tool, c.server, c.state, c.called_at AS "calledAt", c.provider_idempotency_key AS "providerIdempotencyKey", c.rail_id AS "railId",
+             COALESCE(c.org_id, p.org_id) AS "orgId", c.project_id AS "projectId", c.environment::text AS environment
+      FROM session_tool_calls c LEFT JOIN projects p ON p.id = c.project_id
+      WHERE c.state = 'outcome_unknown' AND c.rail_id IS NULL AND c.provider_idempotency_key IS NOT NULL
+        AND c.called_at < now() - make_interval(secs => ${afterSeconds}) AND c.called_at > now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})
+        AND NOT (COALESCE(c.output, '{}'::jsonb) ? 'reconciled')
+      ORDER BY c.called_at LIMIT ${limit}`);
+  }
+
+  /** Keeps on an unknown call what its lookup found (nothing it could settle), so it is not asked again. */
+  async recordLookup(call: StaleCall, lookup: LookupRecord): Promise<void> {
+    await this.prisma.$executeRaw(Prisma.sql`
+      UPDATE session_tool_calls SET output = COALESCE(output, '{}'::jsonb) || jsonb_build_object('reconciled', ${JSON.stringify(lookup)}::jsonb)
+      WHERE id = ${call.id} AND state = 'outcome_unknown'`);
+  }
+
+  /**
    * The provider holds what the call made: the row becomes `done` with the
    * provider's answer, and the caller's idempotency key answers a retry with
    * it (`keyResponse`, in the shape its route answers). Both in one
-   * statement, and only while the row is still pending. Returns whether it was.
+   * statement, and only while the row is still pending or unknown. Returns whether it was.
    */
   async markFound(call: StaleCall, found: { status: number; body: unknown }, keyResponse: unknown, lookup: LookupRecord): Promise<boolean> {
     const ok = found.status >= 200 && found.status < 300;
@@ -39,11 +64,11 @@ export class SessionsRepository {
         UPDATE session_tool_calls
         SET state = 'done', success = ${ok}, upstream_status = ${found.status}, output = ${JSON.stringify(output)}::jsonb,
             error = ${ok ? null : `The provider answered ${found.status}.`}
-        WHERE id = ${call.id} AND state = 'pending'
+        WHERE id = ${call.id} AND state IN ('pending', 'outcome_unknown')
         RETURNING id),
       keys AS (
         UPDATE idempotency_keys k SET state = 'done', response = ${JSON.stringify(keyResponse)}::jsonb
-        FROM done d WHERE k.tool_call_id = d.id AND k.state = 'running'
+        FROM done d WHERE k.tool_call_id = d.id AND k.state IN ('running', 'unknown')
         RETURNING 1)
       SELECT count(*) AS n FROM done`);
     return Number(rows[0]?.n ?? 0) === 1;
@@ -122,6 +147,8 @@ export class SessionsRepository {
 export interface StaleCall {
   id: string;
   tool: string;
+  /** `pending`, or `outcome_unknown` for a call that ended unknown and is looked up. */
+  state: 'pending' | 'outcome_unknown';
   server: string | null;
   calledAt: Date;
   providerIdempotencyKey: string | null;
