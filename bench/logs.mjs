@@ -54,9 +54,9 @@ async function subscribe(base, key, sessionId, onEvent) {
 
 export async function logsBench() {
   const { createTestDatabase, seed, ApiKeyRepository } = require(join(ROOT, 'packages/db/dist/index.js'));
-  const { maskParameters } = require(join(ROOT, 'apps/session/dist/provider-calls/redact.js'));
-  const { toLogEntry } = require(join(ROOT, 'apps/session/dist/logs/call-log.js'));
-  const { streamedEntry } = require(join(ROOT, 'apps/session/dist/logs/call-log.publisher.js'));
+  const { maskParameters } = require(join(ROOT, 'apps/session/dist/calls/redact.js'));
+  const { toLogEntry } = require(join(ROOT, 'apps/session/dist/calls/call-log.js'));
+  const { streamedEntry } = require(join(ROOT, 'apps/session/dist/calls/call-log.publisher.js'));
   const db = await createTestDatabase();
   const procs = [];
   try {
@@ -193,7 +193,7 @@ export async function logsBench() {
     // 2b. The part of the stream publish an execute waits for: the publisher
     //     queues an XADD without awaiting it, so only its synchronous work counts.
     require(join(ROOT, 'apps/session/node_modules/reflect-metadata'));
-    const { CallLogPublisher } = require(join(ROOT, 'apps/session/dist/logs/call-log.publisher.js'));
+    const { CallLogPublisher } = require(join(ROOT, 'apps/session/dist/calls/call-log.publisher.js'));
     const Redis = require(join(ROOT, 'node_modules/ioredis'));
     const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
     const pubRedis = new Redis(redisUrl);

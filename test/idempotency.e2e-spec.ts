@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { idempotencyMarkerKey } from '@rota/service-kit';
-import { requestHash } from '../apps/session/src/execute/request-hash';
+import { requestHash } from '../apps/session/src/calls/request-hash';
 import { insertOtherProject, insertProviders } from './helpers/session-fixtures';
 import { http, startStack, type Stack } from './helpers/stack';
 

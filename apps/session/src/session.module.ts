@@ -3,7 +3,7 @@ import { createPrisma, createSqlPool } from '@rota/db';
 import { createLogger, InfraModule, loadConfig, REDIS, RpcClient } from '@rota/service-kit';
 import type Redis from 'ioredis';
 import { oauth2Tokens, providerClients } from './provider-calls/clients';
-import { ProviderCallsRepository } from './provider-calls/provider-calls.repository';
+import { ProviderCallsRepository } from './calls/provider-calls.repository';
 import { ProviderCallsService } from './provider-calls/provider-calls.service';
 import { RailsService } from './rails/rails.service';
 import { ProxyController } from './provider-calls/proxy.controller';
@@ -24,8 +24,9 @@ import { OAuthCallbackController } from './connections/manage/oauth-callback.con
 import { keyringFromEnv } from './credentials/keyring';
 import { CanaryController, KEYRING } from './credentials/canary.controller';
 import { CanaryRepository } from './credentials/canary.repository';
-import { ExecuteRepository } from './execute/execute.repository';
-import { IdempotencyRepository } from './execute/idempotency.repository';
+import { ToolCallsRepository } from './calls/tool-calls.repository';
+import { IdempotencyRepository } from './calls/idempotency.repository';
+import { ToolsRepository } from './tools/tools.repository';
 import { ExecuteService } from './execute/execute.service';
 import { MocksController } from './mocks/mocks.controller';
 import { MocksRepository } from './mocks/mocks.repository';
@@ -37,7 +38,7 @@ import { PolicyService } from './policy/policy.service';
 import { SessionsController } from './sessions/sessions.controller';
 import { SessionsRepository } from './sessions/sessions.repository';
 import { SessionsService } from './sessions/sessions.service';
-import { CallLogPublisher } from './logs/call-log.publisher';
+import { CallLogPublisher } from './calls/call-log.publisher';
 import { LogsController } from './logs/logs.controller';
 import { LogsRepository } from './logs/logs.repository';
 import { LogsService } from './logs/logs.service';
@@ -87,7 +88,8 @@ export class SessionModule {
         LogsService,
         ConnectionsRepository,
         SessionsRepository,
-        ExecuteRepository,
+        ToolCallsRepository,
+        ToolsRepository,
         IdempotencyRepository,
         PolicyRepository,
         PolicyService,

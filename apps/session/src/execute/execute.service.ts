@@ -25,12 +25,13 @@ import { SessionsService } from '../sessions/sessions.service';
 import { requiredScope } from './action-scopes';
 import { getStarted, listTools, type ProviderState } from './builtins';
 import { CatalogSchemas, checkMetaArgs, type ArgsCheck, type MetaToolArgs } from './validate';
-import { ExecuteRepository } from './execute.repository';
-import { answerFromKey, claimKey, LostClaimError } from './idempotency';
-import { callerKeyOf, IdempotencyRepository, type ClaimedKey, type KeyRef } from './idempotency.repository';
+import { ToolCallsRepository } from '../calls/tool-calls.repository';
+import { answerFromKey, claimKey, LostClaimError } from '../calls/idempotency';
+import { callerKeyOf, IdempotencyRepository, type ClaimedKey, type KeyRef } from '../calls/idempotency.repository';
+import { ToolsRepository } from '../tools/tools.repository';
 import { ProviderCallsService, sentNothing, toolOutcome, type KeyedCall, type KeyOutcome } from '../provider-calls/provider-calls.service';
-import { requestHash } from './request-hash';
-import { callableCandidates } from './callable-name';
+import { requestHash } from '../calls/request-hash';
+import { callableCandidates } from '../tools/callable-name';
 import { RailsService, type RailCall, type RailOutcome, type RailPlan } from '../rails/rails.service';
 import type { CallDone } from '../provider-calls/provider-calls.service';
 import { MocksService } from '../mocks/mocks.service';
@@ -154,7 +155,8 @@ export class ExecuteService {
     @Inject(CONFIG) private readonly config: SessionConfig,
     private readonly sessions: SessionsService,
     private readonly connections: ConnectionsRepository,
-    private readonly repo: ExecuteRepository,
+    private readonly repo: ToolCallsRepository,
+    private readonly tools: ToolsRepository,
     private readonly idempotency: IdempotencyRepository,
     private readonly rpc: RpcClient,
     private readonly policy: PolicyService,
@@ -383,7 +385,7 @@ export class ExecuteService {
     let found: { rank: number; name: string; server: string; schema: unknown } | null = null;
     for (const c of callableCandidates(cmd.tool, ctx.servers)) {
       if (found && c.rank < found.rank) break;
-      const tool = await this.repo.findTool(c.server, c.tool, ctx.tenant.project_id);
+      const tool = await this.tools.findTool(c.server, c.tool, ctx.tenant.project_id);
       if (!tool) continue;
       // Two servers of the same specificity both have such a tool: refuse rather than guess.
       if (found) return { kind: 'ambiguous', candidates: [found.name, `${tool.serverId}/${tool.toolName}`] };
@@ -656,7 +658,7 @@ export class ExecuteService {
 
   private async listTools(ctx: CallContext) {
     const [catalog, servers] = await Promise.all([
-      this.repo.listTools(ctx.servers, ctx.tenant.project_id),
+      this.tools.listTools(ctx.servers, ctx.tenant.project_id),
       this.providerStates(ctx.tenant, ctx.tenant.environment, ctx.servers),
     ]);
     return listTools(catalog, servers);

@@ -2,7 +2,7 @@ import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { CallsSettledCommand, LogsListCommand, type CallsSettledResult, type LogList } from '@rota/contracts';
 import { ZodPipe } from '@rota/service-kit';
-import { CallLogPublisher } from './call-log.publisher';
+import { CallLogPublisher } from '../calls/call-log.publisher';
 import { LogsRepository } from './logs.repository';
 import { LogsService } from './logs.service';
 

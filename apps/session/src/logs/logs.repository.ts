@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { LogOutcome, Tenant } from '@rota/contracts';
 import { Prisma, type PrismaClient } from '@rota/db';
 import { PRISMA } from '@rota/service-kit';
-import { LOG_ROW_COLUMNS, type CallLogRow } from './call-log';
+import { LOG_ROW_COLUMNS, type CallLogRow } from '../calls/call-log';
 
 export interface LogFilter {
   sessionId?: string;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, type LogList, type LogsQuery } from '@rota/contracts';
 import { currentTenant } from '@rota/service-kit';
-import { toLogEntry } from './call-log';
+import { toLogEntry } from '../calls/call-log';
 import { LogsRepository } from './logs.repository';
 
 /** The position after which the next page starts: the last record's time and id. */

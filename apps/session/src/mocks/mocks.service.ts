@@ -16,8 +16,8 @@ import {
 } from '@rota/contracts';
 import { CONFIG, createLogger, currentTenant } from '@rota/service-kit';
 import type { SessionConfig } from '../config';
-import { callableCandidates } from '../execute/callable-name';
-import { ExecuteRepository } from '../execute/execute.repository';
+import { callableCandidates } from '../tools/callable-name';
+import { ToolsRepository } from '../tools/tools.repository';
 import { amountOf } from '../rails/rails.service';
 import { SessionsService } from '../sessions/sessions.service';
 import { MocksRepository, type MockTake } from './mocks.repository';
@@ -67,7 +67,7 @@ export class MocksService {
     @Inject(CONFIG) config: SessionConfig,
     private readonly repo: MocksRepository,
     private readonly sessions: SessionsService,
-    private readonly catalog: ExecuteRepository,
+    private readonly catalog: ToolsRepository,
   ) {
     this.log = createLogger('session', config.LOG_LEVEL);
   }

@@ -2,7 +2,7 @@ import { AppError, type PolicyRuleInput, type Tenant } from '@rota/contracts';
 import { createTestDatabase, seed, type TestDatabase } from '@rota/db';
 import { loadConfig } from '@rota/service-kit';
 import { SessionConfig } from '../config';
-import type { ExecuteRepository } from '../execute/execute.repository';
+import type { ToolCallsRepository } from '../calls/tool-calls.repository';
 import { PolicyRepository } from './policy.repository';
 import { PolicyService, type ProxyPolicyInput } from './policy.service';
 
@@ -61,7 +61,7 @@ describe('PolicyService.checkProxy (Postgres)', () => {
     await provider('zzpolicyshared', 'banking', 'proj_dev');
     repo = new PolicyRepository(db.prisma);
     // checkProxy reads no usage: the execute repository is not reached.
-    policy = new PolicyService(loadConfig(SessionConfig, { ROTA_POLICY_CACHE_MS: '0', LOG_LEVEL: 'silent' }), repo, {} as ExecuteRepository);
+    policy = new PolicyService(loadConfig(SessionConfig, { ROTA_POLICY_CACHE_MS: '0', LOG_LEVEL: 'silent' }), repo, {} as ToolCallsRepository);
   });
   afterAll(() => db.drop());
 

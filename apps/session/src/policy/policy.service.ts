@@ -19,7 +19,7 @@ import {
 } from '@rota/contracts';
 import { CONFIG, createLogger, currentTenant } from '@rota/service-kit';
 import type { SessionConfig } from '../config';
-import { ExecuteRepository } from '../execute/execute.repository';
+import { ToolCallsRepository } from '../calls/tool-calls.repository';
 import { evaluate, proxyCall, type DailyReservation, type PolicyCall } from './evaluate';
 import { PolicyRepository, type ApprovalRow, type DailyKey } from './policy.repository';
 
@@ -93,7 +93,7 @@ export class PolicyService {
   constructor(
     @Inject(CONFIG) private readonly config: SessionConfig,
     private readonly repo: PolicyRepository,
-    private readonly calls: ExecuteRepository,
+    private readonly calls: ToolCallsRepository,
   ) {
     this.log = createLogger('session', config.LOG_LEVEL);
   }

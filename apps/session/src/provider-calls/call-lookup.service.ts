@@ -3,7 +3,7 @@ import { ProviderError } from '@rota/providers';
 import { currentTenant } from '@rota/service-kit';
 import type { ConnectionsService } from '../connections/connections.service';
 import type { CallLookupRepository } from './call-lookup.repository';
-import type { ProviderCallsRepository } from './provider-calls.repository';
+import type { ProviderCallsRepository } from '../calls/provider-calls.repository';
 import type { ProviderClients } from './provider-calls.service';
 
 /**

@@ -4,9 +4,9 @@ import type { ProviderForCall } from '@rota/catalog/repository';
 import { buildRequest, CredentialError, ProviderError, RequestBuildError, type CallResult, type ProviderClient, type ProviderRequest } from '@rota/providers';
 import { beforeDeadline } from '@rota/service-kit';
 import type { ConnectionsService } from '../connections/connections.service';
-import { redactSecrets } from './redact';
-import { LostClaimError } from '../execute/idempotency';
-import type { CallerKey, CompletedCall, KeyFinish, ProviderCallsRepository } from './provider-calls.repository';
+import { redactSecrets } from '../calls/redact';
+import { LostClaimError } from '../calls/idempotency';
+import type { CallerKey, CompletedCall, KeyFinish, ProviderCallsRepository } from '../calls/provider-calls.repository';
 
 /** The two clients: test calls may reach the private sandbox providers, live calls never reach a private address. */
 export interface ProviderClients {

@@ -1,8 +1,8 @@
 import { AppError, type ProxyCommand, type ProxyReply, type ProxyResult } from '@rota/contracts';
 import { currentTenant } from '@rota/service-kit';
-import { callerKeyOf, type ClaimedKey, type IdempotencyRepository, type KeyRef } from '../execute/idempotency.repository';
-import { answerFromKey, claimKey, LostClaimError, type KeyDecision } from '../execute/idempotency';
-import { requestHash } from '../execute/request-hash';
+import { callerKeyOf, type ClaimedKey, type IdempotencyRepository, type KeyRef } from '../calls/idempotency.repository';
+import { answerFromKey, claimKey, LostClaimError, type KeyDecision } from '../calls/idempotency';
+import { requestHash } from '../calls/request-hash';
 import type { PolicyService } from '../policy/policy.service';
 import type { SessionsService } from '../sessions/sessions.service';
 import { sentNothing, type CallDone, type KeyOutcome, type ProviderCallsService } from './provider-calls.service';

@@ -20,8 +20,8 @@ import {
 import { buildRequest, RequestBuildError, type CallResult, type ProviderRequest } from '@rota/providers';
 import { beforeDeadline, CONFIG, createLogger, requestContext, RpcClient } from '@rota/service-kit';
 import type { SessionConfig } from '../config';
-import { LostClaimError } from '../execute/idempotency';
-import { ProviderCallsRepository, type CallerKey, type KeyFinish, type RailAttemptRecord } from '../provider-calls/provider-calls.repository';
+import { LostClaimError } from '../calls/idempotency';
+import { ProviderCallsRepository, type CallerKey, type KeyFinish, type RailAttemptRecord } from '../calls/provider-calls.repository';
 import {
   completedRow,
   failureOf,
@@ -30,7 +30,7 @@ import {
   type CallDone,
   type KeyOutcome,
 } from '../provider-calls/provider-calls.service';
-import { redactSecrets } from '../provider-calls/redact';
+import { redactSecrets } from '../calls/redact';
 import { evaluate, MappingError } from './mapping';
 
 /** What an acting meta-tool call came to. */

@@ -8,7 +8,7 @@ import {
   type Tenant,
 } from '@rota/contracts';
 import { providerConnection, type ProviderState } from '../../execute/builtins';
-import { REDACTED, SECRET_FIELD } from '../../provider-calls/redact';
+import { REDACTED, SECRET_FIELD } from '../../calls/redact';
 import type { ConnectionsRepository } from '../connections.repository';
 import { connectionStatus } from '../connections.service';
 import { refuse, type ConnectFlowService, type ManageRefusal, type OAuthClient } from './connect-flow.service';

@@ -1,5 +1,5 @@
 import type { Environment, LogEntry, LogOutcome } from '@rota/contracts';
-import { maskParameters } from '../provider-calls/redact';
+import { maskParameters } from './redact';
 
 /**
  * One call record as `GET /v1/logs` and the log stream show it, from a

@@ -1,9 +1,11 @@
 import { createTestDatabase, seed, type TestDatabase } from '@rota/db';
-import { ExecuteRepository } from './execute.repository';
+import { ToolsRepository } from '../tools/tools.repository';
+import { ToolCallsRepository } from './tool-calls.repository';
 
-describe('ExecuteRepository (Postgres)', () => {
+describe('ToolsRepository and ToolCallsRepository (Postgres)', () => {
   let db: TestDatabase;
-  let repo: ExecuteRepository;
+  let tools: ToolsRepository;
+  let repo: ToolCallsRepository;
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -28,17 +30,18 @@ describe('ExecuteRepository (Postgres)', () => {
     await tool('charge', 'global charge', null);
     await tool('charge', 'dev override', 'proj_dev');
     await tool('secret', 'b only', 'proj_b');
-    repo = new ExecuteRepository(db.prisma, db.sql);
+    tools = new ToolsRepository(db.prisma);
+    repo = new ToolCallsRepository(db.prisma, db.sql);
   });
   afterAll(() => db.drop());
 
   it('resolves a catalog tool for a project: its own version first, other projects’ tools never', async () => {
-    expect((await repo.findTool('pp', 'charge', 'proj_dev'))?.description).toBe('dev override');
-    expect((await repo.findTool('pp', 'charge', 'proj_b'))?.description).toBe('global charge');
-    expect(await repo.findTool('pp', 'secret', 'proj_dev')).toBeNull();
-    expect((await repo.findTool('pp', 'secret', 'proj_b'))?.inputSchema).toEqual({ type: 'object', properties: { n: { type: 'integer' } } });
-    expect((await repo.listTools(['pp'], 'proj_dev')).map((t) => `${t.toolName}:${t.description}`)).toEqual(['charge:dev override']);
-    expect(await repo.listTools([], 'proj_dev')).toEqual([]);
+    expect((await tools.findTool('pp', 'charge', 'proj_dev'))?.description).toBe('dev override');
+    expect((await tools.findTool('pp', 'charge', 'proj_b'))?.description).toBe('global charge');
+    expect(await tools.findTool('pp', 'secret', 'proj_dev')).toBeNull();
+    expect((await tools.findTool('pp', 'secret', 'proj_b'))?.inputSchema).toEqual({ type: 'object', properties: { n: { type: 'integer' } } });
+    expect((await tools.listTools(['pp'], 'proj_dev')).map((t) => `${t.toolName}:${t.description}`)).toEqual(['charge:dev override']);
+    expect(await tools.listTools([], 'proj_dev')).toEqual([]);
   });
 
   it('records calls with or without a session, and counts this month’s calls per org across its projects', async () => {

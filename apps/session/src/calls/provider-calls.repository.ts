@@ -4,9 +4,9 @@ import { PROVIDER_FOR_CALL, toProviderForCall, type ProviderForCall, type Provid
 import { namedStatement, newId, type SqlPool } from '@rota/db';
 import { CONFIG, currentRequestId, maybeTenant, SQL_POOL } from '@rota/service-kit';
 import type { SessionConfig } from '../config';
-import { PAUSE_AFTER_CLAIM_PREFIX } from '../execute/idempotency';
-import { LOG_ROW_COLUMNS, type CallLogRow } from '../logs/call-log';
-import { CallLogPublisher } from '../logs/call-log.publisher';
+import { PAUSE_AFTER_CLAIM_PREFIX } from './idempotency';
+import { LOG_ROW_COLUMNS, type CallLogRow } from './call-log';
+import { CallLogPublisher } from './call-log.publisher';
 import { maskParameters } from './redact';
 
 /**

@@ -2,8 +2,8 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Environment } from '@rota/contracts';
 import { namedStatement, newId, Prisma, type PrismaClient, type SqlPool } from '@rota/db';
 import { currentRequestId, maybeTenant, PRISMA, SQL_POOL } from '@rota/service-kit';
-import { CallLogPublisher } from '../logs/call-log.publisher';
-import { maskParameters } from '../provider-calls/redact';
+import { CallLogPublisher } from './call-log.publisher';
+import { maskParameters } from './redact';
 
 /**
  * Who made the call, for the call log: the org (the request's, else the
@@ -35,20 +35,6 @@ const RECORD_CALL_WITH_KEY = namedStatement(`
     UPDATE idempotency_keys SET tool_call_id = (SELECT id FROM call), state = $16::text, response = $17::jsonb
     WHERE org_id = $14::text AND project_id = $3::text AND environment = $4::environment AND key = $15::text AND claim = $20::text)
   SELECT org_id, user_id FROM call`);
-
-/**
- * Tools a project may call: its own, and the global ones of every provider it
- * has not shadowed with a provider of its own.
- */
-const callableBy = (projectId: string): Prisma.Sql =>
-  Prisma.sql`(project_id = ${projectId} OR (project_id IS NULL AND NOT EXISTS (SELECT 1 FROM providers o WHERE o.id = mcp_tools.server_id AND o.owner = ${projectId})))`;
-
-export interface CatalogTool {
-  serverId: string;
-  toolName: string;
-  description: string;
-  inputSchema: unknown;
-}
 
 export interface OrgUsage {
   plan: string;
@@ -82,41 +68,17 @@ export interface ToolCallInsert {
 }
 
 /**
- * What the execute pipeline reads and writes besides sessions and
- * connections: catalog tools, tool-call rows and the org's monthly usage.
+ * The `session_tool_calls` rows of calls that reach no provider (a provider
+ * call writes its own, see ProviderCallsRepository), and the org's monthly
+ * usage counted from them.
  */
 @Injectable()
-export class ExecuteRepository {
+export class ToolCallsRepository {
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
     @Inject(SQL_POOL) private readonly sql: SqlPool,
     @Optional() private readonly callLog?: CallLogPublisher,
   ) {}
-
-  /**
-   * A catalog tool callable by this project: a global tool of a provider the
-   * project does not shadow with its own, or one the project registered
-   * itself (which wins over a global one of the same name). Tools of other
-   * projects are never found.
-   */
-  async findTool(serverId: string, toolName: string, projectId: string): Promise<CatalogTool | null> {
-    const rows = await this.prisma.$queryRaw<Array<{ server_id: string; tool_name: string; description: string; input_schema: unknown }>>(Prisma.sql`
-      SELECT server_id, tool_name, description, input_schema FROM mcp_tools
-      WHERE server_id = ${serverId} AND tool_name = ${toolName} AND ${callableBy(projectId)}
-      ORDER BY project_id NULLS LAST LIMIT 1`);
-    const r = rows[0];
-    return r ? { serverId: r.server_id, toolName: r.tool_name, description: r.description, inputSchema: r.input_schema } : null;
-  }
-
-  /** Every catalog tool of these providers callable by the project, by provider then name. */
-  async listTools(serverIds: readonly string[], projectId: string): Promise<CatalogTool[]> {
-    if (serverIds.length === 0) return [];
-    const rows = await this.prisma.$queryRaw<Array<{ server_id: string; tool_name: string; description: string }>>(Prisma.sql`
-      SELECT DISTINCT ON (server_id, tool_name) server_id, tool_name, description FROM mcp_tools
-      WHERE server_id IN (${Prisma.join([...serverIds])}) AND ${callableBy(projectId)}
-      ORDER BY server_id, tool_name, project_id NULLS LAST`);
-    return rows.map((r) => ({ serverId: r.server_id, toolName: r.tool_name, description: r.description, inputSchema: null }));
-  }
 
   /** The org's plan, its quota override and the calls its projects made this calendar month (UTC). */
   async usage(orgId: string): Promise<OrgUsage | null> {
