@@ -12,7 +12,7 @@ pnpm lint
 pnpm format:check
 pnpm openapi:lint
 pnpm exec jest --ci --maxWorkers=2 "$@"
-# The CI-sized reliability run (a few minutes): fuzz, attacks, soak and faults
+# The CI-sized reliability run (a few minutes): fuzz, attacks, soak, faults and money
 # against a private Postgres, Redis and the built apps; exits 1 when a figure
 # misses its target. Skipped when arguments narrow the run to some tests.
 if [ "$#" -eq 0 ]; then

@@ -2,7 +2,9 @@ import { DEFAULT_CONFIG, loadEnv, mergeConfig, validateConfig } from './config';
 
 describe('sandbox environment', () => {
   it('defaults to 127.0.0.1:4010 without TLS', () => {
-    expect(loadEnv({})).toEqual({ port: 4010, host: '127.0.0.1' });
+    expect(loadEnv({})).toEqual({ port: 4010, host: '127.0.0.1', ignoreIdempotencyKeys: false });
+    expect(loadEnv({ SANDBOX_IGNORE_IDEMPOTENCY_KEYS: 'true' }).ignoreIdempotencyKeys).toBe(true);
+    expect(() => loadEnv({ SANDBOX_IGNORE_IDEMPOTENCY_KEYS: 'yes' })).toThrow('SANDBOX_IGNORE_IDEMPOTENCY_KEYS');
   });
 
   it('refuses a bad port and a TLS listener with only some of its files', () => {

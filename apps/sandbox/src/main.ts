@@ -27,6 +27,7 @@ async function main(): Promise<void> {
   const sandbox = await startSandbox({
     port: env.port,
     host: env.host,
+    ignoreIdempotencyKeys: env.ignoreIdempotencyKeys,
     ...(config ? { config } : {}),
     ...(tls ? { tls } : {}),
     log: (line) => process.stdout.write(`${JSON.stringify(line)}\n`),
