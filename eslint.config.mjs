@@ -4,10 +4,10 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/generated/**', 'node_modules/**', 'bench/**', '**/*.spec.ts', '**/*.int-spec.ts', 'test/**'] },
+  { ignores: ['**/dist/**', '**/generated/**', '**/node_modules/**', 'packages/sdk/src/schema.d.ts'] },
   ...tseslint.configs.recommended,
   {
-    files: ['apps/*/src/**/*.ts', 'packages/*/src/**/*.ts'],
+    files: ['apps/*/src/**/*.ts', 'packages/*/src/**/*.ts', 'test/**/*.ts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
@@ -22,7 +22,15 @@ export default tseslint.config(
     // repository is only reachable through its own subpath; a service may
     // still name its type.
     files: ['apps/*/src/**/*.ts'],
-    ignores: ['apps/*/src/**/*.repository.ts', 'apps/*/src/**/repository.ts', 'apps/*/src/**/*.module.ts', 'apps/*/src/main.ts', 'apps/gateway/src/health/**'],
+    ignores: [
+      'apps/*/src/**/*.spec.ts',
+      'apps/*/src/**/*.int-spec.ts',
+      'apps/*/src/**/*.repository.ts',
+      'apps/*/src/**/repository.ts',
+      'apps/*/src/**/*.module.ts',
+      'apps/*/src/main.ts',
+      'apps/gateway/src/health/**',
+    ],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
@@ -40,6 +48,11 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // CommonJS entry points (a child process the benchmarks fork) load with require().
+    files: ['**/*.cjs'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   prettier,
 );

@@ -273,7 +273,7 @@ async function localByWorkers(servers, replicas, opts = {}) {
     console.log(`\n## Catalog (d): ${tools} tools embedded by ${replicas} worker replica(s) with the default local embedder (${model})`);
     table([
       { replica: 'all', rows: done, 'wall s': fmt(wallMs / 1000, 1), 'rows/s': fmt(done / (wallMs / 1000), 1) },
-      ...[...byReplica].map(([name, r], i) => ({ replica: `#${i + 1}`, rows: r.rows, 'wall s': '-', 'rows/s': fmt(r.rows / (wallMs / 1000), 1) })),
+      ...[...byReplica].map(([, r], i) => ({ replica: `#${i + 1}`, rows: r.rows, 'wall s': '-', 'rows/s': fmt(r.rows / (wallMs / 1000), 1) })),
     ]);
     console.log(
       `rows written by embedding jobs: ${embedded} for ${done} rows embedded (${embedded === done ? 'none twice' : 'MISMATCH'}); ${tools} tools at this rate: ${fmt(tools / (done / (wallMs / 1000)), 0)} s; 100,000 tools: ${fmt(100_000 / (done / (wallMs / 1000)), 0)} s`,

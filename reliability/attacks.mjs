@@ -117,7 +117,6 @@ async function scopeMatrix(stack, keys, report) {
   for (const k of [...keys.combos, ...keys.operator]) if (k.scopes.length === 1) single.set(k.scopes[0], k);
   // An operator key always carries admin: its narrowest form stands for that scope.
   if (!single.has('admin') && keys.operator.length) single.set('admin', [...keys.operator].sort((a, b) => a.scopes.length - b.scopes.length)[0]);
-  let cells = 0;
   const wrong = [];
   const jobs = [];
   for (const [path, item] of Object.entries(doc.paths)) {
@@ -135,7 +134,6 @@ async function scopeMatrix(stack, keys, report) {
       headers: { ...bearer(j.key.key), ...(j.method === 'POST' ? { 'content-type': 'application/json' } : {}) },
       body: j.method === 'POST' ? '{}' : undefined,
     });
-    cells++;
     const allowed = j.key.scopes.includes(j.scope);
     const ok = allowed ? r.status !== 403 && r.status !== 401 : r.status === 403 && r.json?.error === 'forbidden';
     if (!ok) wrong.push(`${j.id}×${j.s}=${r.status}`);

@@ -8,13 +8,13 @@
 // every kind of request succeeded again, and whether the worker's job
 // schedulers survived.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { ROOT, sleep } from '../bench/lib/common.mjs';
 import { pgClient, demoCatalogText } from './lib/infra.mjs';
 import { bearer, send } from './lib/http.mjs';
-import { hungAfterMs, reconcile, recoveryMs, startLoad } from './lib/load.mjs';
+import { reconcile, recoveryMs, startLoad } from './lib/load.mjs';
 import { fmtTally, tally } from './lib/report.mjs';
 
 const F = 'faults';

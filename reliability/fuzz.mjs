@@ -193,11 +193,16 @@ function refusalBatch(op, keys, n, sampleBody) {
     if (kind === 0) headers.authorization = `Bearer csk_live_${'Q'.repeat(32)}`;
     else if (kind === 1 && wrongScope) Object.assign(headers, bearer(wrongScope.key));
     else if (kind === 1) headers.authorization = `Bearer ${keys.revoked}`;
-    else if (kind === 2 && op.body) ((body = '{"a":'), Object.assign(headers, bearer(keys.full.key)));
-    else if (kind === 3 && op.body)
-      ((body = JSON.stringify({ zz_poison: 'a\u0000b', ...JSON.parse(sampleBody()) })), Object.assign(headers, bearer(keys.full.key)));
-    else if (kind === 4 && op.body) ((headers['content-type'] = 'text/plain'), Object.assign(headers, bearer(keys.full.key)));
-    else headers.authorization = 'Basic Zm9vOmJhcg==';
+    else if (kind === 2 && op.body) {
+      body = '{"a":';
+      Object.assign(headers, bearer(keys.full.key));
+    } else if (kind === 3 && op.body) {
+      body = JSON.stringify({ zz_poison: 'a\u0000b', ...JSON.parse(sampleBody()) });
+      Object.assign(headers, bearer(keys.full.key));
+    } else if (kind === 4 && op.body) {
+      headers['content-type'] = 'text/plain';
+      Object.assign(headers, bearer(keys.full.key));
+    } else headers.authorization = 'Basic Zm9vOmJhcg==';
     if (!op.secured && (kind === 0 || kind === 1 || !op.body)) continue;
     let path = op.path.replace(/\{[^}]+\}/g, 'ses_doesnotexist');
     out.push({ method: op.method, path, headers, body });

@@ -4,10 +4,7 @@
 // one table of figures. Exits 1 when any figure misses its target.
 // Parts: fuzz, attacks, soak, faults, money (in that order). Needs `pnpm build`.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { cpus } from 'node:os';
-import { ROOT } from '../bench/lib/common.mjs';
 import { attacks } from './attacks.mjs';
 import { faults } from './faults.mjs';
 import { money, moneySandbox } from './money.mjs';

@@ -33,6 +33,10 @@ export OPENAI_API_KEY="${OPENAI_API_KEY:-}"
 # The file refuses to interpolate without a credentials key; a placeholder is
 # enough to check its shape (nothing is started).
 export ROTA_CREDENTIALS_KEY="${ROTA_CREDENTIALS_KEY:-compose-check-placeholder}"
+export ROTA_WEBHOOK_KEY="${ROTA_WEBHOOK_KEY:-compose-check-placeholder}"
+# docker-compose 1.x does not expand the nested default of ROTA_PUBLIC_URL
+# (Compose v2 does); a value keeps its output exact.
+export ROTA_PUBLIC_URL="${ROTA_PUBLIC_URL:-http://127.0.0.1:3000}"
 
 ok() { echo "compose-check: OK ($FILE is valid; checked with $1)"; }
 

@@ -171,7 +171,8 @@ module.exports = { analyse };
 if (require.main === module) {
   const r = analyse();
   if (process.argv.includes('--json')) {
-    const { folderDeps: _omit, ...rest } = r;
+    const rest = { ...r };
+    delete rest.folderDeps;
     console.log(JSON.stringify(rest, null, 2));
   } else {
     console.log(`files an execute request passes through (run-time imports from execute/execute.controller.ts): ${r.executePathCount}`);

@@ -12,10 +12,16 @@ pnpm lint
 pnpm format:check
 pnpm openapi:lint
 pnpm exec jest --ci --maxWorkers=2 "$@"
+# The Python SDK: pyright (strict), then pytest against a booted stack.
+if [ "$#" -eq 0 ]; then
+  bash sdks/python/scripts/test.sh
+fi
 # The CI-sized reliability run (a few minutes): fuzz, attacks, soak, faults and money
 # against a private Postgres, Redis and the built apps; exits 1 when a figure
 # misses its target. Skipped when arguments narrow the run to some tests.
 if [ "$#" -eq 0 ]; then
   pnpm exec turbo run build --output-logs=errors-only
   pnpm reliability:ci
+  # Every benchmark suite at a tiny size: a suite that no longer runs fails CI.
+  pnpm bench --smoke
 fi

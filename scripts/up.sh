@@ -13,20 +13,10 @@ export DATABASE_URL="${DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/rota}"
 export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
 export PORT="${PORT:-3000}"
 
-# Provider credentials are sealed with ROTA_CREDENTIALS_KEY, and the services
-# refuse to start without one. The first run writes a key of this install into
-# .env (readable by its owner only) and later runs reuse it: losing it makes
-# every stored credential unreadable.
-if [ -z "${ROTA_CREDENTIALS_KEY:-}" ] && [ -z "${ROTA_CREDENTIALS_KEYS:-}" ]; then
-  touch .env
-  chmod 600 .env
-  if ! grep -q '^ROTA_CREDENTIALS_KEY=.' .env; then
-    echo "ROTA_CREDENTIALS_KEY=$(node -e "process.stdout.write(require('node:crypto').randomBytes(32).toString('base64'))")" >>.env
-    echo "Wrote a new credentials key to .env (keep it: stored credentials need it)."
-  fi
-  ROTA_CREDENTIALS_KEY="$(grep '^ROTA_CREDENTIALS_KEY=' .env | tail -n 1 | cut -d= -f2-)"
-  export ROTA_CREDENTIALS_KEY
-fi
+# The credentials and webhook keys of this install (kept in .env) and the
+# public address every service is given (ROTA_PUBLIC_URL): scripts/env-init.sh.
+# shellcheck source=scripts/env-init.sh
+source scripts/env-init.sh
 
 node packages/db/dist/migrate-cli.js
 node packages/db/dist/seed-cli.js
@@ -60,6 +50,7 @@ key="$(node packages/cli/dist/main.js keys create --scopes servers:read,sessions
 echo
 echo "Rota is up."
 echo "  gateway:     $url"
+if [ "$ROTA_PUBLIC_URL" != "$url" ]; then echo "  public URL:  $ROTA_PUBLIC_URL"; fi
 if curl -fsS "http://127.0.0.1:${SANDBOX_PORT}/health" >/dev/null 2>&1; then
   echo "  sandbox:     http://127.0.0.1:${SANDBOX_PORT}  (fake providers, docs/sandbox.md)"
 else

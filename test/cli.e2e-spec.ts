@@ -296,23 +296,32 @@ describe('the rota CLI over HTTP', () => {
     }
   });
 
-  it('mcp config prints and merges the entry of each client', async () => {
-    const cursor = await rota(['mcp', 'config', '--client', 'cursor', '--session', 'ses_abc']);
+  it('mcp config prints and merges the entry of each client, naming the saved profile and holding no key', async () => {
+    // Without a saved profile there is nothing for the relay to read: refused, with the reason as JSON under --json.
+    const none = await rota(['mcp', 'config', '--client', 'cursor', '--json'], { ROTA_CONFIG_DIR: join(configDir, 'empty') });
+    expect(none.code).toBe(1);
+    expect(JSON.parse(none.stdout)).toMatchObject({ error: 'profile_not_found' });
+    expect((await rota(['login', '--profile', 'desk'])).code).toBe(0);
+
+    const bin = join(__dirname, '../packages/cli/dist/bin.js');
+    const cursor = await rota(['mcp', 'config', '--client', 'cursor', '--session', 'ses_abc'], { ROTA_PROFILE: 'desk' });
     expect(cursor.code).toBe(0);
     expect(JSON.parse(cursor.stdout)).toEqual({
-      mcpServers: { rota: { url: `${stack.url}/v1/sessions/ses_abc/mcp`, headers: { Authorization: `Bearer ${key}` } } },
+      mcpServers: { rota: { command: process.execPath, args: [bin, 'mcp', 'stdio', '--profile', 'desk', '--session', 'ses_abc'] } },
     });
-    const vscode = JSON.parse((await rota(['mcp', 'config', '--client', 'vscode'])).stdout);
-    expect(vscode).toEqual({ servers: { rota: { type: 'http', url: `${stack.url}/mcp`, headers: { Authorization: `Bearer ${key}` } } } });
+    const vscode = JSON.parse((await rota(['mcp', 'config', '--client', 'vscode'], { ROTA_PROFILE: 'desk' })).stdout);
+    expect(vscode).toEqual({ servers: { rota: { type: 'stdio', command: process.execPath, args: [bin, 'mcp', 'stdio', '--profile', 'desk'] } } });
 
     const file = join(configDir, 'claude_desktop_config.json');
     writeFileSync(file, JSON.stringify({ mcpServers: { other: { command: 'x' } }, theme: 'dark' }));
-    const written = await rota(['mcp', 'config', '--client', 'claude-desktop', '--write', '--file', file]);
+    const written = await rota(['mcp', 'config', '--client', 'claude-desktop', '--write', '--file', file], { ROTA_PROFILE: 'desk' });
     expect(written).toMatchObject({ code: 0, stdout: `wrote rota to ${file}\n` });
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({
+    const text = readFileSync(file, 'utf8');
+    expect(JSON.parse(text)).toEqual({
       theme: 'dark',
-      mcpServers: { other: { command: 'x' }, rota: { command: 'rota', args: ['mcp', 'stdio'], env: { ROTA_URL: stack.url, ROTA_API_KEY: key } } },
+      mcpServers: { other: { command: 'x' }, rota: { command: process.execPath, args: [bin, 'mcp', 'stdio', '--profile', 'desk'] } },
     });
+    expect(text).not.toContain(key);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const bad = await rota(['mcp', 'config', '--client', 'zed']);
     expect(bad.code).toBe(1);
@@ -335,7 +344,9 @@ describe('the rota CLI over HTTP', () => {
     expect(replayed).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(replayed.stdout)).toMatchObject({ id: dead.id, status: 'pending' });
     const unknown = await rota(['webhooks', 'replay', hook.id, 'wdl_missing', '--json'], { ROTA_API_KEY: ops });
-    expect(unknown).toMatchObject({ code: 1, stdout: '' });
+    expect(unknown.code).toBe(1);
+    // The refusal reaches stdout as JSON too, so a script reads why.
+    expect(JSON.parse(unknown.stdout)).toMatchObject({ error: 'webhook_delivery_not_found', status: 404, request_id: expect.any(String) });
     expect(unknown.stderr).toMatch(/^error: webhook_delivery_not_found: .*\[HTTP 404, request \S+\]\n$/);
 
     const deleted = await rota(['webhooks', 'delete', hook.id, '--json'], { ROTA_API_KEY: ops });
@@ -358,7 +369,7 @@ describe('the rota CLI over HTTP', () => {
     await stack.services.search.app.close();
     const r = await rota(['search', 'pix', '--json'], {});
     expect(r.code).toBe(2);
-    expect(r.stdout).toBe('');
+    expect(JSON.parse(r.stdout)).toMatchObject({ error: expect.any(String), status: expect.any(Number), request_id: expect.any(String) });
     expect(r.stderr).toMatch(/^error: \w+: .*\[HTTP 5\d\d, request \S+\]\n$/);
   });
 });

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
+import { TelemetryStore } from '../apps/router/src/telemetry/telemetry.store';
 import { http, startStack, type Stack } from './helpers/stack';
 
 /** Screenshots of every page, kept after the run. */
@@ -76,14 +77,36 @@ describe('dashboards in headless Chromium', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'triggers.png'), fullPage: true });
   });
 
-  it('router: one row per provider and tool, equal to /v1/router/metrics, each with a sparkline', async () => {
+  it('router: one row per provider and tool, equal to /v1/router/metrics, busiest first, with the idle ones folded away', async () => {
+    const before = (await http(`${stack.url}/v1/router/metrics`, { headers: { authorization: `Bearer ${key}` } })).json;
+    expect(before.rows.length).toBeGreaterThan(2);
+    // Traffic on two pairs that sort late by name: three attempts on the last, one on the one before it.
+    const [quiet, busiest] = before.rows.slice(-2) as { provider_id: string; tool: string }[];
+    const telemetry = stack.services.router.app.get(TelemetryStore);
+    for (const [pair, n] of [
+      [busiest!, 3],
+      [quiet!, 1],
+    ] as const) {
+      for (let i = 0; i < n; i++)
+        await telemetry.record({ environment: 'live', provider_id: pair.provider_id, tool: pair.tool, success: true, latency_ms: 40 + i });
+    }
     await page.goto(`${stack.url}/dashboard/router`);
     await page.waitForSelector('#rows');
     const api = (await http(`${stack.url}/v1/router/metrics`, { headers: { authorization: `Bearer ${key}` } })).json;
-    const pairs = await page.$$eval('#rows tr[data-pair]', (rows) => rows.map((r) => (r as unknown as Element).dataset.pair));
-    expect(pairs).toEqual(api.rows.map((r: { provider_id: string; tool: string }) => `${r.provider_id}|${r.tool}`));
-    expect(api.rows.length).toBeGreaterThan(0);
-    expect(await page.$$eval('#rows svg.spark', (s) => s.length)).toBe(api.rows.length);
+    const pairOf = (r: { provider_id: string; tool: string }) => `${r.provider_id}|${r.tool}`;
+    const shown = await page.$$eval('#rows tr[data-pair]', (rows) => rows.map((r) => (r as unknown as Element).dataset.pair));
+    expect(shown).toEqual([pairOf(busiest!), pairOf(quiet!)]);
+    expect(await page.$$eval('#rows td.attempts', (tds) => tds.map((t) => t.textContent))).toEqual(['3', '1']);
+    // Every other pair is there, folded: the summary counts them and they are hidden until it is opened.
+    const idle = api.rows.filter((r: { attempts: number }) => r.attempts === 0);
+    expect(idle.length).toBe(api.rows.length - 2);
+    expect(await page.textContent('#idle summary')).toBe(`${idle.length} provider and tool pair(s) with no attempts`);
+    expect(await page.isVisible('#idle-rows')).toBe(false);
+    await page.click('#idle summary');
+    const folded = await page.$$eval('#idle-rows tr[data-pair]', (rows) => rows.map((r) => (r as unknown as Element).dataset.pair));
+    expect(new Set([...shown, ...folded])).toEqual(new Set(api.rows.map(pairOf)));
+    expect(folded).toHaveLength(idle.length);
+    expect(await page.$$eval('svg.spark', (s) => s.length)).toBe(api.rows.length);
     await page.screenshot({ path: join(ARTIFACTS, 'router.png'), fullPage: true });
   });
 

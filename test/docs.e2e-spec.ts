@@ -223,6 +223,23 @@ describe('docs that run', () => {
     expect(out.closedAgain.closed_at).toBe(out.closed.closed_at);
     expect(out.refusal).toMatchObject({ status: 404, code: 'session_not_found', requestId: expect.any(String) });
     expect(out.mcp.headers.Authorization).toBe(`Bearer ${key}`);
+    expect(['healthy', 'degraded', 'down']).toContain(out.health.status);
+    expect(out.spoken).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(out.accepted).toEqual({ type: 'system.health.degraded', data: {} });
+    expect(out.forged).toBeNull();
+  });
+
+  it('docs/sessions.md: idempotency over MCP _meta', async () => {
+    const [example] = blocks('docs/sessions.md', '### Idempotency and approvals over `_meta`', 'ts');
+    const { key } = await stack.key(['servers:read', 'sessions:create', 'tools:execute']);
+    const before = await stack.db.prisma.sessionToolCall.count();
+    const { first, again, bad, session } = await runTs([example!], { ROTA_URL: stack.url, ROTA_API_KEY: key });
+    expect(first.isError).toBe(false);
+    expect(again.structuredContent).toEqual(first.structuredContent);
+    expect(bad).toMatchObject({ isError: true, structuredContent: { code: 'invalid_idempotency_key' } });
+    // Two calls with one key: one call recorded.
+    expect(await stack.db.prisma.sessionToolCall.count({ where: { sessionId: session.id } })).toBe(1);
+    expect(await stack.db.prisma.sessionToolCall.count()).toBe(before + 1);
   });
 
   it('docs/sandbox.md: the in-test example', async () => {

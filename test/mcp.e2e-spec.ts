@@ -2,10 +2,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { META_TOOL_NAMES } from '@rota/contracts';
-import { loadConfig } from '@rota/service-kit';
+import { loadConfig, renderMetrics } from '@rota/service-kit';
 import { createGateway } from '../apps/gateway/src/app.factory';
 import { GatewayConfig } from '../apps/gateway/src/config';
 import { insertOtherProject, insertProviders } from './helpers/session-fixtures';
+import { parsePrometheusText } from '@rota/service-kit/testing/prometheus-text';
 import { http, startStack, type Stack } from './helpers/stack';
 
 // Booting a stack (and, below, child processes) can take longer than Jest's default 5 s on a busy machine.
@@ -217,6 +218,22 @@ describe('MCP over Streamable HTTP with the official SDK client', () => {
       expect(foreign.json).toEqual({ error: 'session_not_found', message: 'No session with this id.', request_id: 'mcp-404' });
       expect(never.json).toEqual(foreign.json);
     });
+  });
+
+  it('counts every MCP message by method, and tools/call by published tool, in rota_mcp_requests_total', async () => {
+    const series = async () => {
+      const text = (await renderMetrics()).body;
+      return parsePrometheusText(text).find((f) => f.name === 'rota_mcp_requests_total')?.samples ?? [];
+    };
+    const value = async (labels: Record<string, string>) => (await series()).find((s) => JSON.stringify(s.labels) === JSON.stringify(labels))?.value ?? 0;
+    const listBefore = await value({ method: 'tools/list', tool: '' });
+    const callBefore = await value({ method: 'tools/call', tool: 'codespar_list_tools' });
+    const client = await connect(`${stack.url}/mcp`);
+    await client.listTools();
+    await client.callTool({ name: 'codespar_list_tools', arguments: {} });
+    expect(await value({ method: 'tools/list', tool: '' })).toBe(listBefore + 1);
+    expect(await value({ method: 'tools/call', tool: 'codespar_list_tools' })).toBe(callBefore + 1);
+    expect((await series()).some((s) => s.labels.method === 'initialize')).toBe(true);
   });
 
   it('both MCP routes appear in /openapi.json', async () => {

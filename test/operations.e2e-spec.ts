@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '@rota/cli';
+import { ApiKeyRepository } from '@rota/db';
 import { loadConfig, RpcClient, startMetricsListener, startService, type StartedService } from '@rota/service-kit';
 import { parsePrometheusText } from '@rota/service-kit/testing/prometheus-text';
 import { WorkerConfig } from '../apps/worker/src/config';
@@ -271,7 +273,7 @@ describe('operations: metrics, the health rollup, and health events through sign
         expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
         const csp = res.headers.get('content-security-policy')!;
         const script = /<script>([\s\S]*)<\/script>/.exec(res.text)![1]!;
-        const hash = require('node:crypto').createHash('sha256').update(script).digest('base64');
+        const hash = createHash('sha256').update(script).digest('base64');
         expect(csp).toContain(`script-src 'sha256-${hash}'`);
         expect(res.text).not.toMatch(/<script src=|<link /);
       }
@@ -297,7 +299,7 @@ describe('operations: metrics, the health rollup, and health events through sign
       const queues = await view('queues', ops);
       expect(queues.json.queues.map((q: { name: string }) => q.name).sort()).toEqual(['catalog', 'maintenance', 'webhooks']);
       expect((await view('router', ops)).status).toBe(403);
-      await new (require('@rota/db').ApiKeyRepository)(stack.db.prisma).revoke(created.id);
+      await new ApiKeyRepository(stack.db.prisma).revoke(created.id);
       expect((await view('health', cookie)).status).toBe(401);
       expect((await view('nonsense', ops)).status).toBe(404);
       // A view needs the scope of the route it mirrors.

@@ -70,7 +70,7 @@ describe('acting meta-tools against the sandbox: shop, crypto_pay, kyc, ledger, 
     });
     key = (await stack.key([...SCOPES], { environment: 'test' })).key;
     for (const provider of PROVIDERS) {
-      const r = await saveConnection(api, provider, CREDENTIALS[provider]);
+      const r = await saveConnection(api, provider, CREDENTIALS[provider]!);
       // A retried write finds the connection the first one stored: 200.
       expect({ provider, stored: [200, 201].includes(r.status) }).toEqual({ provider, stored: true });
     }

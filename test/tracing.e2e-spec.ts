@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { flushTraces } from '@rota/service-kit';
 import { ASAAS_SANDBOX_CUSTOMER, startSandbox, type Sandbox } from '../apps/sandbox/src';
-import { http, startStack, type Stack } from './helpers/stack';
+import { http, startStack } from './helpers/stack';
 
 jest.setTimeout(180_000);
 

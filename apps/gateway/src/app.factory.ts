@@ -11,7 +11,12 @@ import type { GatewayConfig } from './config';
 import { EnvelopeFilter } from './http/envelope.filter';
 import { toHttpError } from './http/errors';
 import { installOffThreadJson, JsonWorker } from './http/json-worker';
+import { DashboardSessions } from './dashboard/dashboard-sessions';
+import { BOARD_PATH, installQueueBoard } from './dashboard/queue-board';
+import type { RotaRouteConfig } from './http/route';
 import { redactUrl } from './http/redact';
+import { installSecurityHeaders, methodNotAllowed, methodRefusal } from './http/security-headers';
+import { publicBaseUrl, setPublicUrl } from './sessions/tenant';
 
 /** Largest JSON body accepted on ordinary routes. */
 export const BODY_LIMIT = 1024 * 1024;
@@ -116,11 +121,20 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
     },
   });
   const fastify = adapter.getInstance();
+  setPublicUrl(fastify.server, config.ROTA_PUBLIC_URL || undefined);
   // Every route Fastify registers, so a test can hold the OpenAPI document to it.
   const registered: { method: string; url: string }[] = [];
   fastify.addHook('onRoute', (route) => {
     for (const m of ([] as string[]).concat(route.method)) registered.push({ method: m, url: route.url });
   });
+  // The queue board's routes come from @bull-board; they authenticate
+  // themselves (dashboard cookie, operator key, CSRF token on writes).
+  fastify.addHook('onRoute', (route) => {
+    if (route.url.startsWith(BOARD_PATH)) route.config = { ...(route.config as object | undefined), rotaAuth: null } satisfies RotaRouteConfig;
+  });
+  // Before anything can answer, so refusals carry the headers too.
+  await installSecurityHeaders(fastify);
+  const allowedMethods = methodNotAllowed(registered);
   // Set when shutdown begins: requests still arriving on open connections
   // are refused with 503 `unavailable` (safe to repeat on another replica).
   let closing = false;
@@ -138,11 +152,18 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
     // Everything this request runs from here on (guards, handlers, service
     // calls, logs) sees its id. Cheaper than a Nest interceptor, which wraps
     // every handler in extra async resources.
-    requestContext.enterWith({ requestId: String(req.id) });
+    requestContext.enterWith({ requestId: String(req.id), publicUrl: publicBaseUrl(req) });
     // Many clients send `Content-Type: application/json` on every request;
     // a GET or DELETE without a body must not fail as malformed JSON.
     if ((req.method === 'DELETE' || req.method === 'GET') && !Number(req.headers['content-length'] ?? 0) && !req.headers['transfer-encoding']) {
       delete req.headers['content-type'];
+    }
+    // A known path asked with a method it does not take: 405 with `Allow`,
+    // before authentication (it says nothing a route list would not).
+    const allowed = req.is404 ? allowedMethods(req) : undefined;
+    if (allowed) {
+      void reply.header('allow', allowed.join(', '));
+      return done(methodRefusal(req.method, allowed));
     }
     // The rest of the hooks (authentication) run inside the request's span.
     context.with(traced, done);
@@ -199,6 +220,14 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
     bodyParser: false,
   });
   app.useGlobalFilters(new EnvelopeFilter(log));
+  // The queue board (its own Fastify plugin) signs in through the dashboard cookie.
+  const closeBoard = await installQueueBoard(fastify, config, app.get(DashboardSessions));
+  fastify.addHook('onClose', (_instance, next) => {
+    closeBoard().then(
+      () => next(),
+      () => next(),
+    );
+  });
   REGISTERED_ROUTES.set(app, registered);
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   return app;

@@ -5,6 +5,16 @@ export const GatewayConfig = BaseConfig.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   /**
+   * The address clients and browsers reach the gateway at (behind a proxy or
+   * load balancer, its public URL). Session MCP URLs, the OpenAPI `servers`
+   * entry and OAuth redirect URIs are built from it. Unset: the address the
+   * gateway listens on.
+   */
+  ROTA_PUBLIC_URL: z
+    .url({ protocol: /^https?$/, error: 'ROTA_PUBLIC_URL must be an absolute http(s) URL such as https://rota.example.com' })
+    .optional()
+    .or(z.literal('')),
+  /**
    * How long a verified API key is trusted without asking Postgres again.
    * Capped at one second so a revoked key is refused everywhere within a second.
    */

@@ -1,56 +1,30 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { createPrisma, createSqlPool } from '@rota/db';
-import { createLogger, InfraModule, loadConfig, REDIS, RpcClient } from '@rota/service-kit';
-import type Redis from 'ioredis';
-import { oauth2Tokens, providerClients } from './connections/clients';
-import { ProviderCallsRepository } from './calls/provider-calls.repository';
-import { ProviderCallsService } from './provider-calls/provider-calls.service';
-import { RailsService } from './rails/rails.service';
-import { ProxyController } from './provider-calls/proxy.controller';
-import { CallLookupController } from './provider-calls/call-lookup.controller';
-import { CallLookupRepository } from './provider-calls/call-lookup.repository';
-import { CallLookupService } from './provider-calls/call-lookup.service';
-import { ProxyService } from './provider-calls/proxy.service';
+import { createLogger, InfraModule, loadConfig } from '@rota/service-kit';
 import { SessionConfig } from './config';
-import { ConnectionsController } from './connections/connections.controller';
-import { ExecuteController } from './execute/execute.controller';
-import { ConnectionsRepository } from './connections/connections.repository';
-import { ConnectionsService } from './connections/connections.service';
-import { EligibilityNotifier } from './connections/eligibility-notifier';
-import { ConnectFlowService } from './connections/manage/connect-flow.service';
-import { ManageRepository } from './connections/manage/manage.repository';
-import { ManageConnectionsService } from './connections/manage/manage.service';
-import { OAuthCallbackController } from './connections/manage/oauth-callback.controller';
+import { ConnectionsModule } from './connections/connections.module';
+import { CredentialsModule } from './credentials/credentials.module';
 import { keyringFromEnv } from './credentials/keyring';
-import { CanaryController, KEYRING } from './credentials/canary.controller';
-import { CanaryRepository } from './credentials/canary.repository';
-import { ToolCallsRepository } from './calls/tool-calls.repository';
-import { IdempotencyRepository } from './calls/idempotency.repository';
-import { ToolsRepository } from './tools/tools.repository';
-import { ExecuteService } from './execute/execute.service';
-import { CALL_CONTEXTS, EXECUTORS, POLICY_GATE, type Executors, type PolicyGate } from './execute/executors';
-import { ToolResolver } from './execute/resolve';
-import { CallBook } from './calls/call-book';
+import { ExecuteModule } from './execute/execute.module';
+import { EXECUTORS, type Executors } from './execute/executors';
+import { LogsModule } from './logs/logs.module';
+import { MetaModule } from './meta/meta.module';
 import { MetaToolExecutor } from './meta/meta.executor';
-import { RailExecutor } from './rails/rail.executor';
-import { RawToolExecutor } from './provider-calls/raw.executor';
 import { MockExecutor } from './mocks/mock.executor';
-import { SessionCallContexts } from './sessions/call-contexts';
-import { MocksController } from './mocks/mocks.controller';
-import { MocksRepository } from './mocks/mocks.repository';
-import { MocksService } from './mocks/mocks.service';
+import { MocksModule } from './mocks/mocks.module';
 import { PingController } from './ping.controller';
-import { PolicyController } from './policy/policy.controller';
-import { PolicyRepository } from './policy/policy.repository';
-import { PolicyService } from './policy/policy.service';
-import { SessionsController } from './sessions/sessions.controller';
-import { SessionsRepository } from './sessions/sessions.repository';
-import { SessionsService } from './sessions/sessions.service';
-import { CallLogPublisher } from './calls/call-log.publisher';
-import { LogsController } from './logs/logs.controller';
-import { LogsRepository } from './logs/logs.repository';
-import { LogsService } from './logs/logs.service';
+import { PolicyModule } from './policy/policy.module';
+import { ProviderCallsModule } from './provider-calls/provider-calls.module';
+import { RawToolExecutor } from './provider-calls/raw.executor';
+import { RailExecutor } from './rails/rail.executor';
+import { RailsModule } from './rails/rails.module';
+import { SessionsModule } from './sessions/sessions.module';
 
+/**
+ * The session service: one module per feature, over the calls/ kernel. The
+ * executor table is assembled here, so the execute pipeline imports no
+ * feature and a tool kind without an executor does not compile.
+ */
 @Module({})
 export class SessionModule {
   static forConfig(config: SessionConfig = loadConfig(SessionConfig)): DynamicModule {
@@ -74,101 +48,24 @@ export class SessionModule {
           rpc: true,
           redis: { maxRetriesPerRequest: 1, quiet: true },
         }),
+        CredentialsModule.forKeyring(keyring),
+        SessionsModule,
+        ConnectionsModule,
+        PolicyModule,
+        MocksModule,
+        LogsModule,
+        ProviderCallsModule,
+        ExecuteModule.register({
+          imports: [SessionsModule, PolicyModule, MetaModule, RailsModule, ProviderCallsModule, MocksModule],
+          executors: {
+            // One executor per tool kind: a kind left out does not compile.
+            provide: EXECUTORS,
+            inject: [MetaToolExecutor, RailExecutor, RawToolExecutor, MockExecutor],
+            useFactory: (rota: MetaToolExecutor, rail: RailExecutor, raw: RawToolExecutor, mock: MockExecutor): Executors => ({ rota, rail, raw, mock }),
+          },
+        }),
       ],
-      controllers: [
-        PingController,
-        SessionsController,
-        ExecuteController,
-        ProxyController,
-        CallLookupController,
-        ConnectionsController,
-        OAuthCallbackController,
-        PolicyController,
-        MocksController,
-        LogsController,
-        CanaryController,
-      ],
-      providers: [
-        { provide: KEYRING, useValue: keyring },
-        CanaryRepository,
-        CallLogPublisher,
-        LogsRepository,
-        LogsService,
-        ConnectionsRepository,
-        SessionsRepository,
-        ToolCallsRepository,
-        ToolsRepository,
-        IdempotencyRepository,
-        PolicyRepository,
-        PolicyService,
-        // The keyring and the idle settings are computed from the config at boot.
-        // Every connection write refreshes the router's eligibility before it answers.
-        {
-          provide: ConnectionsService,
-          inject: [ConnectionsRepository, RpcClient],
-          useFactory: (r: ConnectionsRepository, rpc: RpcClient) =>
-            new ConnectionsService(r, keyring, new EligibilityNotifier(rpc, createLogger('session', config.LOG_LEVEL))),
-        },
-        ManageRepository,
-        {
-          provide: ConnectFlowService,
-          inject: [ManageRepository, ConnectionsService, ConnectionsRepository, REDIS],
-          useFactory: (m: ManageRepository, c: ConnectionsService, r: ConnectionsRepository, redis: Redis) =>
-            new ConnectFlowService(m, c, r, keyring, providerClients(config, keyring, redis, c), oauth2Tokens(config, keyring, redis, c), {
-              publicUrl: (config.ROTA_PUBLIC_URL || 'http://127.0.0.1:3000').replace(/\/+$/, ''),
-              oauthClients: config.ROTA_OAUTH_CLIENTS,
-            }),
-        },
-        {
-          provide: ManageConnectionsService,
-          inject: [ConnectionsRepository, ManageRepository, ConnectFlowService],
-          useFactory: (r: ConnectionsRepository, m: ManageRepository, f: ConnectFlowService) => new ManageConnectionsService(r, m, f),
-        },
-        {
-          provide: SessionsService,
-          inject: [SessionsRepository, ConnectionsRepository],
-          useFactory: (s: SessionsRepository, c: ConnectionsRepository) =>
-            new SessionsService(s, c, config.ROTA_SESSION_IDLE_MINUTES, config.ROTA_SESSION_TOUCH_SECONDS),
-        },
-        ProviderCallsRepository,
-        {
-          provide: ProviderCallsService,
-          inject: [ProviderCallsRepository, ConnectionsService, REDIS],
-          useFactory: (repo: ProviderCallsRepository, connections: ConnectionsService, redis: Redis) =>
-            new ProviderCallsService(repo, connections, providerClients(config, keyring, redis, connections)),
-        },
-        CallLookupRepository,
-        {
-          // Its own clients: a lookup never waits behind, or trips, the breaker of live calls.
-          provide: CallLookupService,
-          inject: [CallLookupRepository, ProviderCallsRepository, ConnectionsService, REDIS],
-          useFactory: (calls: CallLookupRepository, repo: ProviderCallsRepository, connections: ConnectionsService, redis: Redis) =>
-            new CallLookupService(calls, repo, connections, providerClients(config, keyring, redis, connections)),
-        },
-        {
-          provide: ProxyService,
-          inject: [SessionsService, IdempotencyRepository, ProviderCallsService, PolicyService],
-          useFactory: (s: SessionsService, i: IdempotencyRepository, p: ProviderCallsService, g: PolicyService) => new ProxyService(s, i, p, g),
-        },
-        MocksRepository,
-        MocksService,
-        RailsService,
-        CallBook,
-        ToolResolver,
-        MetaToolExecutor,
-        RailExecutor,
-        RawToolExecutor,
-        MockExecutor,
-        {
-          // One executor per tool kind: a kind left out does not compile.
-          provide: EXECUTORS,
-          inject: [MetaToolExecutor, RailExecutor, RawToolExecutor, MockExecutor],
-          useFactory: (rota: MetaToolExecutor, rail: RailExecutor, raw: RawToolExecutor, mock: MockExecutor): Executors => ({ rota, rail, raw, mock }),
-        },
-        { provide: POLICY_GATE, inject: [PolicyService], useFactory: (policy: PolicyService): PolicyGate => policy },
-        { provide: CALL_CONTEXTS, useClass: SessionCallContexts },
-        ExecuteService,
-      ],
+      controllers: [PingController],
     };
   }
 }

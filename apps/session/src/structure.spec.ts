@@ -1,4 +1,6 @@
 // The shape of the session service, measured by scripts/session-structure.cjs (run it to see the report).
+// The measuring script is plain CommonJS run by node; Jest loads it the same way.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { analyse } = require('../../../scripts/session-structure.cjs') as {
   analyse(): {
     executePath: string[];

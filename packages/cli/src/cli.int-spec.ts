@@ -153,7 +153,16 @@ describe('rota CLI', () => {
     expect(revoked).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(revoked.stdout)).toMatchObject({ id: k.id, revoked_at: expect.any(String) });
     const missing = await rota(db, 'keys', 'revoke', 'key_missing', '--json');
-    expect(missing).toEqual({ code: 1, stdout: '', stderr: 'error: API key key_missing not found\n' });
+    expect(missing).toMatchObject({ code: 1, stderr: 'error: API key key_missing not found\n' });
+    // Under --json the refusal is on stdout as well.
+    expect(JSON.parse(missing.stdout)).toEqual({ error: 'not_found', message: 'API key key_missing not found' });
+  });
+
+  it('keys list refuses a project that does not exist rather than listing nothing', async () => {
+    const r = await rota(db, 'keys', 'list', '--project', 'proj_nope', '--json');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('error: no project proj_nope\n');
+    expect(JSON.parse(r.stdout)).toEqual({ error: 'project_not_found', message: 'no project proj_nope' });
   });
 
   it('explains an unreachable database in one line', async () => {

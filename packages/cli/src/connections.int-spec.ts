@@ -129,7 +129,8 @@ describe('rota connections (through the session service)', () => {
       expect(r.stderr).toMatch(/^error: the session service did not answer .*\n$/);
       env = { ...saved, REDIS_URL: 'redis://127.0.0.1:1' };
       const noRedis = await rota('connections', 'list', '--json');
-      expect(noRedis).toMatchObject({ code: 2, stdout: '' });
+      expect(noRedis.code).toBe(2);
+      expect(JSON.parse(noRedis.stdout)).toMatchObject({ error: 'unavailable' });
       // The transport fails fast while Redis is down, which reads as no service answering.
       expect(noRedis.stderr).toMatch(/^error: (the session service did not answer|cannot reach Redis) .*\n$/);
     } finally {

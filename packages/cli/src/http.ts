@@ -56,6 +56,14 @@ export function saveProfile(io: CliIo, name: string, profile: Profile): string {
   return path;
 }
 
+/** The profile `rota login` saved that commands would use now (`ROTA_PROFILE`, else the current one), or null. */
+export function savedProfile(io: CliIo): { name: string; profile: Profile } | null {
+  const config = readConfig(io);
+  const name = io.env.ROTA_PROFILE || config.current || 'default';
+  const profile = config.profiles[name];
+  return profile ? { name, profile } : null;
+}
+
 /** The gateway and key a command should use; `CliError` when there is no key anywhere. */
 export function resolveConnection(io: CliIo): Profile {
   const config = readConfig(io);

@@ -11,7 +11,7 @@
  * All logic sits in `run(argv, io)` so tests drive it in-process; the bottom
  * of this file wires it to the real process when run as a binary.
  */
-import { AppError, ENVIRONMENTS, OPERATOR_SCOPES, SCOPES, type Environment, type Scope } from '@rota/contracts';
+import { ENVIRONMENTS, OPERATOR_SCOPES, SCOPES, type Environment, type Scope } from '@rota/contracts';
 import {
   ApiKeyRepository,
   DEFAULT_DATABASE_URL,
@@ -24,9 +24,7 @@ import {
   type ApiKeySummary,
   type PrismaClient,
 } from '@rota/db';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { Command, CommanderError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { registerAgentCommands, type ExitCodeSink } from './agent';
 import { registerGovernanceCommands } from './governance';
 import { registerMcpCommands } from './mcp';
@@ -34,28 +32,9 @@ import { registerLogsCommands } from './logs';
 import { registerOperationsCommands } from './operations';
 import { registerCatalogCommands } from './catalog';
 import { registerConnectionCommands } from './connections';
-import { EXIT, RotaError, exitCodeFor, formatRotaError } from './http';
+import { EXIT } from './http';
 import { CliError, formatTable, processIo, type CliIo } from './io';
-
-/** This package's version, for `rota --version`. */
-function cliVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
-  } catch {
-    return 'unknown';
-  }
-}
-
-const EXIT_CODES_HELP = `
-Exit codes:
-  0  done
-  1  refused: a usage mistake, a 4xx answer, or a tool that answered success: false
-  2  the server failed or could not be reached: a 5xx, a timeout, the gateway, database or Redis down
-
-HTTP commands use ROTA_URL and ROTA_API_KEY, or the profile saved by \`rota login\`.
-Operator commands (keys, projects, catalog, connections) use DATABASE_URL.
-Every command takes --json: the API's body, or the command's result, as JSON on stdout.
-`;
+import { printJson, reportFailure, reportUnexpected, rootCommand } from './program';
 
 /** Splits `a, b,c` and checks every name against the known scopes. */
 export function parseScopes(raw: string): Scope[] {
@@ -79,8 +58,6 @@ export function parseScopes(raw: string): Scope[] {
 function formatDate(d: Date | null): string {
   return d ? d.toISOString().replace(/\.\d{3}Z$/, 'Z') : '-';
 }
-
-const printJson = (io: CliIo, value: unknown) => io.stdout(`${JSON.stringify(value, null, 2)}\n`);
 
 /** A key as `--json` prints it: never its secret (`keys create` adds it once). */
 function keyJson(k: ApiKeySummary) {
@@ -132,13 +109,7 @@ function databaseProblem(err: unknown): string | undefined {
 }
 
 function buildProgram(io: CliIo, db: () => PrismaClient, exit: ExitCodeSink): Command {
-  const program = new Command('rota')
-    .description('Talk to a Rota gateway (ROTA_URL, ROTA_API_KEY), and manage API keys, projects and the provider catalog in its database (DATABASE_URL)')
-    .version(cliVersion(), '-V, --version', 'print the version')
-    .addHelpText('after', EXIT_CODES_HELP)
-    .exitOverride()
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
-    .showHelpAfterError(false);
+  const program = rootCommand(io);
 
   const keys = program.command('keys').description('Create, list and revoke API keys');
 
@@ -191,6 +162,9 @@ function buildProgram(io: CliIo, db: () => PrismaClient, exit: ExitCodeSink): Co
     .option('--operator', 'only operator keys')
     .option('--json', 'print {keys: [...]} as JSON')
     .action(async (opts: { project?: string; operator?: boolean; json?: boolean }) => {
+      // A typo in --project must not read as "this project has no keys".
+      if (!opts.operator && opts.project !== undefined && !(await new ProjectRepository(db()).exists(opts.project)))
+        throw new CliError(`no project ${opts.project}`, { code: 'project_not_found' });
       const rows = await new ApiKeyRepository(db()).list(opts.operator ? null : opts.project);
       if (opts.json) return printJson(io, { keys: rows.map(keyJson) });
       io.stdout(keysTable(rows));
@@ -232,17 +206,6 @@ function buildProgram(io: CliIo, db: () => PrismaClient, exit: ExitCodeSink): Co
 }
 
 /**
- * One line on stderr, always. What it leaves out goes to stdout as JSON under
- * `--json` (so a script reads every issue), and to stderr with `ROTA_DEBUG`.
- */
-function reportCliError(io: CliIo, err: CliError, json: boolean): void {
-  io.stderr(`error: ${err.message.replace(/\s*\n\s*/g, ' ')}\n`);
-  if (err.details.length === 0) return;
-  if (json) printJson(io, { error: err.code ?? 'refused', message: err.message, details: err.details });
-  if (io.env.ROTA_DEBUG) for (const d of err.details) io.stderr(`  ${d.text}\n`);
-}
-
-/**
  * Runs one command line (arguments after the program name) and resolves to
  * the exit code. Never throws and never calls `process.exit`.
  */
@@ -254,29 +217,16 @@ export async function run(argv: string[], io: CliIo = processIo()): Promise<numb
     await buildProgram(io, db, exit).parseAsync(argv, { from: 'user' });
     return exit.code;
   } catch (err) {
-    // Commander has already printed its own message (usage errors, --help).
-    if (err instanceof CommanderError) return err.exitCode;
-    if (err instanceof RotaError) {
-      io.stderr(`error: ${formatRotaError(err)}\n`);
-      return exitCodeFor(err);
-    }
-    if (err instanceof CliError) {
-      reportCliError(io, err, argv.includes('--json'));
-      return err.exitCode;
-    }
-    if (err instanceof AppError) {
-      io.stderr(`error: ${err.message}\n`);
-      return err.status >= 500 ? EXIT.serverError : EXIT.refused;
-    }
+    const json = argv.includes('--json');
+    const known = reportFailure(io, err, json);
+    if (known !== undefined) return known;
     const problem = databaseProblem(err);
     if (problem) {
       io.stderr(`error: ${problem}\n`);
+      if (json) printJson(io, { error: 'database_unavailable', message: problem });
       return EXIT.serverError;
     }
-    const message = err instanceof Error ? lastLine(err.message) : String(err);
-    io.stderr(`error: ${message}\n`);
-    if (io.env.ROTA_DEBUG && err instanceof Error && err.stack) io.stderr(`${err.stack}\n`);
-    return 1;
+    return reportUnexpected(io, err, err instanceof Error ? lastLine(err.message) : String(err));
   } finally {
     await prisma?.$disconnect().catch(() => undefined);
   }

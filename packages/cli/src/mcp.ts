@@ -1,22 +1,17 @@
 /**
  * `rota mcp …`: connects MCP clients to a gateway. `stdio` bridges clients
- * that only start local processes to the Streamable HTTP endpoint; `config`
+ * that only start local processes to the Streamable HTTP endpoint (mcp-stdio.ts); `config`
  * writes the entry each known client reads.
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Option, type Command } from 'commander';
-import { resolveConnection } from './http';
+import { savedProfile } from './http';
 import { CliError, type CliIo } from './io';
 
 export const MCP_CLIENTS = ['claude-desktop', 'cursor', 'vscode'] as const;
 export type McpClient = (typeof MCP_CLIENTS)[number];
-
-/** The endpoint for a session, or the project transport without one. */
-function endpoint(url: string, session?: string): string {
-  return session ? `${url}/v1/sessions/${encodeURIComponent(session)}/mcp` : `${url}/mcp`;
-}
 
 /** Where each client keeps its MCP servers (Claude Desktop by platform; VS Code per workspace). */
 export function defaultConfigPath(client: McpClient, env: CliIo['env'], platform = process.platform): string {
@@ -33,61 +28,33 @@ export function defaultConfigPath(client: McpClient, env: CliIo['env'], platform
   }
 }
 
-/**
- * The entry for one client. Cursor and VS Code speak Streamable HTTP
- * themselves; Claude Desktop's file starts local processes only, so its
- * entry runs `rota mcp stdio`. Every entry carries the key: these files are
- * the client's credential store.
- */
-export function clientEntry(
-  client: McpClient,
-  c: { url: string; api_key: string },
-  session?: string,
-): { section: 'mcpServers' | 'servers'; entry: Record<string, unknown> } {
-  const url = endpoint(c.url, session);
-  const headers = { Authorization: `Bearer ${c.api_key}` };
-  switch (client) {
-    case 'claude-desktop':
-      return {
-        section: 'mcpServers',
-        entry: { command: 'rota', args: ['mcp', 'stdio', ...(session ? ['--session', session] : [])], env: { ROTA_URL: c.url, ROTA_API_KEY: c.api_key } },
-      };
-    case 'cursor':
-      return { section: 'mcpServers', entry: { url, headers } };
-    case 'vscode':
-      return { section: 'servers', entry: { type: 'http', url, headers } };
-  }
+/** How a client starts the relay: this node and this install's `bin.js` by absolute path, so no PATH lookup is needed. */
+export function relayLauncher(): { command: string; args: string[] } {
+  for (const bin of [join(__dirname, 'bin.js'), join(__dirname, '..', 'dist', 'bin.js')])
+    if (existsSync(bin)) return { command: process.execPath, args: [bin] };
+  return { command: 'rota', args: [] };
 }
 
 /**
- * Relays JSON-RPC between this process's stdio and the gateway until stdin
- * closes. A message the gateway refuses at the HTTP level (a bad key, a
- * closed session's 404) is answered to the client as a JSON-RPC error for
- * its id, so the client is never left waiting.
+ * The entry for one client: every client starts `rota mcp stdio`, which
+ * reads the key from the profile `rota login` saved (and mints short-lived
+ * keys from it where the gateway offers `POST /v1/keys`). The entry names
+ * the profile and holds no key.
  */
-async function bridge(url: string, apiKey: string): Promise<void> {
-  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
-  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-  const remote = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${apiKey}` } } });
-  const local = new StdioServerTransport();
-  const closed = new Promise<void>((resolve) => {
-    local.onclose = resolve;
-    process.stdin.once('end', resolve);
-  });
-  remote.onmessage = (message) => void local.send(message).catch(() => undefined);
-  local.onmessage = (message) => {
-    remote.send(message).catch((err: unknown) => {
-      const id = (message as { id?: string | number }).id;
-      if (id === undefined) return;
-      void local
-        .send({ jsonrpc: '2.0', id, error: { code: -32603, message: `Rota at ${url} refused the request: ${(err as Error).message}` } })
-        .catch(() => undefined);
-    });
-  };
-  await remote.start();
-  await local.start();
-  await closed;
-  await remote.close().catch(() => undefined);
+export function clientEntry(
+  client: McpClient,
+  profile: string,
+  session?: string,
+  launcher = relayLauncher(),
+): { section: 'mcpServers' | 'servers'; entry: Record<string, unknown> } {
+  const args = [...launcher.args, 'mcp', 'stdio', '--profile', profile, ...(session ? ['--session', session] : [])];
+  switch (client) {
+    case 'claude-desktop':
+    case 'cursor':
+      return { section: 'mcpServers', entry: { command: launcher.command, args } };
+    case 'vscode':
+      return { section: 'servers', entry: { type: 'stdio', command: launcher.command, args } };
+  }
 }
 
 export function registerMcpCommands(program: Command, io: CliIo): void {
@@ -97,9 +64,12 @@ export function registerMcpCommands(program: Command, io: CliIo): void {
     .command('stdio')
     .description('Serve MCP on stdin/stdout, relayed to the gateway (for clients that only start local processes)')
     .option('--session <id>', 'bind to this session (default: the project transport, POST /mcp)')
-    .action(async (o: { session?: string }) => {
-      const c = resolveConnection(io);
-      await bridge(endpoint(c.url, o.session), c.api_key);
+    .option('--profile <name>', 'the saved profile to read the gateway and key from')
+    .action(async (o: { session?: string; profile?: string }) => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- the relay module, kept apart so `rota mcp stdio` loads it alone
+      const { runStdio } = require('./mcp-stdio') as typeof import('./mcp-stdio');
+      const code = await runStdio([...(o.session ? ['--session', o.session] : []), ...(o.profile ? ['--profile', o.profile] : [])], io);
+      if (code !== 0) throw new CliError('the relay stopped', { exitCode: code });
     });
 
   mcp
@@ -112,7 +82,12 @@ export function registerMcpCommands(program: Command, io: CliIo): void {
     .option('--file <path>', "the client's config file (default: where the client reads it)")
     .option('--json', 'print the whole resulting file as JSON')
     .action((o: { client: McpClient; session?: string; name: string; write?: boolean; file?: string; json?: boolean }) => {
-      const { section, entry } = clientEntry(o.client, resolveConnection(io), o.session);
+      const saved = savedProfile(io);
+      if (!saved)
+        throw new CliError('no saved profile: run `rota login` first (the entry holds no key; `rota mcp stdio` reads the key from the profile)', {
+          code: 'profile_not_found',
+        });
+      const { section, entry } = clientEntry(o.client, saved.name, o.session);
       if (!o.write) {
         io.stdout(`${JSON.stringify({ [section]: { [o.name]: entry } }, null, 2)}\n`);
         return;
@@ -129,7 +104,7 @@ export function registerMcpCommands(program: Command, io: CliIo): void {
       const servers = { ...((current[section] as Record<string, unknown> | undefined) ?? {}), [o.name]: entry };
       const next = { ...current, [section]: servers };
       mkdirSync(dirname(file), { recursive: true });
-      // The entry holds an API key.
+      // The entry holds no key, but the file may hold other servers' secrets.
       writeFileSync(file, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
       chmodSync(file, 0o600);
       if (o.json) io.stdout(`${JSON.stringify(next, null, 2)}\n`);

@@ -158,7 +158,7 @@ describe('the published document, generated from zod', () => {
   // The document as served while the schemas were written by hand as JSON Schema.
   const handWritten = JSON.parse(readFileSync(join(__dirname, 'meta-tools', 'hand-written.json'), 'utf8'));
   // Where the hand-written JSON Schema and discover's zod input disagreed, the stricter rule won.
-  // Each line is in README's changelog.
+  // Each line is in CHANGELOG.md.
   const CHANGES = [
     'tools.0.inputSchema.properties.use_case.maxLength: - -> 2000',
     'tools.0.inputSchema.properties.query.maxLength: - -> 2000',

@@ -1,6 +1,7 @@
 import { ROUTES } from './routes';
 
 // README.md and ARCHITECTURE.md carry route and scope tables generated from ROUTES (scripts/docs-routes.cjs).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { stale } = require('../../../scripts/docs-routes.cjs') as { stale(routes: unknown): string[] };
 
 describe('route tables in README.md and ARCHITECTURE.md', () => {

@@ -23,4 +23,9 @@ export class ProjectRepository {
       throw mapPrismaError(err, `org ${input.orgId}`);
     }
   }
+
+  /** Whether a project with this id exists. */
+  async exists(id: string): Promise<boolean> {
+    return (await this.prisma.project.count({ where: { id } })) > 0;
+  }
 }

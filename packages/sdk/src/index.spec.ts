@@ -177,14 +177,14 @@ describe('Rota against a scripted gateway', () => {
     expect(sent).toEqual([undefined, 'apr_1']);
   });
 
-  it('execute with no answer at all throws status 0 with the key it sent, and does not resend', async () => {
+  it('execute resends a call whose connection failed with the same key, a bounded number of times, then throws status 0 with it', async () => {
     gw = await fakeGateway({ '/v1/sessions': [{ status: 201, body: SESSION }] });
-    let executes = 0;
-    // The connection drops once the request is out: the call may have run.
+    const keys: Array<string | null> = [];
+    // The connection drops once the request is out: the call may have run, so only the same key may go again.
     const dropping: typeof fetch = async (input, init) => {
       const url = input instanceof Request ? input.url : String(input);
       if (url.endsWith('/execute')) {
-        executes++;
+        keys.push(new Headers(init?.headers).get('idempotency-key'));
         throw new TypeError('fetch failed', { cause: { code: 'ECONNRESET' } });
       }
       return fetch(input, init);
@@ -194,6 +194,24 @@ describe('Rota against a scripted gateway', () => {
     const err = await s.execute('codespar_pay', { amount: 1 }, { idempotencyKey: 'order-7' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RotaError);
     expect(err).toMatchObject({ status: 0, code: 'network_error', idempotencyKey: 'order-7' });
+    expect(keys).toEqual(['order-7', 'order-7', 'order-7']);
+  });
+
+  it('execute does not resend after a timeout: the call may still be running', async () => {
+    gw = await fakeGateway({ '/v1/sessions': [{ status: 201, body: SESSION }] });
+    let executes = 0;
+    const slow: typeof fetch = async (input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      if (url.endsWith('/execute')) {
+        executes++;
+        throw Object.assign(new Error('timed out'), { name: 'TimeoutError' });
+      }
+      return fetch(input, init);
+    };
+    const rota = new Rota({ apiKey: 'csk_live_test', baseUrl: gw.url, retries: 2, fetch: slow });
+    const s = await rota.sessions.create('user_1', { servers: ['asaas'] });
+    const err = await s.execute('codespar_pay', { amount: 1 }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 0, code: 'timeout', idempotencyKey: expect.any(String) });
     expect(executes).toBe(1);
   });
 

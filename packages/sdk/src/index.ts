@@ -20,6 +20,14 @@ type Schemas = components['schemas'];
 
 /** Version of this package, sent in `User-Agent`. */
 export const SDK_VERSION = '0.1.0';
+/**
+ * Version of the Rota HTTP API this package was written against (the
+ * OpenAPI document's `info.version`, `GET /openapi.json`), sent in
+ * `User-Agent`.
+ */
+export const API_VERSION = '0.2.0';
+
+export { signWebhook, verifyWebhook, WebhookVerificationError, WEBHOOK_TOLERANCE_S } from './webhooks.js';
 
 /* ------------------------------------------------------------------ */
 /* Errors                                                              */
@@ -184,7 +192,7 @@ class Transport {
 
   constructor(readonly opts: Required<Omit<RotaOptions, 'fetch'>> & { fetch: typeof fetch }) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
-    this.headers = { authorization: `Bearer ${opts.apiKey}`, 'user-agent': `rota-sdk/${SDK_VERSION}` };
+    this.headers = { authorization: `Bearer ${opts.apiKey}`, 'user-agent': `rota-sdk/${SDK_VERSION} (api ${API_VERSION})` };
   }
 
   /** `fetch` under the per-attempt deadline; a timeout or a refused connection becomes a `RotaError` with status 0. */
@@ -355,6 +363,22 @@ export type MockView = paths['/v1/sessions/{id}/mocks']['post']['responses'][201
 export type MockList = paths['/v1/sessions/{id}/mocks']['get']['responses'][200]['content']['application/json'];
 /** `DELETE /v1/sessions/{id}` answer; closing again answers the first `closed_at`. */
 export type SessionClosed = paths['/v1/sessions/{id}']['delete']['responses'][200]['content']['application/json'];
+/** `GET /v1/logs` answer: one page of call records, newest first. */
+export type LogList = Schemas['LogList'];
+/** One call record. */
+export type LogEntry = Schemas['LogEntry'];
+/** `GET /v1/logs` filters. */
+export type LogQuery = NonNullable<paths['/v1/logs']['get']['parameters']['query']>;
+/** `GET /v1/policy` answer. */
+export type PolicyView = Schemas['PolicyView'];
+/** `GET /v1/usage` answer. */
+export type Usage = Schemas['Usage'];
+/** `GET /v1/health` answer. */
+export type HealthReport = Schemas['HealthReport'];
+
+/** One event of `GET /v1/logs/stream`: a finished call (`call`), or a `gap` after a resume past the retention window. */
+export type LogStreamEvent = { event: 'call'; id: string; data: LogEntry } | { event: 'gap'; id: null; data: { after: string; oldest_id: string } };
+
 /** The body of `POST /v1/sessions/{id}/execute`. */
 export type ExecuteResult = Schemas['ExecuteResult'];
 
@@ -494,10 +518,12 @@ export class Session {
    * `unavailable` (the call never ran) or `outcome_unknown` (it may have run)
    * it sends the same request again with the same key, up to `retries` times,
    * so a call that did run is answered from the stored result rather than run
-   * twice; no other answer is retried. When no answer arrives at all (timeout,
-   * connection lost) it throws a `RotaError` with status 0 carrying the
-   * `idempotencyKey`: the call may still be running, so retrying at once
-   * would only meet `request_in_progress`; retry later with that key.
+   * twice; so does a connection that failed before any answer
+   * (`network_error`). No other answer is retried. When no answer arrives at
+   * all after the last attempt, or an attempt times out, it throws a
+   * `RotaError` with status 0 carrying the `idempotencyKey`: the call may
+   * still be running, so retrying at once would only meet
+   * `request_in_progress`; retry later with that key.
    *
    * `approvalId` sends `Rota-Approval-Id`: after a policy refusal opened an
    * approval (`code: "policy_denied"`, `data.approval_id`) and someone
@@ -514,6 +540,11 @@ export class Session {
       try {
         res = await this.t.once('POST', path, body, headers);
       } catch (err) {
+        // A connection that failed before any answer is sent again with the same key; a timeout is not (the call may still run).
+        if (err instanceof RotaError && err.code === 'network_error' && attempt < this.t.opts.retries) {
+          await sleep(backoff(attempt));
+          continue;
+        }
         if (err instanceof RotaError) throw new RotaError({ status: err.status, code: err.code, message: err.message, idempotencyKey, cause: err.cause });
         throw err;
       }
@@ -606,6 +637,75 @@ export class Session {
   }
 }
 
+/**
+ * Reads `GET /v1/logs/stream` as server-sent events. The per-attempt
+ * deadline covers only the wait for the answer's headers: the stream itself
+ * lasts as long as the gateway keeps it open (a heartbeat every 15 s).
+ */
+async function* streamLogs(t: Transport, o: { sessionId?: string; lastEventId?: string; signal?: AbortSignal }): AsyncGenerator<LogStreamEvent> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(o.signal?.reason);
+  if (o.signal?.aborted) onAbort();
+  o.signal?.addEventListener('abort', onAbort, { once: true });
+  const connect = setTimeout(() => controller.abort(new Error('timeout')), t.opts.timeoutMs);
+  const headers: Record<string, string> = { ...t.headers, accept: 'text/event-stream' };
+  if (o.lastEventId) headers['last-event-id'] = o.lastEventId;
+  const url = `${t.baseUrl}/v1/logs/stream${o.sessionId ? `?session_id=${encodeURIComponent(o.sessionId)}` : ''}`;
+  try {
+    let res: Response;
+    try {
+      res = await t.opts.fetch(url, { headers, signal: controller.signal });
+    } catch (err) {
+      if (o.signal?.aborted) return;
+      const timedOut = controller.signal.aborted;
+      throw new RotaError({ status: 0, code: timedOut ? 'timeout' : 'network_error', message: `${t.baseUrl} could not be reached`, cause: err });
+    } finally {
+      clearTimeout(connect);
+    }
+    if (!res.ok || !res.body) {
+      const text = await res.text();
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // kept as text
+      }
+      throw errorFromResponse(res.status, body, res.headers);
+    }
+    const decoder = new TextDecoder();
+    let buffer = '';
+    let event = { id: null as string | null, name: 'message', data: [] as string[] };
+    try {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let nl: number;
+        while ((nl = buffer.indexOf('\n')) >= 0) {
+          const line = buffer.slice(0, nl).replace(/\r$/, '');
+          buffer = buffer.slice(nl + 1);
+          if (line === '') {
+            if (event.data.length && (event.name === 'call' || event.name === 'gap'))
+              yield { event: event.name, id: event.name === 'call' ? event.id : null, data: JSON.parse(event.data.join('\n')) } as LogStreamEvent;
+            event = { id: null, name: 'message', data: [] };
+          } else if (!line.startsWith(':')) {
+            const colon = line.indexOf(':');
+            const field = colon < 0 ? line : line.slice(0, colon);
+            const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+            if (field === 'data') event.data.push(value);
+            else if (field === 'event') event.name = value;
+            else if (field === 'id') event.id = value;
+          }
+        }
+      }
+    } catch (err) {
+      if (o.signal?.aborted) return;
+      throw new RotaError({ status: 0, code: 'network_error', message: 'the log stream was cut', cause: err });
+    }
+  } finally {
+    o.signal?.removeEventListener('abort', onAbort);
+    controller.abort();
+  }
+}
+
 /* ------------------------------------------------------------------ */
 /* Client                                                              */
 /* ------------------------------------------------------------------ */
@@ -648,6 +748,31 @@ export class Rota {
     close(id: string): Promise<SessionClosed>;
   };
 
+  /** The call log of the key's project and environment (scope `logs:read`). */
+  readonly logs: {
+    /** `GET /v1/logs`: one page of call records, newest first; pass `next_cursor` as `cursor` for the next. Throws `RotaError`. */
+    list(query?: LogQuery): Promise<LogList>;
+    /**
+     * `GET /v1/logs/stream`: each finished call as it happens, until the
+     * stream ends or `signal` aborts. Give `lastEventId` (the `id` of the last
+     * event seen) to resume right after it. Throws `RotaError` when the
+     * stream is refused.
+     */
+    stream(opts?: { sessionId?: string; lastEventId?: string; signal?: AbortSignal }): AsyncGenerator<LogStreamEvent>;
+  };
+  /** `GET /v1/policy`: the policy rules of the key's project and environment, in evaluation order. Throws `RotaError`. */
+  policy(): Promise<PolicyView> {
+    return this.t.json('GET', '/v1/policy');
+  }
+  /** `GET /v1/usage`: this month's calls by tool and the org quota. Throws `RotaError`. */
+  usage(): Promise<Usage> {
+    return this.t.json('GET', '/v1/usage');
+  }
+  /** `GET /v1/health`: the six checks and their rollup. Throws `RotaError`. */
+  health(): Promise<HealthReport> {
+    return this.t.json('GET', '/v1/health');
+  }
+
   private readonly t: Transport;
 
   /** Creates a client; nothing is sent until a method is called. */
@@ -678,6 +803,15 @@ export class Rota {
       },
       get: async (id) => new Session(t, await t.json<SessionView>('GET', `/v1/sessions/${encodeURIComponent(id)}`)),
       close: (id) => t.json('DELETE', `/v1/sessions/${encodeURIComponent(id)}`),
+    };
+    this.logs = {
+      list: (query = {}) => {
+        const q = new URLSearchParams();
+        for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null) q.set(k, String(v));
+        const qs = q.toString();
+        return t.json('GET', `/v1/logs${qs ? `?${qs}` : ''}`);
+      },
+      stream: (o = {}) => streamLogs(t, o),
     };
   }
 

@@ -12,12 +12,24 @@ export interface RequestContext {
    * `currentTenant()`.
    */
   tenant?: Tenant;
+  /**
+   * The address clients reach the gateway at (`ROTA_PUBLIC_URL`, or the
+   * gateway's own listening address), set by the gateway on each request and
+   * carried to the services, which build URLs handed back to browsers from it
+   * (OAuth redirect URIs).
+   */
+  publicUrl?: string;
 }
 
 export const requestContext = new AsyncLocalStorage<RequestContext>();
 
 export function currentRequestId(): string | undefined {
   return requestContext.getStore()?.requestId;
+}
+
+/** The gateway's public base URL for the request being handled, when it came through the gateway. */
+export function currentPublicUrl(): string | undefined {
+  return requestContext.getStore()?.publicUrl;
 }
 
 /** The tenant of the request being handled, when it has one. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { context, SpanKind, trace } from '@opentelemetry/api';
 import { AppError, type PatternName, type RequestOf, type ResponseOf, type Tenant } from '@rota/contracts';
 import { firstValueFrom } from 'rxjs';
-import { currentRequestId, maybeTenant } from './context';
+import { currentPublicUrl, currentRequestId, maybeTenant } from './context';
 import { transportMetrics } from './metrics';
 import { recordErrorCode, traceCarrier } from './tracing';
 import { RedisStreamsClient, type RedisStreamsClientOptions } from './transport/client';
@@ -50,7 +50,9 @@ export class RpcClient {
     const span = trace.getTracer('rota.transport').startSpan(pattern, { kind: SpanKind.CLIENT }, active);
     if (span.isRecording()) span.setAttributes({ 'rpc.system': 'rota', 'rpc.method': pattern, 'rota.request_id': requestId });
     const carrier = traceCarrier(trace.setSpan(active, span));
-    return firstValueFrom(this.transport.send<ResponseOf<P>>(pattern, { payload, requestId, timeoutMs: opts.timeoutMs, tenant, trace: carrier })).then(
+    return firstValueFrom(
+      this.transport.send<ResponseOf<P>>(pattern, { payload, requestId, timeoutMs: opts.timeoutMs, tenant, trace: carrier, publicUrl: currentPublicUrl() }),
+    ).then(
       (answer) => {
         this.seconds.observe({ pattern, outcome: 'ok' }, (performance.now() - started) / 1000);
         span.end();

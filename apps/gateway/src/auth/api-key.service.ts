@@ -35,8 +35,8 @@ export class ApiKeyService {
   verify(header: string | undefined): Principal | null | Promise<Principal | null> {
     if (!header) return null;
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match || !API_KEY_PATTERN.test(match[1])) return null;
-    const key = match[1];
+    const key = match?.[1];
+    if (!key || !API_KEY_PATTERN.test(key)) return null;
     // The cache is keyed by the presented key itself: hashing it costs more
     // than everything else here, and an entry lives at most ROTA_AUTH_CACHE_MS
     // (≤ 1 s) in a process that holds the same string in the request anyway.

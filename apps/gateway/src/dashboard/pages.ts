@@ -87,8 +87,14 @@ function spark(values) {
 }
 (async () => {
   const m = await data('router'); if (!m) return;
-  $('#app').innerHTML = '<p>Since ' + esc(m.window_start) + '.</p><table id="rows"><tr><th>Provider</th><th>Tool</th><th>Attempts</th><th>Success</th><th>p50</th><th>Last error</th><th>Latency, 24 h</th></tr>'
-    + m.rows.map((r) => '<tr data-pair="' + esc(r.provider_id + '|' + r.tool) + '"><td>' + esc(r.provider_id) + '</td><td>' + esc(r.tool) + '</td><td class="attempts">' + r.attempts + '</td><td>' + (r.success_rate === null ? '–' : (r.success_rate * 100).toFixed(1) + ' %') + '</td><td>' + (r.latency_p50_ms ?? '–') + (r.latency_p50_ms === null ? '' : ' ms') + '</td><td>' + esc(r.last_error_code || '') + '</td><td>' + spark(r.latency_24h) + '</td></tr>').join('') + '</table>';
+  // Busiest first; pairs nobody called in the window are folded away below.
+  const sorted = m.rows.slice().sort((a, b) => b.attempts - a.attempts || a.provider_id.localeCompare(b.provider_id) || a.tool.localeCompare(b.tool));
+  const head = '<tr><th>Provider</th><th>Tool</th><th>Attempts</th><th>Success</th><th>p50</th><th>Last error</th><th>Latency, 24 h</th></tr>';
+  const row = (r) => '<tr data-pair="' + esc(r.provider_id + '|' + r.tool) + '"><td>' + esc(r.provider_id) + '</td><td>' + esc(r.tool) + '</td><td class="attempts">' + r.attempts + '</td><td>' + (r.success_rate === null ? '–' : (r.success_rate * 100).toFixed(1) + ' %') + '</td><td>' + (r.latency_p50_ms ?? '–') + (r.latency_p50_ms === null ? '' : ' ms') + '</td><td>' + esc(r.last_error_code || '') + '</td><td>' + spark(r.latency_24h) + '</td></tr>';
+  const busy = sorted.filter((r) => r.attempts > 0), idle = sorted.filter((r) => r.attempts === 0);
+  $('#app').innerHTML = '<p>Since ' + esc(m.window_start) + '.</p><table id="rows">' + head + busy.map(row).join('')
+    + (busy.length ? '' : '<tr><td colspan="7" id="no-attempts">No attempts in this window.</td></tr>') + '</table>'
+    + (idle.length ? '<details id="idle"><summary>' + idle.length + ' provider and tool pair(s) with no attempts</summary><table id="idle-rows">' + head + idle.map(row).join('') + '</table></details>' : '');
 })();`,
   'router-candidates': `
 let report = null, checksum = null, marks = {};
@@ -135,7 +141,7 @@ const last = sessionStorage.getItem('rota:candidates:last'); if (last) load(last
   queues: `
 (async () => {
   const q = await data('queues'); if (!q) return;
-  $('#app').innerHTML = q.queues.map((x) => '<h3>' + esc(x.name) + '</h3><p class="counts" data-queue="' + esc(x.name) + '">' + Object.entries(x.counts).map(([k, v]) => esc(k) + ': ' + v).join(' · ') + '</p>'
+  $('#app').innerHTML = '<p><a id="board-link" href="/dashboard/queues/board/">Open the queue board</a>: job detail, retry and clean (the maintenance queue, call reconciliation and scheduled jobs stay read-only).</p>' + q.queues.map((x) => '<h3>' + esc(x.name) + '</h3><p class="counts" data-queue="' + esc(x.name) + '">' + Object.entries(x.counts).map(([k, v]) => esc(k) + ': ' + v).join(' · ') + '</p>'
     + (x.failed.length ? '<table><tr><th>Job</th><th>Name</th><th>Attempts</th><th>Reason</th><th>At</th></tr>' + x.failed.map((j) => '<tr><td>' + esc(j.id) + '</td><td>' + esc(j.name) + '</td><td>' + j.attempts + '</td><td>' + esc(j.reason) + '</td><td>' + esc(j.at) + '</td></tr>').join('') + '</table>' : '<p>No failed job.</p>')).join('');
 })();`,
 };

@@ -28,7 +28,6 @@ describe('request body guard', () => {
   });
 
   it('works from its own source text, as the off-thread parser runs it', () => {
-    // eslint-disable-next-line @typescript-eslint/no-implied-eval
     const copy = new Function(`return ${bodyProblem.toString()}`)() as typeof bodyProblem;
     expect(copy({ a: ['x\uD800'] }, MAX_BODY_DEPTH)).toBe('lone_surrogate');
     expect(copy({ a: 'x\u0000' }, MAX_BODY_DEPTH)).toBe('nul');

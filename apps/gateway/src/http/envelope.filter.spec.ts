@@ -35,7 +35,7 @@ describe('EnvelopeFilter', () => {
     expect(sent.status).toBe(500);
     expect(logged).toHaveLength(1);
     expect(logged[0]).toMatchObject({ level: 'error', fields: { request_id: 'req-1', route: '/v1/servers?api_key=[REDACTED]&limit=5' } });
-    expect(JSON.stringify(logged[0].fields)).not.toContain('csk_live_abc123');
+    expect(JSON.stringify(logged[0]?.fields)).not.toContain('csk_live_abc123');
   });
 
   it('answers a lost dependency 503 and logs it as a warning, the URL masked too', () => {

@@ -56,7 +56,7 @@ export function toHttpError(err: unknown, requestId: string): HttpErrorOut {
     code = statusToCode(err.getStatus());
     message = MESSAGES[code] ?? err.message;
   } else if (err && typeof err === 'object' && typeof (err as { code?: unknown }).code === 'string' && FASTIFY_CODES[(err as { code: string }).code]) {
-    code = FASTIFY_CODES[(err as { code: string }).code];
+    code = FASTIFY_CODES[(err as { code: string }).code]!;
     message = MESSAGES[code] ?? 'The request was refused.';
   } else if (err && typeof err === 'object' && isErrorCode((err as { code?: unknown }).code) && typeof (err as { message?: unknown }).message === 'string') {
     ({ code, message, details } = AppError.fromWire(err as never));

@@ -8,6 +8,7 @@ import { Input, Route, type In } from '../http/route';
 import type { Principal } from '../auth/principal';
 import type { GatewayConfig } from '../config';
 import { CallRateLimiter } from '../governance/rate-limits';
+import { countMcpMessage } from './mcp-metrics';
 import { createMcpServer } from './mcp-server';
 import { invalidToolCall, originAllowed, parseAllowedOrigins } from './mcp-protocol';
 
@@ -72,7 +73,8 @@ export class McpController {
   async mcpSession(@Auth() p: Principal, @Input() { params }: In<typeof ROUTES.mcpSession>, @Req() req: FastifyRequest, @Res() reply: FastifyReply) {
     this.checkOrigin(req);
     if (Array.isArray(req.body)) return refuseBatch(reply);
-    const id = params.id;
+    // The route's params come from a helper shared with the project route, so their type is widened there.
+    const { id } = params as unknown as { id: string };
     // An unknown or foreign session is a plain 404 before any MCP exchange.
     await this.rpc.send('session.get', { session_id: id });
     return this.serve(p, id, req, reply);
@@ -109,6 +111,7 @@ export class McpController {
   }
 
   private async serve(p: Principal, sessionId: string | null, req: FastifyRequest, reply: FastifyReply) {
+    countMcpMessage(req.body);
     const invalid = invalidToolCall(req.body);
     if (invalid) return reply.status(200).header('content-type', 'application/json; charset=utf-8').send(invalid);
     const server = createMcpServer(async (tool, input, idempotencyKey, approvalId) => {

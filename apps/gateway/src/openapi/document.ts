@@ -71,6 +71,14 @@ function responsesOf(route: RouteDef): ZodOpenApiResponsesObject {
       responses[String(status) as `4${string}`] = { description, content: { 'application/json': { schema: ErrorEnvelope } } };
     }
   }
+  // OpenAPI describes operations, not the methods a path lacks: the refusal
+  // of another method on this path is listed on each of its operations.
+  responses['405'] ??= {
+    description:
+      'Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`.',
+    headers: { allow: { description: 'The methods this path takes, e.g. `GET, HEAD, POST`.', schema: { type: 'string' } } },
+    content: { 'application/json': { schema: ErrorEnvelope } },
+  };
   return responses;
 }
 
@@ -93,8 +101,12 @@ function operationOf(route: RouteDef): ZodOpenApiOperationObject {
   };
 }
 
-/** The OpenAPI 3.1 document, generated from the route definitions in contracts. */
-export function buildOpenApi() {
+/**
+ * The OpenAPI 3.1 document, generated from the route definitions in
+ * contracts. `serverUrl` is the gateway's public base URL (`ROTA_PUBLIC_URL`,
+ * or the address it listens on); without it the document names no server.
+ */
+export function buildOpenApi(serverUrl?: string) {
   const paths: ZodOpenApiPathsObject = {};
   for (const route of Object.values(ROUTES) as RouteDef[]) {
     (paths[route.path] ??= {})[route.method] = operationOf(route);
@@ -112,7 +124,7 @@ export function buildOpenApi() {
             .join(', ')}.`,
         contact: { name: 'Rota maintainers' },
       },
-      servers: [{ url: 'http://127.0.0.1:3000', description: 'Local quick start' }],
+      ...(serverUrl ? { servers: [{ url: serverUrl, description: 'This gateway' }] } : {}),
       tags: Object.entries(ROUTE_TAGS).map(([name, description]) => ({ name, description })),
       paths,
       components: {

@@ -1,12 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { Controller, Res } from '@nestjs/common';
+import { Controller, Req, Res } from '@nestjs/common';
 import { DOCS_ASSETS, ROUTES } from '@rota/contracts';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Input, Route, type In } from '../http/route';
+import { publicBaseUrl } from '../sessions/tenant';
 import { buildOpenApi } from './document';
 
-const DOC = JSON.stringify(buildOpenApi());
+// One rendering per public base URL (in practice one per process).
+const DOCS = new Map<string, string>();
+function documentFor(serverUrl: string): string {
+  let doc = DOCS.get(serverUrl);
+  if (!doc) DOCS.set(serverUrl, (doc = JSON.stringify(buildOpenApi(serverUrl))));
+  return doc;
+}
 
 // The reference page is swagger-ui, served from the npm package by the
 // gateway itself: no CDN, so it works offline.
@@ -31,8 +38,11 @@ const ASSETS = new Map<string, Buffer>(DOCS_ASSETS.map((f) => [f, f === 'docs.js
 @Controller()
 export class OpenApiController {
   @Route(ROUTES.getOpenApi)
-  getOpenApi(@Res() reply: FastifyReply) {
-    return reply.header('content-type', 'application/json; charset=utf-8').header('access-control-allow-origin', '*').send(DOC);
+  getOpenApi(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+    return reply
+      .header('content-type', 'application/json; charset=utf-8')
+      .header('access-control-allow-origin', '*')
+      .send(documentFor(publicBaseUrl(req)));
   }
 
   @Route(ROUTES.getDocs)

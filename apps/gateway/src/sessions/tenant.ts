@@ -1,7 +1,6 @@
 import { AppError } from '@rota/contracts';
 import type { AddressInfo } from 'node:net';
 import type { FastifyRequest } from 'fastify';
-import { z } from 'zod';
 
 /** Ids are opaque to clients; anything that cannot be one is simply not found, like any other unknown id. */
 const ID = /^[A-Za-z0-9_-]{1,200}$/;
@@ -10,23 +9,32 @@ export function sessionIdParam(id: string): string {
   return id;
 }
 
-const PublicUrl = z.object({ ROTA_PUBLIC_URL: z.url().optional().or(z.literal('')) });
-let configured: string | undefined | null = null;
+/** `ROTA_PUBLIC_URL` of each gateway, keyed by its HTTP server. */
+const configured = new WeakMap<object, string>();
+/** The address each gateway's HTTP server listens on, once bound. */
+const listening = new WeakMap<object, string>();
+
+/** Records the gateway's `ROTA_PUBLIC_URL` (unset: the listening address is used). */
+export function setPublicUrl(httpServer: object, url: string | undefined): void {
+  if (url) configured.set(httpServer, url.replace(/\/+$/, ''));
+}
 
 /**
- * The base of URLs handed to clients (the session's MCP URL). Set
- * `ROTA_PUBLIC_URL` behind a proxy or load balancer; otherwise it is the
- * address the gateway listens on. Never a request header: a `Host` chosen by
- * the caller would let anyone put their own server into the URL another
- * client is told to connect to with its key.
+ * The base of URLs handed to clients: the session's MCP URL, the OpenAPI
+ * `servers` entry, and (carried to the session service in the transport
+ * envelope) OAuth redirect URIs. Set `ROTA_PUBLIC_URL` behind a proxy or load
+ * balancer; otherwise it is the address the gateway actually listens on. Never
+ * a request header: a `Host` chosen by the caller would let anyone put their
+ * own server into the URL another client is told to connect to with its key.
  */
 export function publicBaseUrl(req: FastifyRequest): string {
-  if (configured === null) {
-    const parsed = PublicUrl.safeParse({ ROTA_PUBLIC_URL: process.env.ROTA_PUBLIC_URL });
-    if (!parsed.success) throw new Error('ROTA_PUBLIC_URL must be an absolute URL such as https://rota.example.com');
-    configured = parsed.data.ROTA_PUBLIC_URL ? parsed.data.ROTA_PUBLIC_URL.replace(/\/+$/, '') : undefined;
-  }
-  return configured ?? listenerUrl(req.server.server.address());
+  const server = req.server.server;
+  const url = configured.get(server) ?? listening.get(server);
+  if (url) return url;
+  const bound = listenerUrl(server.address());
+  // Only a bound listener's address is worth keeping.
+  if (server.listening) listening.set(server, bound);
+  return bound;
 }
 
 /** `http://host:port` of a bound listener; a wildcard address becomes loopback. */

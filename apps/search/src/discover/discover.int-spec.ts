@@ -236,7 +236,7 @@ describe('codespar_discover against Postgres', () => {
 
     it('scores a term with Okapi BM25 over the document its trigger keeps', async () => {
       // "ofx" is in one tool's name and description: idf and tf come straight from the table.
-      const [{ n, avgdl, len, tf }] = await db.prisma.$queryRaw<Array<{ n: number; avgdl: number; len: number; tf: number }>>`
+      const [{ n, avgdl, len, tf }] = await db.prisma.$queryRaw<[{ n: number; avgdl: number; len: number; tf: number }]>`
         SELECT (SELECT count(*)::float8 FROM mcp_tools) AS n, (SELECT avg(search_length)::float8 FROM mcp_tools) AS avgdl,
                t.search_length::float8 AS len,
                (SELECT array_length(u.positions, 1)::float8 FROM unnest(t.search_document) u WHERE u.lexeme = 'ofx') AS tf
@@ -312,7 +312,7 @@ describe('codespar_discover against Postgres', () => {
 
   it('finds a lexical match that pg_trgm at its default 0.3 threshold would drop', async () => {
     const useCase = 'which district is this CEP in';
-    const [{ sim }] = await db.prisma.$queryRaw<Array<{ sim: number }>>`
+    const [{ sim }] = await db.prisma.$queryRaw<[{ sim: number }]>`
       SELECT greatest(similarity(tool_name, ${useCase}), similarity(description, ${useCase})) AS sim FROM mcp_tools WHERE tool_name = 'lookup_postal_code'`;
     expect(sim).toBeGreaterThanOrEqual(0.1);
     expect(sim).toBeLessThan(0.3);
@@ -320,7 +320,7 @@ describe('codespar_discover against Postgres', () => {
     const hit = [res.recommended, ...res.related].find((m) => m?.tool === 'cepfacil/lookup_postal_code');
     expect(hit?.trigram_similarity).toBeGreaterThanOrEqual(sim);
     // The lowered threshold lived only inside the discover transaction.
-    const [{ t }] = await db.prisma.$queryRaw<Array<{ t: string }>>`SELECT current_setting('pg_trgm.similarity_threshold') AS t`;
+    const [{ t }] = await db.prisma.$queryRaw<[{ t: string }]>`SELECT current_setting('pg_trgm.similarity_threshold') AS t`;
     expect(Number(t)).toBeCloseTo(0.3, 5);
   });
 

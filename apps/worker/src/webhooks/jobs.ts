@@ -31,10 +31,21 @@ export async function dispatchEvents(webhooks: WebhooksService, queue: Queue, co
   return { deliveries: created.length, requeued: stranded.length };
 }
 
-/** `webhooks.deliver`: one attempt; a failure that has attempts left throws, so BullMQ retries it with backoff. */
+/**
+ * `webhooks.deliver`: one attempt; a failure that has attempts left throws,
+ * so BullMQ retries it with backoff. The last failure throws too, so the job
+ * ends `failed` and the queue's failed count is the dead-letter count. The
+ * job of a dead delivery runs again only when an operator retried it from
+ * the queue board (job ids are delivery ids; a replay uses a job of its
+ * own): the delivery is then reopened and attempted once more.
+ */
 export async function deliverWebhook(webhooks: WebhooksService, deliveryId: string, job: Job) {
-  const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+  const attempts = job.opts.attempts ?? 1;
+  // BullMQ keeps attemptsMade on a manual retry, so a run past the last attempt is one.
+  if (job.attemptsMade >= attempts) await webhooks.reopenDead(deliveryId);
+  const last = job.attemptsMade + 1 >= attempts;
   const outcome = await webhooks.attempt(deliveryId, last);
   if (outcome === 'retry') throw new Error(`webhook delivery ${deliveryId} failed; retrying`);
+  if (outcome === 'dead') throw new Error(`webhook delivery ${deliveryId} is dead after its last attempt`);
   return { outcome };
 }

@@ -171,6 +171,12 @@ export class WebhooksRepository {
   }
 
   /** Puts a delivery back to `pending` for a replay; its attempts so far stay in the log. */
+  /** Puts a dead delivery back to `pending`; any other state is left alone. */
+  async reopenDead(id: string): Promise<void> {
+    await this.prisma.$executeRaw(Prisma.sql`
+      UPDATE webhook_deliveries SET status = 'pending', updated_at = now() WHERE id = ${id} AND status = 'dead'`);
+  }
+
   async requeue(id: string): Promise<void> {
     await this.prisma.$executeRaw(Prisma.sql`
       UPDATE webhook_deliveries SET status = 'pending', updated_at = now(), delivered_at = NULL WHERE id = ${id}`);

@@ -111,6 +111,11 @@ export class WebhooksService {
     return deliveryView({ ...row, status: 'pending', delivered_at: null });
   }
 
+  /** A dead delivery retried from the queue board: back to pending for one more attempt (nothing else changes). */
+  async reopenDead(deliveryId: string): Promise<void> {
+    await this.deps.repo.reopenDead(deliveryId);
+  }
+
   /** `events.dispatch`: new deliveries from the outbox (the caller enqueues one job each). */
   dispatch(limit = 500): Promise<string[]> {
     return this.deps.repo.dispatch(limit);

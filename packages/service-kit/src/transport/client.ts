@@ -25,6 +25,8 @@ export interface RpcEnvelope {
   tenant?: Tenant;
   /** W3C trace context of the caller's span; the handler's span continues it. */
   trace?: TraceCarrier;
+  /** The gateway's public base URL (see `RequestContext.publicUrl`). */
+  publicUrl?: string;
 }
 
 interface Pending {
@@ -166,6 +168,7 @@ export class RedisStreamsClient extends ClientProxy {
     ];
     if (acts) fields.push('a', '1');
     if (env.tenant) fields.push('n', JSON.stringify(env.tenant));
+    if (env.publicUrl) fields.push('u', env.publicUrl);
     if (env.trace?.traceparent) {
       fields.push('c', env.trace.traceparent);
       if (env.trace.tracestate) fields.push('s', env.trace.tracestate);

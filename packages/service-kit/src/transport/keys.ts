@@ -37,6 +37,8 @@ export interface StreamRequest {
   c?: string;
   /** W3C `tracestate`, only beside `c` */
   s?: string;
+  /** the gateway's public base URL, when the request came through the gateway */
+  u?: string;
 }
 
 /** What a replica publishes back. */
@@ -48,7 +50,7 @@ export interface StreamReply {
 
 export function fieldsToObject(fields: string[]): Record<string, string> {
   const out: Record<string, string> = {};
-  for (let k = 0; k + 1 < fields.length; k += 2) out[fields[k]] = fields[k + 1];
+  for (let k = 0; k + 1 < fields.length; k += 2) out[fields[k]!] = fields[k + 1]!;
   return out;
 }
 

@@ -349,6 +349,8 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
 
   /** Runs one entry and answers it; `claimed` when its state key says `started` (see {@link dispatch}). */
   private async run(entryId: string, f: Record<string, string>, claimed = true) {
+    // `dispatch` checked i, r, p and t; q (the request id) may be absent.
+    const { p: pattern = '', q: requestId = '', i: replyId = '' } = f;
     const deadline = Number(f.t);
     const state = this.keys.state(this.options.service, entryId);
     if (Date.now() > deadline) {
@@ -358,35 +360,35 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
       return;
     }
     const acts = f.a === '1';
-    const reply: StreamReply = { i: f.i };
+    const reply: StreamReply = { i: replyId };
     let tenant: Tenant | undefined;
     try {
       tenant = f.n ? (JSON.parse(f.n) as Tenant) : undefined;
     } catch {
       reply.err = { code: 'internal', message: 'Internal error' };
     }
-    const ctx: StreamRequestContext = { pattern: f.p, requestId: f.q, deadline, acts, tenant };
+    const ctx: StreamRequestContext = { pattern: pattern, requestId: requestId, deadline, acts, tenant };
     const started = performance.now();
     // Continues the caller's trace (entries from callers that send none start their own).
     const parent = contextFromCarrier(f.c ? { traceparent: f.c, tracestate: f.s } : undefined);
-    const span = trace.getTracer(this.tracerName).startSpan(f.p, { kind: SpanKind.SERVER }, parent);
-    if (span.isRecording()) span.setAttributes({ 'rpc.system': 'rota', 'rpc.method': f.p, 'rota.request_id': f.q });
+    const span = trace.getTracer(this.tracerName).startSpan(pattern, { kind: SpanKind.SERVER }, parent);
+    if (span.isRecording()) span.setAttributes({ 'rpc.system': 'rota', 'rpc.method': pattern, 'rota.request_id': requestId });
     // Unknown patterns share one label value, so a stray entry cannot add series.
     let patternLabel = 'unknown';
     if (!reply.err) {
       await context.with(trace.setSpan(parent, span), () =>
-        requestContext.run({ requestId: f.q, deadline, tenant }, async () => {
+        requestContext.run({ requestId, deadline, tenant, publicUrl: f.u || undefined }, async () => {
           // Our patterns are plain strings, registered under themselves; Nest's
           // lookup first tries JSON.parse on every pattern, and the exception it
           // throws and catches costs more than the rest of a small handler.
-          const handler = this.messageHandlers.get(f.p) ?? this.getHandlerByPattern(f.p);
+          const handler = this.messageHandlers.get(pattern) ?? this.getHandlerByPattern(pattern);
           if (!handler) {
-            reply.err = { code: 'not_found', message: `No handler for ${f.p}` };
+            reply.err = { code: 'not_found', message: `No handler for ${pattern}` };
             return;
           }
-          patternLabel = f.p;
+          patternLabel = pattern;
           try {
-            const data = JSON.parse(f.d);
+            const data = JSON.parse(f.d ?? 'null');
             const result = await handler(data, ctx);
             reply.ok = isObservable(result) ? await lastValueFrom(result) : result;
           } catch (err) {
@@ -401,13 +403,13 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
     const outcome = reply.err?.code ?? 'ok';
     this.metrics.seconds.observe({ service: this.options.service, pattern: patternLabel, outcome }, (performance.now() - started) / 1000);
     if (reply.err) this.metrics.errors.inc({ service: this.options.service, pattern: patternLabel, code: reply.err.code });
-    this.log.debug({ request_id: f.q, pattern: f.p, ok: !reply.err, code: reply.err?.code }, 'handled');
+    this.log.debug({ request_id: requestId, pattern: pattern, ok: !reply.err, code: reply.err?.code }, 'handled');
     // Reply, acknowledgement and state removal leave in the same tick, so the
     // writer's auto-pipelining sends them in one write, in this order. A peer
     // reaping concurrently either still finds the entry pending and `started`
     // (and answers outcome_unknown, which the caller drops if the reply came
     // first) or finds it acknowledged and leaves it alone.
-    const published = this.writer!.publish(f.r, JSON.stringify(reply));
+    const published = this.writer!.publish(f.r ?? '', JSON.stringify(reply));
     const acked = this.ack(entryId);
     const cleared = claimed ? this.writer!.del(state).catch(() => undefined) : undefined;
     try {
@@ -459,7 +461,7 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
       const code = unansweredCode(f.a === '1', started ? 'lost' : 'never_started');
       // A read-only entry is never claimed, so it may have run without a trace: harmless, but not "never started".
       const message =
-        started || this.onlyReads(f.p) ? 'The replica handling this request stopped before answering; it may have run.' : 'The request was never started.';
+        started || this.onlyReads(f.p ?? '') ? 'The replica handling this request stopped before answering; it may have run.' : 'The request was never started.';
       const reply: StreamReply = { i: f.i, err: { code, message } };
       await this.writer!.publish(f.r, JSON.stringify(reply));
     }

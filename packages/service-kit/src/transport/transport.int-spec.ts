@@ -108,7 +108,7 @@ describe('Redis Streams transport', () => {
       const byReplica = answers.reduce<Record<string, number>>((acc, x) => ({ ...acc, [x.replica]: (acc[x.replica] ?? 0) + 1 }), {});
       expect(byReplica.a).toBeGreaterThan(0);
       expect(byReplica.b).toBeGreaterThan(0);
-      expect(byReplica.a + byReplica.b).toBe(1000);
+      expect((byReplica.a ?? 0) + (byReplica.b ?? 0)).toBe(1000);
       // The replicas' own counters agree: nothing was handled twice.
       await sleep(400);
       expect(a.handled - before.a + (b.handled - before.b)).toBe(1000);
@@ -127,21 +127,22 @@ describe('Redis Streams transport', () => {
       expect(err).toMatchObject({ code: 'upstream_timeout' });
     });
 
-    it("carries the deadline and the tenant into the handler's request context", async () => {
+    it("carries the deadline, the tenant and the gateway's public URL into the handler's request context", async () => {
       const tenant: Tenant = { org_id: 'org_1', project_id: 'prj_1', environment: 'test' };
       const before = Date.now();
       const seen = await firstValueFrom(
-        client.send<{ requestId: string; deadline: number; tenant: Tenant | null }>('fixture.context', {
+        client.send<{ requestId: string; deadline: number; tenant: Tenant | null; publicUrl: string | null }>('fixture.context', {
           payload: {},
           requestId: 'ctx-1',
           timeoutMs: 5000,
           tenant,
+          publicUrl: 'https://rota.example.com',
         }),
       );
-      expect(seen).toMatchObject({ requestId: 'ctx-1', tenant });
+      expect(seen).toMatchObject({ requestId: 'ctx-1', tenant, publicUrl: 'https://rota.example.com' });
       expect(seen.deadline).toBeGreaterThanOrEqual(before + 5000);
       expect(seen.deadline).toBeLessThanOrEqual(Date.now() + 5000);
-      await expect(call(client, 'fixture.context', {})).resolves.toMatchObject({ tenant: null });
+      await expect(call(client, 'fixture.context', {})).resolves.toMatchObject({ tenant: null, publicUrl: null });
     });
 
     it('answers a database lost inside a handler unavailable, or outcome_unknown where the pattern acts', async () => {

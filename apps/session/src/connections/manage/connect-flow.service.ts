@@ -14,6 +14,7 @@ import {
 } from '@rota/contracts';
 import type { ProviderForCall } from '@rota/catalog/repository';
 import { newId } from '@rota/db';
+import { currentPublicUrl } from '@rota/service-kit';
 import { ProviderError, type CallResult, type OAuth2TokenCache } from '@rota/providers';
 import type { Keyring } from '../../credentials/keyring';
 import type { ProviderClients } from '../clients';
@@ -33,8 +34,12 @@ export interface OAuthClient {
 }
 
 export interface ConnectFlowOptions {
-  /** Where browsers reach the gateway, without a trailing slash. */
-  publicUrl: string;
+  /**
+   * Where browsers reach the gateway, without a trailing slash, when the
+   * request did not come through a gateway that said so (`ROTA_PUBLIC_URL`).
+   * A request from the gateway carries its own public base URL, which wins.
+   */
+  publicUrl?: string;
   /** The deployment's own OAuth clients, per environment and provider. */
   oauthClients: Partial<Record<Environment, Record<string, OAuthClient>>>;
   now?: () => Date;
@@ -99,7 +104,9 @@ export class ConnectFlowService {
   }
 
   get redirectUri(): string {
-    return `${this.options.publicUrl}${OAUTH_CALLBACK_PATH}`;
+    const base = currentPublicUrl()?.replace(/\/+$/, '') ?? this.options.publicUrl;
+    if (!base) throw new AppError('unavailable', 'The redirect URI is unknown: set ROTA_PUBLIC_URL to the address browsers reach the gateway at.');
+    return `${base}${OAUTH_CALLBACK_PATH}`;
   }
 
   async start(a: {
