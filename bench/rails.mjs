@@ -11,6 +11,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { ROOT, fmt, interleaved, sandboxStack, sequential as timed, table } from './lib/common.mjs';
+import { keyedWrites } from './lib/keyed-writes.mjs';
 
 const require = createRequire(import.meta.url);
 const N = Number(process.env.BENCH_RAIL_CALLS ?? 300);
@@ -133,12 +134,22 @@ export async function railsBench() {
         [id, attempt],
       );
     });
+    // The same under a caller's idempotency key, as written before claims carried a token and as written now, taking turns.
+    const keyed = await keyedWrites(client, Math.min(N, 300), {
+      tool: 'codespar_charge',
+      server: 'mercadopago',
+      railId: 'mercadopago.pix.in',
+      attempt: { rail_id: 'mercadopago.pix.in', provider_id: 'mercadopago', provider_idempotency_key: 'k', outcome: 'sending' },
+    });
     await client.end();
 
     console.log(`\n## Acting meta-tools, one call at a time, ${N} each (gateway, session, search and router services, sandbox in process)`);
     table(rows);
     console.log(
       `durable writes of a rail call (pending insert with its attempt + completion, synchronous commit): p50 ${fmt(writes.p50, 2)} ms, p95 ${fmt(writes.p95, 2)} ms`,
+    );
+    console.log(
+      `durable writes of a keyed rail call (claim, pending + key, completion + key): p50 ${fmt(keyed.now.p50, 2)} ms (p95 ${fmt(keyed.now.p95, 2)}) with the claim token and one completion statement, ${fmt(keyed.before.p50, 2)} ms (p95 ${fmt(keyed.before.p95, 2)}) as before; added ${fmt(keyed.added, 2)} ms (target <= 0.3)`,
     );
     console.log(`routing decision in process (${decision.rails} candidate rails, 3 connected): p50 ${fmt(decision.p50, 4)} ms, p99 ${fmt(decision.p99, 4)} ms`);
     console.log(`sandbox charges created: ${sandbox.control.counters().charges_created}`);

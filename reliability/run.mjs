@@ -1,11 +1,13 @@
-// `pnpm reliability [--ci] [part…]`: starts a private Postgres, Redis and the
-// five built apps, then fuzzes, attacks, soaks and breaks them, and prints one
-// table of figures. Exits 1 when any figure misses its target.
-// Parts: fuzz, attacks, soak, faults (in that order). Needs `pnpm build`.
+// `pnpm reliability [--ci] [part…]`: starts a private Postgres, Redis, the
+// five built apps and the sandbox provider server, then fuzzes, attacks,
+// soaks and breaks them, moves money through them under faults, and prints
+// one table of figures. Exits 1 when any figure misses its target.
+// Parts: fuzz, attacks, soak, faults, money (in that order). Needs `pnpm build`.
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { attacks } from './attacks.mjs';
 import { faults } from './faults.mjs';
+import { money, moneySandbox } from './money.mjs';
 import { fuzz } from './fuzz.mjs';
 import { secretsGrep } from './secrets.mjs';
 import { soak } from './soak.mjs';
@@ -16,7 +18,7 @@ import { Report } from './lib/report.mjs';
 const args = process.argv.slice(2);
 const ci = args.includes('--ci');
 const parts = args.filter((a) => !a.startsWith('--'));
-const PARTS = ['fuzz', 'attacks', 'soak', 'faults'];
+const PARTS = ['fuzz', 'attacks', 'soak', 'faults', 'money'];
 for (const p of parts) {
   if (!PARTS.includes(p)) {
     console.error(`unknown part ${p}; one of: ${PARTS.join(', ')}`);
@@ -99,7 +101,10 @@ async function resetGovernance(stack, keys) {
 const report = new Report();
 console.log(`Rota reliability${ci ? ' (CI subset)' : ''} on ${cpus().length} cores, node ${process.version}`);
 const t0 = Date.now();
-const stack = await startStack();
+// The sandbox the money part charges through (it ignores provider idempotency
+// keys); the demo catalog's test base URLs point at it.
+const money$ = want('money') ? await moneySandbox() : null;
+const stack = await startStack({ env: money$?.env ?? {} });
 console.log(`stack ready (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
 let failedToRun = false;
 try {
@@ -128,11 +133,13 @@ try {
   await resetGovernance(stack, keys);
   await step('soak', () => soak(stack, keys, report, fx, { seconds: SIZES.soakSeconds }));
   await step('faults', () => faults(stack, keys, report, fx, { seconds: SIZES.faultSeconds, ci }));
+  await step('money', () => money(stack, report, { sandbox: money$.sandbox, ci }));
   const tg = Date.now();
   await secretsGrep(stack, report);
   console.log(`\n## secrets grep\n   (${((Date.now() - tg) / 1000).toFixed(0)} s)`);
 } finally {
   await stack.close({ keep: process.env.RELIABILITY_KEEP === '1' });
+  await money$?.sandbox.close();
 }
 console.log(`\n## Reliability figures (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
 report.print();

@@ -192,4 +192,35 @@ describe('calls.reconcile asks the provider by idempotency key', () => {
     expect(sandbox.control.counters().requests_total).toBe(requests);
     expect((await row(stale)).output).toMatchObject({ code: 'outcome_unknown', reconciled: { looked_up: false, outcome: 'not_supported' } });
   });
+
+  it('looks up a call that ended outcome_unknown (the provider took it and never answered): a retry with the key gets it, reconciled, on execute and the proxy', async () => {
+    const input = { customer: ASAAS_SANDBOX_CUSTOMER, billingType: 'PIX', value: 21, dueDate: '2026-12-20', externalReference: 'reconcile-unknown' };
+    sandbox.control.addFault({ provider: 'asaas', route: 'create_payment', mode: 'timeout_after_accept', times: 2 });
+    const charges = sandbox.control.counters().charges_created;
+    const first = await execute('asaas/create_payment', input, { 'idempotency-key': 'reconcile-unknown' });
+    expect(first.json).toMatchObject({ success: false, data: { code: 'outcome_unknown' } });
+    const proxyBody = { server: 'asaas', endpoint: '/v3/payments', method: 'POST', body: { ...input, externalReference: 'reconcile-unknown-proxy' } };
+    const proxied = await api('POST', `/v1/sessions/${session}/proxy`, proxyBody, { 'idempotency-key': 'reconcile-unknown-proxy' });
+    expect(proxied.status).toBe(503);
+    expect(proxied.json).toMatchObject({ error: 'outcome_unknown' });
+    expect(sandbox.control.counters().charges_created).toBe(charges + 2);
+    // Old enough for the sweep (the 503 names no call row, so both are found by their state).
+    expect(
+      await stack.db.prisma.$executeRawUnsafe(
+        `UPDATE session_tool_calls SET called_at = now() - interval '10 minutes' WHERE state = 'outcome_unknown' AND called_at > now() - interval '5 minutes'`,
+      ),
+    ).toBe(2);
+
+    expect(await sweep()).toEqual({ found: 2, unknown: 0 });
+    const again = await execute('asaas/create_payment', input, { 'idempotency-key': 'reconcile-unknown' });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.json).toMatchObject({ success: true, tool_call_id: first.json.tool_call_id, data: { status: 200, body: { value: 21 }, reconciled: true } });
+    const proxyAgain = await api('POST', `/v1/sessions/${session}/proxy`, proxyBody, { 'idempotency-key': 'reconcile-unknown-proxy' });
+    expect(proxyAgain.status).toBe(200);
+    expect(proxyAgain.headers.get('idempotent-replayed')).toBe('true');
+    expect(proxyAgain.json).toMatchObject({ status: 200, data: { externalReference: 'reconcile-unknown-proxy' }, reconciled: true });
+    expect(sandbox.control.counters().charges_created).toBe(charges + 2);
+    // Asked once: a second sweep finds nothing left to settle.
+    expect(await sweep()).toEqual({ found: 0, unknown: 0 });
+  });
 });

@@ -2,10 +2,12 @@ import { DEFAULT_CONFIG, loadEnv, mergeConfig, validateConfig } from './config';
 
 describe('sandbox environment', () => {
   it('defaults to 127.0.0.1:4010 without TLS', () => {
-    expect(loadEnv({})).toEqual({ port: 4010, host: '127.0.0.1', control: null });
+    expect(loadEnv({})).toEqual({ port: 4010, host: '127.0.0.1', control: null, ignoreIdempotencyKeys: false });
     expect(loadEnv({ SANDBOX_CONTROL_TOKEN: 'a-control-token-1234' }).control).toEqual({ port: 4011, token: 'a-control-token-1234' });
     expect(loadEnv({ SANDBOX_CONTROL_TOKEN: 'x'.repeat(20), SANDBOX_CONTROL_PORT: '0' }).control).toEqual({ port: 0, token: 'x'.repeat(20) });
     expect(() => loadEnv({ SANDBOX_CONTROL_TOKEN: 'short' })).toThrow('SANDBOX_CONTROL_TOKEN');
+    expect(loadEnv({ SANDBOX_IGNORE_IDEMPOTENCY_KEYS: 'true' }).ignoreIdempotencyKeys).toBe(true);
+    expect(() => loadEnv({ SANDBOX_IGNORE_IDEMPOTENCY_KEYS: 'yes' })).toThrow('SANDBOX_IGNORE_IDEMPOTENCY_KEYS');
   });
 
   it('refuses a bad port and a TLS listener with only some of its files', () => {

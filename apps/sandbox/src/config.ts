@@ -258,6 +258,8 @@ export interface SandboxEnv {
   control: { port: number; token: string } | null;
   configPath?: string;
   tls?: { port: number; certPath: string; keyPath: string; caPath: string };
+  /** `SANDBOX_IGNORE_IDEMPOTENCY_KEYS`: repeats of a key run again (see `SandboxOptions.ignoreIdempotencyKeys`). */
+  ignoreIdempotencyKeys: boolean;
 }
 
 function parsePort(name: string, raw: string | undefined, fallback: number): number {
@@ -281,10 +283,13 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): SandboxEnv {
   const tlsVars = ['SANDBOX_TLS_CERT', 'SANDBOX_TLS_KEY', 'SANDBOX_TLS_CA'] as const;
   const set = tlsVars.filter((v) => env[v]);
   if (set.length > 0 && set.length < tlsVars.length) throw new Error(`the TLS listener needs all of ${tlsVars.join(', ')}`);
+  const ignore = env.SANDBOX_IGNORE_IDEMPOTENCY_KEYS ?? '';
+  if (!['', 'true', 'false'].includes(ignore)) throw new Error(`SANDBOX_IGNORE_IDEMPOTENCY_KEYS must be true or false, got "${ignore}"`);
   return {
     port,
     host,
     control: token ? { port: controlPort, token } : null,
+    ignoreIdempotencyKeys: ignore === 'true',
     ...(env.SANDBOX_CONFIG ? { configPath: env.SANDBOX_CONFIG } : {}),
     ...(set.length === tlsVars.length
       ? {

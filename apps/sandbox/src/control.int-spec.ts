@@ -38,6 +38,31 @@ beforeEach(async () => {
 });
 
 describe('idempotency', () => {
+  it('started to ignore idempotency keys, runs a repeat again and counts both requests under the key; a lookup finds the last', async () => {
+    const own = await startSandbox({ port: 0, ignoreIdempotencyKeys: true });
+    try {
+      const send = () =>
+        fetch(`${own.url}/asaas/v3/payments`, { method: 'POST', headers: { ...ASAAS, 'idempotency-key': 'twice' }, body: charge(33.33) }).then(async (r) => ({
+          status: r.status,
+          replayed: r.headers.get('idempotent-replayed'),
+          body: (await r.json()) as any,
+        }));
+      const first = await send();
+      const second = await send();
+      expect([first.status, second.status]).toEqual([200, 200]);
+      expect(second.replayed).toBeNull();
+      expect(second.body.id).not.toBe(first.body.id);
+      const c = own.control.counters();
+      expect(c.charges_created).toBe(2);
+      expect(c.keyed_requests).toEqual({ asaas: { twice: 2 } });
+      const found = await fetch(`${own.url}/asaas/v3/payments/idempotency/twice`, { headers: ASAAS });
+      expect(found.status).toBe(200);
+      expect(((await found.json()) as any).id).toBe(second.body.id);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('replays the first answer for the same key and body, creating nothing more', async () => {
     const headers = { ...ASAAS, 'idempotency-key': 'order-7' };
     const first = await post('/asaas/v3/payments', charge(), headers);
@@ -51,6 +76,7 @@ describe('idempotency', () => {
     expect(c.idempotent_replays).toBe(1);
     expect(c.requests.asaas.create_payment).toBe(2);
     expect(c.last_idempotency_key).toEqual({ asaas: 'order-7' });
+    expect(c.keyed_requests).toEqual({ asaas: { 'order-7': 2 } });
   });
 
   it('answers 409 for the same key with a different body (Mercado Pago reads X-Idempotency-Key)', async () => {

@@ -28,6 +28,7 @@ async function main(): Promise<void> {
     port: env.port,
     host: env.host,
     control: env.control ?? false,
+    ignoreIdempotencyKeys: env.ignoreIdempotencyKeys,
     ...(config ? { config } : {}),
     ...(tls ? { tls } : {}),
     log: (line) => process.stdout.write(`${JSON.stringify(line)}\n`),

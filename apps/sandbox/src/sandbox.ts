@@ -8,7 +8,7 @@ import { mergeConfig, type ProviderConfig, type SandboxConfig } from './config';
 import { Counters, type CountersSnapshot } from './counters';
 import { FaultBook, parseFaultRule, type ArmedFault, type FaultRule } from './faults';
 import { BodyTooLarge, compile, match, parseBody, readBody, send, type CompiledRoute } from './http';
-import { fingerprint, IdempotencyStore } from './idempotency';
+import { fingerprint, IdempotencyStore, type IdempotencyDecision } from './idempotency';
 import { modelFor } from './providers';
 import { isObject, type AnyProviderModel, type Reply, type RouteDef } from './providers/types';
 
@@ -55,6 +55,14 @@ export interface SandboxOptions {
   tls?: SandboxTlsOptions;
   /** Receives one object per log line; silent when absent. Never given a credential. */
   log?: (line: Record<string, unknown>) => void;
+  /**
+   * Acts on every request as if it carried no idempotency key (a provider
+   * that does not de-duplicate): a repeat runs again and makes a second
+   * object. Requests are still counted per key (`keyed_requests`) and a
+   * lookup by key finds the last answer, so a test can tell how many times
+   * one key reached the provider. `SANDBOX_IGNORE_IDEMPOTENCY_KEYS=true`.
+   */
+  ignoreIdempotencyKeys?: boolean;
 }
 
 /** The control API, in process. */
@@ -328,7 +336,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const print = fingerprint(method, relativeTarget, rawBody);
     if (key !== undefined) {
       counters.idempotencyKey(prefix.id, key);
-      const decision = idempotency.begin(space, key, print);
+      const decision: IdempotencyDecision = options.ignoreIdempotencyKeys ? { kind: 'new' } : idempotency.begin(space, key, print);
       switch (decision.kind) {
         case 'replay':
           counters.replay();
@@ -364,7 +372,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     // caller free to fix the request and send it again under the same key.
     if (key !== undefined) {
       if (result.status >= 200 && result.status < 300) idempotency.complete(space, key, print, result);
-      else idempotency.abandon(space, key);
+      else if (!options.ignoreIdempotencyKeys) idempotency.abandon(space, key);
     }
     return reply(result);
   }

@@ -197,5 +197,15 @@ export const SessionConfig = BaseConfig.extend({
    * no gap. About 1 KiB each.
    */
   ROTA_LOG_STREAM_MAXLEN: z.coerce.number().int().min(100).default(100_000),
+  /**
+   * Tests only, refused when NODE_ENV=production: a request whose
+   * idempotency key starts with `pause-after-claim-` waits this long (ms)
+   * after it first claims its key and before it writes its call row, the
+   * stall (GC, CPU, a lock wait) a retry may take the key over in. 0: never.
+   */
+  ROTA_TEST_PAUSE_AFTER_CLAIM_MS: z.coerce.number().int().min(0).max(60_000).default(0),
+}).refine((c) => c.NODE_ENV !== 'production' || c.ROTA_TEST_PAUSE_AFTER_CLAIM_MS === 0, {
+  message: 'ROTA_TEST_PAUSE_AFTER_CLAIM_MS is a test-only pause point and is refused when NODE_ENV=production',
+  path: ['ROTA_TEST_PAUSE_AFTER_CLAIM_MS'],
 });
 export type SessionConfig = z.infer<typeof SessionConfig>;

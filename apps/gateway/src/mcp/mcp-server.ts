@@ -30,7 +30,10 @@ export type ExecuteFn = (
   input: Record<string, unknown>,
   idempotencyKey: string | undefined,
   approvalId: string | undefined,
-) => Promise<ExecuteResult>;
+) => Promise<{ result: ExecuteResult; replayed: boolean }>;
+
+/** The `_meta` key that marks a result replayed from an earlier call with the same idempotency key (HTTP says `Idempotent-Replayed: true`). */
+export const REPLAYED_META = 'rota/replayed';
 
 const APPROVAL_ID = /^[A-Za-z0-9_-]{1,200}$/;
 
@@ -80,8 +83,9 @@ export function createMcpServer(execute: ExecuteFn): Server {
       return toolResult({ code: 'invalid_body', message: 'params._meta.approval_id must be an approval id (apr_…).' }, true);
     }
     try {
-      const result = await execute(name, (request.params.arguments ?? {}) as Record<string, unknown>, key, approval);
-      return toolResult(result as unknown as Record<string, unknown>, !result.success);
+      const { result, replayed } = await execute(name, (request.params.arguments ?? {}) as Record<string, unknown>, key, approval);
+      const answer = toolResult(result as unknown as Record<string, unknown>, !result.success);
+      return replayed ? { ...answer, _meta: { [REPLAYED_META]: true } } : answer;
     } catch (err) {
       // A policy refusal carries the same fields as over HTTP, and no code.
       if (err instanceof AppError && err.code === 'policy_denied') return toolResult({ ...(err.details ?? {}) }, true);

@@ -130,7 +130,7 @@ export class McpController {
         ...(idempotencyKey ? { idempotency_key: idempotencyKey } : {}),
         ...(approvalId ? { approval_id: approvalId } : {}),
       });
-      return reply.result;
+      return { result: reply.result, replayed: reply.replayed };
     });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);

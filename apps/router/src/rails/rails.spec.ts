@@ -69,6 +69,31 @@ describe('seed rails', () => {
     }
   });
 
+  it('declare lookups that read through a GET catalog tool taking the reference they send, and find the call in its answer', async () => {
+    const file = join(__dirname, '../../../../packages/catalog/data/demo-catalog.json');
+    const catalog = JSON.parse(readFileSync(file, 'utf8')) as {
+      servers: Array<{ id: string; tools: Array<{ name: string; http_method?: string; parameters?: { query?: string[] } }> }>;
+    };
+    let declared = 0;
+    for (const rail of RAILS)
+      for (const [action, b] of Object.entries(rail.actions)) {
+        if (!b.lookup) continue;
+        declared++;
+        const tool = catalog.servers.find((s) => s.id === rail.provider_id)?.tools.find((t) => t.name === b.lookup!.catalog_tool);
+        expect({ rail: rail.id, action, method: tool?.http_method }).toEqual({ rail: rail.id, action, method: 'GET' });
+        const input = (await jsonata(b.lookup.request).evaluate({ idempotency_key: 'rota-k1', input: {}, action })) as Record<string, unknown>;
+        for (const name of Object.keys(input)) expect(tool?.parameters?.query).toContain(name);
+        // An external reference lookup asks for exactly what the binding's request sets from the idempotency key.
+        if (b.lookup.by === 'external_reference') expect(Object.values(input)).toContain('rota-k1');
+        const made = { id: 123, external_reference: 'rota-k1', status: 'pending' };
+        const found = await jsonata(b.lookup.found).evaluate({ response: { status: 200, body: { results: [made], data: [made] } }, input: {}, action });
+        expect({ rail: rail.id, found }).toEqual({ rail: rail.id, found: made });
+        const none = await jsonata(b.lookup.found).evaluate({ response: { status: 200, body: { results: [], data: [] } }, input: {}, action });
+        expect(none ?? null).toBeNull();
+      }
+    expect(declared).toBeGreaterThan(0);
+  });
+
   it('use real ISO codes and price every currency they accept', () => {
     for (const r of RAILS) {
       // Crypto rails move coins, named by their ticker.

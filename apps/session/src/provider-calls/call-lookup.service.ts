@@ -27,7 +27,8 @@ export class CallLookupService {
     const tenant = currentTenant();
     const call = await this.calls.call(cmd.tool_call_id, tenant);
     if (!call) return { outcome: 'not_supported', reason: 'No such call in this project and environment.' };
-    if (call.state !== 'pending') return { outcome: 'not_supported', reason: `The call is ${call.state}, not pending.` };
+    if (call.state !== 'pending' && call.state !== 'outcome_unknown')
+      return { outcome: 'not_supported', reason: `The call is ${call.state}, neither pending nor of unknown outcome.` };
     if (call.railId) return { outcome: 'not_supported', reason: 'Calls through a rail are not looked up.' };
     if (!call.server || !call.providerIdempotencyKey) return { outcome: 'not_supported', reason: 'The call carried no idempotency key to a provider.' };
 

@@ -16,7 +16,9 @@ import { beforeDeadline } from '@rota/service-kit';
 import type { ProviderClients } from '../connections/clients';
 import { originOf, type ConnectionsService } from '../connections/connections.service';
 import { maskEndpointQuery, redactSecrets } from '../calls/redact';
-import type { CompletedCall, ProviderCallsRepository } from '../calls/provider-calls.repository';
+import { LostClaimError } from '../calls/idempotency';
+import type { KeyOutcome } from '../calls/idempotency.repository';
+import type { CallerKey, CompletedCall, KeyFinish, ProviderCallsRepository } from '../calls/provider-calls.repository';
 
 export type { ProviderClients };
 
@@ -34,6 +36,24 @@ export interface CallDone {
   toolCallId: string;
   result: CallResult | { kind: 'credentials'; code: ExecuteFailureCode; message: string };
   state: 'done' | 'outcome_unknown';
+}
+
+export type { KeyOutcome };
+
+/**
+ * A call made under the caller's idempotency key: the key as this request
+ * holds it, and the answer a repeat gets for each way the call can end. The
+ * answer is built before the completion so that the row and the key are
+ * finished by one statement.
+ */
+export interface KeyedCall {
+  key: CallerKey;
+  answer(done: CallDone): KeyOutcome;
+}
+
+/** Whether a call's result proves that nothing reached the provider (its key is then given back). */
+export function sentNothing(result: CallDone['result']): boolean {
+  return result.kind === 'not_sent' || result.kind === 'credentials';
 }
 
 /** Headers a proxy caller may never set: credentials travel only as Rota injects them. */
@@ -257,7 +277,7 @@ export class ProviderCallsService {
     toolName: string;
     callable: string;
     input: Record<string, unknown>;
-    callerKey: string | null;
+    caller: KeyedCall | null;
     calledAt: Date;
   }): Promise<CallRefusal | CallDone> {
     const prepared = await this.prepare(a.tenant, a.server, a.toolName);
@@ -297,7 +317,7 @@ export class ProviderCallsService {
     sessionId: string;
     servers: readonly string[];
     request: ProxyRequest;
-    callerKey: string | null;
+    caller: KeyedCall | null;
     calledAt: Date;
   }): Promise<CallDone> {
     const r = a.request;
@@ -353,14 +373,14 @@ export class ProviderCallsService {
     /** The catalog's endpoint template, when the call is a catalog tool. */
     route?: string;
     recordedInput: unknown;
-    callerKey: string | null;
+    caller: KeyedCall | null;
     calledAt: Date;
   }): Promise<CallDone> {
     const id = this.repo.newCallId();
-    const providerKey = providerIdempotencyKey(a.tenant, a.callerKey, id);
+    const providerKey = providerIdempotencyKey(a.tenant, a.caller?.key.key ?? null, id);
     // Nobody waits past the deadline: nothing is written or sent after it.
     beforeDeadline();
-    await this.repo.insertPending(id, {
+    const written = await this.repo.insertPending(id, {
       sessionId: a.sessionId,
       projectId: a.tenant.project_id,
       environment: a.tenant.environment,
@@ -369,12 +389,16 @@ export class ProviderCallsService {
       input: a.recordedInput,
       calledAt: a.calledAt,
       providerIdempotencyKey: providerKey,
-      callerKey: a.callerKey ? { orgId: a.tenant.org_id, key: a.callerKey } : null,
+      callerKey: a.caller?.key ?? null,
     });
+    // A later request took the key over while this one stalled: it alone may send.
+    if (!written) throw new LostClaimError();
     const result = await this.sendOnce({ ...a, providerKey, operation: a.tool });
     const state: CallDone['state'] = result.kind === 'outcome_unknown' ? 'outcome_unknown' : 'done';
-    await this.repo.complete(id, completedRow(result, state));
-    return { kind: 'called', toolCallId: id, result, state };
+    const done: CallDone = { kind: 'called', toolCallId: id, result, state };
+    const finish: KeyFinish | undefined = a.caller ? { key: a.caller.key, ...a.caller.answer(done) } : undefined;
+    await this.repo.complete(id, completedRow(result, state), finish);
+    return done;
   }
 
   /**

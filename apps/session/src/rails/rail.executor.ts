@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, isActingMetaTool, type ActingMetaTool } from '@rota/contracts';
 import { failureData } from '../calls/call-book';
-import { POLICY_GATE, type EarlyCall, type ExecCall, type Executor, type Outcome, type PolicyGate } from '../execute/executors';
-import { RailsService, type RailCall, type RailPlan } from './rails.service';
+import { keyedCall, POLICY_GATE, type EarlyCall, type ExecCall, type Executor, type Outcome, type PolicyGate } from '../execute/executors';
+import { RailsService, type RailCall, type RailOutcome, type RailPlan } from './rails.service';
 
 /** A rail choice asked for when the request arrived (see `prefetch`), with what it was made for. */
 interface PlannedRail {
@@ -59,12 +59,22 @@ export class RailExecutor implements Executor<'rail'> {
     const { ctx, input, governed } = c;
     const tool = c.resolved.name;
     const earlyRail = (prefetched as PlannedRail | null | undefined) ?? null;
-    const call = {
+    const outcomeOf = (done: Extract<RailOutcome, { kind: 'called' }>): Outcome => ({
+      success: done.success,
+      data: done.data,
+      error: done.error,
+      server: null,
+      record: true,
+      written: { toolCallId: done.toolCallId, state: done.state, keyForgotten: done.sentNothing },
+    });
+    const call: RailCall = {
       tool,
       input,
       tenant: ctx.tenant,
       sessionId: ctx.sessionId,
       callerKey: c.key?.key ?? null,
+      // The row is linked to the key only while this request holds it; the completion stores the very answer the caller gets.
+      caller: keyedCall(c, outcomeOf),
       calledAt: c.calledAt,
       allowedProviders: governed.allowedProviders,
     };
@@ -90,16 +100,10 @@ export class RailExecutor implements Executor<'rail'> {
       case 'refused':
         return { success: false, data: failureData(done.code, done.message, done.details), error: done.message, server: null, record: false };
       case 'not_sent':
-        return { success: false, data: failureData(done.code, done.message, done.details), error: done.message, server: null, record: true };
+        // No rail could be tried: an ordinary row, and the key is given back for a retry.
+        return { success: false, data: failureData(done.code, done.message, done.details), error: done.message, server: null, record: true, giveKeyBack: true };
       case 'called':
-        return {
-          success: done.success,
-          data: done.data,
-          error: done.error,
-          server: null,
-          record: true,
-          written: { toolCallId: done.toolCallId, state: done.state },
-        };
+        return outcomeOf(done);
     }
   }
 }

@@ -20,8 +20,16 @@ import {
 import { buildRequest, RequestBuildError, type CallResult, type ProviderRequest } from '@rota/providers';
 import { beforeDeadline, CONFIG, createLogger, requestContext, RpcClient } from '@rota/service-kit';
 import type { SessionConfig } from '../config';
-import { ProviderCallsRepository, type RailAttemptRecord } from '../calls/provider-calls.repository';
-import { completedRow, failureOf, ProviderCallsService, providerIdempotencyKey, type CallDone } from '../provider-calls/provider-calls.service';
+import { LostClaimError } from '../calls/idempotency';
+import { ProviderCallsRepository, type CallerKey, type KeyFinish, type RailAttemptRecord } from '../calls/provider-calls.repository';
+import {
+  completedRow,
+  failureOf,
+  ProviderCallsService,
+  providerIdempotencyKey,
+  type CallDone,
+  type KeyOutcome,
+} from '../provider-calls/provider-calls.service';
 import { redactSecrets } from '../calls/redact';
 import { evaluate, MappingError } from './mapping';
 import { answerClass, missingRequirement, providerRefusal } from './refusal';
@@ -35,7 +43,22 @@ export type RailOutcome =
   /** Nothing was sent (no rail, nothing connected): the execute pipeline records an ordinary row. */
   | { kind: 'not_sent'; code: ExecuteFailureCode; message: string; details: Record<string, unknown> }
   /** Written down and sent (or tried): the row is complete. */
-  | { kind: 'called'; toolCallId: string; state: 'done' | 'outcome_unknown'; success: boolean; data: unknown; error: string | null };
+  | {
+      kind: 'called';
+      toolCallId: string;
+      state: 'done' | 'outcome_unknown';
+      success: boolean;
+      data: unknown;
+      error: string | null;
+      /** No request of any attempt reached a provider: the caller's key is given back. */
+      sentNothing: boolean;
+    };
+
+/** The caller's key as the request holds it, and what it keeps for the call's end (stored by the completion statement). */
+export interface RailKeyedCall {
+  key: CallerKey;
+  answer(done: Extract<RailOutcome, { kind: 'called' }>): KeyOutcome;
+}
 
 /** One acting meta-tool call as the execute pipeline hands it over. */
 export interface RailCall {
@@ -44,6 +67,8 @@ export interface RailCall {
   tenant: Tenant;
   sessionId: string | null;
   callerKey: string | null;
+  /** The same key, claimed: the row is linked to it only while this request holds it, and its completion finishes it. */
+  caller?: RailKeyedCall | null;
   calledAt: Date;
   /** A policy's `allow_providers`: only their rails may run; null for no restriction. */
   allowedProviders?: string[] | null;
@@ -260,7 +285,15 @@ export class RailsService {
   }
 
   private async run(
-    a: { tool: ActingMetaTool; input: Record<string, unknown>; tenant: Tenant; sessionId: string | null; callerKey: string | null; calledAt: Date },
+    a: {
+      tool: ActingMetaTool;
+      input: Record<string, unknown>;
+      tenant: Tenant;
+      sessionId: string | null;
+      callerKey: string | null;
+      caller?: RailKeyedCall | null;
+      calledAt: Date;
+    },
     action: string,
     amount: ExactAmount | null,
     candidates: RailCandidate[],
@@ -339,7 +372,7 @@ export class RailsService {
         beforeDeadline();
       }
       if (!written) {
-        await this.repo.insertPending(id, {
+        const owned = await this.repo.insertPending(id, {
           sessionId: a.sessionId,
           projectId: a.tenant.project_id,
           environment: a.tenant.environment,
@@ -348,9 +381,11 @@ export class RailsService {
           input: recordedInput,
           calledAt: a.calledAt,
           providerIdempotencyKey: baseKey,
-          callerKey: a.callerKey ? { orgId: a.tenant.org_id, key: a.callerKey } : null,
+          callerKey: a.caller?.key ?? null,
           rail: { railId: candidate.rail_id, attempt },
         });
+        // A later request took the key over while this one stalled: it alone may send.
+        if (!owned) throw new LostClaimError();
         written = true;
       } else {
         await this.repo.appendAttempt(id, attempt);
@@ -474,18 +509,24 @@ export class RailsService {
       data = failed;
     }
     const durationMs = Math.round(performance.now() - started);
-    await this.repo.completeRail(id, {
-      ...row,
-      success,
-      error,
-      durationMs,
-      attempts: sent,
-      server: last.candidate.provider_id,
-      railId: last.candidate.rail_id,
-      objectRef,
-      attemptLog: attempts,
-    });
-    return { kind: 'called', toolCallId: id, state, success, data, error };
+    const outcome: Extract<RailOutcome, { kind: 'called' }> = { kind: 'called', toolCallId: id, state, success, data, error, sentNothing: sent === 0 };
+    const finish: KeyFinish | undefined = a.caller ? { key: a.caller.key, ...a.caller.answer(outcome) } : undefined;
+    await this.repo.completeRail(
+      id,
+      {
+        ...row,
+        success,
+        error,
+        durationMs,
+        attempts: sent,
+        server: last.candidate.provider_id,
+        railId: last.candidate.rail_id,
+        objectRef,
+        attemptLog: attempts,
+      },
+      finish,
+    );
+    return outcome;
   }
 
   /** One provider request of a rail: the main call (`step` null) or one of its steps. */

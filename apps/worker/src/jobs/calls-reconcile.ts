@@ -17,7 +17,7 @@ export const RECONCILE_BATCH = 100;
  * raw tool.
  */
 export function replayAnswer(call: StaleCall, found: Extract<CallLookupAnswer, { outcome: 'found' }>): unknown {
-  if (call.tool === 'proxy') return { status: found.status, data: found.body, headers: found.headers, duration: 0, proxy_call_id: call.id };
+  if (call.tool === 'proxy') return { status: found.status, data: found.body, headers: found.headers, duration: 0, proxy_call_id: call.id, reconciled: true };
   return {
     success: true,
     // What the provider holds now under the key, not the answer the call got (which nobody saw).
@@ -33,7 +33,10 @@ export function replayAnswer(call: StaleCall, found: Extract<CallLookupAnswer, {
 
 /**
  * `calls.reconcile`: every provider call left `pending` past the threshold
- * is settled. Where the catalog says how, the provider is asked by the
+ * is settled, and every call that ended `outcome_unknown` (a timeout after
+ * the request left, a reset mid-answer) is looked up once the same way: what
+ * the provider made completes it (`done`), and a retry with the caller's key
+ * then gets the settled answer marked `reconciled`. Where the catalog says how, the provider is asked by the
  * idempotency key Rota sent; what it made completes the row (`done`), and
  * anything else (nothing under the key, no lookup, the lookup failing)
  * leaves the outcome unknown (`outcome_unknown`). The row records whether
@@ -48,7 +51,10 @@ export async function reconcileCalls(
 ): Promise<{ found: number; unknown: number }> {
   const settled = { found: 0, unknown: 0 };
   const ids: string[] = [];
-  for (const call of await repo.stalePending(afterSeconds, RECONCILE_BATCH)) {
+  const stale = await repo.stalePending(afterSeconds, RECONCILE_BATCH);
+  // Calls that ended `outcome_unknown` and were never looked up: asked once, the same way.
+  const unknown = stale.length < RECONCILE_BATCH ? await repo.unknownNotLookedUp(afterSeconds, RECONCILE_BATCH - stale.length) : [];
+  for (const call of [...stale, ...unknown]) {
     const at = new Date().toISOString();
     let answer: CallLookupAnswer;
     if (!lookup) answer = { outcome: 'not_supported', reason: 'This worker cannot reach the session service.' };
@@ -72,6 +78,11 @@ export async function reconcileCalls(
       answer.outcome === 'not_found'
         ? { looked_up: true, outcome: 'not_found', reason: `The provider answered ${answer.status}: nothing under the key.`, at }
         : { looked_up: answer.outcome === 'failed', outcome: answer.outcome, reason: answer.reason, at };
+    if (call.state === 'outcome_unknown') {
+      // Still unknown: the row keeps what was asked, so it is not asked again.
+      await repo.recordLookup(call, record);
+      continue;
+    }
     if (await repo.markUnknown(call, record)) {
       settled.unknown++;
       ids.push(call.id);
@@ -83,4 +94,15 @@ export async function reconcileCalls(
   }
   if (settled.found + settled.unknown > 0) log?.warn(settled, 'provider calls left pending were reconciled');
   return settled;
+}
+
+/**
+ * Keys left `running` behind a call that is no longer `pending` take the
+ * answer of their call, so a retry gets it instead of `409
+ * request_in_progress` for a day. Part of `calls.reconcile`.
+ */
+export async function finishStuckKeys(repo: SessionsRepository, log?: Logger): Promise<number> {
+  const finished = await repo.finishStuckKeys(RECONCILE_BATCH);
+  if (finished > 0) log?.warn({ keys: finished }, 'idempotency keys left running behind a finished call were finished');
+  return finished;
 }
