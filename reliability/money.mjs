@@ -44,7 +44,9 @@ export async function moneySandbox() {
 
 /** The key Rota derives for the provider from the caller's key (see providerIdempotencyKey in the session service). */
 function providerKey(tenant, callerKey) {
-  const digest = createHash('sha256').update(`${tenant.org_id}\n${tenant.project_id}\n${tenant.environment}\n${callerKey}`).digest('hex');
+  const digest = createHash('sha256')
+    .update(`${tenant.org_id}\n${tenant.project_id}\n${tenant.environment}\n${callerKey}`)
+    .digest('hex');
   return `rota-${digest.slice(0, 40)}`;
 }
 
@@ -78,12 +80,15 @@ function classify(channel, r) {
   }
   if (channel === 'proxy') {
     if (r.status !== 200) return { kind: 'failed', why: `${r.status}:${code ?? ''}` };
-    return r.json.status >= 200 && r.json.status < 300 ? { kind: 'ok', id: r.json.data?.id } : { kind: 'failed', why: `provider ${r.json.status}` };
+    return r.json.status >= 200 && r.json.status < 300
+      ? { kind: 'ok', id: r.json.data?.id }
+      : { kind: 'failed', why: `provider ${r.json.status}` };
   }
   if (r.status !== 200) return { kind: 'failed', why: `${r.status}:${code ?? ''}` };
   if (r.json.success) return { kind: 'ok', id: channel === 'raw' ? r.json.data?.body?.id : r.json.data?.id };
   if (code === 'outcome_unknown') return { kind: 'unknown', why: code };
-  if (code === 'upstream_unreachable' || code === 'connection_required' || code === 'no_rail') return { kind: 'not_run', why: code };
+  if (code === 'upstream_unreachable' || code === 'connection_required' || code === 'no_rail')
+    return { kind: 'not_run', why: code };
   return { kind: 'failed', why: code ?? 'success false' };
 }
 
@@ -96,7 +101,14 @@ function request(channel, session, p) {
         path: `/v1/sessions/${session}/execute`,
         body: {
           tool: 'asaas/create_payment',
-          input: { customer: p.customer, billingType: 'PIX', value: input.value, dueDate: '2099-01-01', description: p.id, externalReference: p.providerKey },
+          input: {
+            customer: p.customer,
+            billingType: 'PIX',
+            value: input.value,
+            dueDate: '2099-01-01',
+            description: p.id,
+            externalReference: p.providerKey,
+          },
         },
       };
     case 'proxy':
@@ -107,14 +119,24 @@ function request(channel, session, p) {
           server: 'asaas',
           endpoint: '/v3/payments',
           method: 'POST',
-          body: { customer: p.customer, billingType: 'PIX', value: input.value, dueDate: '2099-01-01', description: p.id, externalReference: p.providerKey },
+          body: {
+            customer: p.customer,
+            billingType: 'PIX',
+            value: input.value,
+            dueDate: '2099-01-01',
+            description: p.id,
+            externalReference: p.providerKey,
+          },
         },
       };
     case 'execute':
       return {
         method: 'POST',
         path: `/v1/sessions/${session}/execute`,
-        body: { tool: 'codespar_charge', input: { method: 'pix', amount: input.value, currency: 'BRL', description: p.id, buyer: BUYER } },
+        body: {
+          tool: 'codespar_charge',
+          input: { method: 'pix', amount: input.value, currency: 'BRL', description: p.id, buyer: BUYER },
+        },
       };
     case 'mcp':
       return {
@@ -142,7 +164,13 @@ async function pay(stack, ctx, p) {
   else headers['idempotency-key'] = p.key;
   for (let attempt = 0; attempt < ctx.maxAttempts; attempt++) {
     const before = ctx.keyed(p.providerKey);
-    const r = await send(stack.base, { method: req.method, path: req.path, headers, body: JSON.stringify(req.body), timeoutMs: 15_000 });
+    const r = await send(stack.base, {
+      method: req.method,
+      path: req.path,
+      headers,
+      body: JSON.stringify(req.body),
+      timeoutMs: 15_000,
+    });
     const a = { ...classify(p.channel, r), status: r.status, reached: ctx.keyed(p.providerKey) - before };
     p.answers.push(a);
     if (a.kind === 'ok' || a.kind === 'failed') return;
@@ -164,7 +192,13 @@ export async function money(stack, report, { sandbox, ci }) {
   let apiKey;
   try {
     project = await new db0.ProjectRepository(prisma).create({ orgId: db0.DEV_ORG_ID, name: 'reliability-money' });
-    apiKey = (await new db0.ApiKeyRepository(prisma).create({ projectId: project.id, environment: 'test', scopes: [...contracts.PROJECT_SCOPES] })).key;
+    apiKey = (
+      await new db0.ApiKeyRepository(prisma).create({
+        projectId: project.id,
+        environment: 'test',
+        scopes: [...contracts.PROJECT_SCOPES],
+      })
+    ).key;
   } finally {
     await prisma.$disconnect();
   }
@@ -177,7 +211,12 @@ export async function money(stack, report, { sandbox, ci }) {
     headers,
     body: JSON.stringify({ server_id: 'asaas', credentials: { api_key: 'sandbox-asaas-key' } }),
   });
-  const created = await send(stack.base, { method: 'POST', path: '/v1/sessions', headers, body: JSON.stringify({ servers: ['asaas'], user_id: 'money' }) });
+  const created = await send(stack.base, {
+    method: 'POST',
+    path: '/v1/sessions',
+    headers,
+    body: JSON.stringify({ servers: ['asaas'], user_id: 'money' }),
+  });
   if (![200, 201].includes(connected.status) || created.status !== 201)
     throw new Error(`money setup: connection ${connected.status}, session ${created.status}`);
   const ctx = {
@@ -207,7 +246,10 @@ export async function money(stack, report, { sandbox, ci }) {
     { name: 'none', act: () => sleep(window) },
     { name: 'sandbox slow', act: () => (fault({ mode: 'slow', delay_ms: 1500, times: ci ? 6 : 40 }), sleep(window)) },
     { name: 'sandbox 5xx', act: () => (fault({ mode: '5xx', times: ci ? 6 : 40 }), sleep(window)) },
-    { name: 'sandbox accept-then-timeout', act: () => (fault({ mode: 'timeout_after_accept', times: ci ? 4 : 30 }), sleep(window)) },
+    {
+      name: 'sandbox accept-then-timeout',
+      act: () => (fault({ mode: 'timeout_after_accept', times: ci ? 4 : 30 }), sleep(window)),
+    },
     { name: 'sandbox reset', act: () => (fault({ mode: 'refuse', times: ci ? 4 : 30 }), sleep(window)) },
     { name: 'Postgres lock stall 7 s', act: () => lockStall(7000) },
     {
@@ -336,8 +378,13 @@ export async function money(stack, report, { sandbox, ci }) {
     if (made.length > 1) duplicates++;
     const lies = [];
     for (const a of p.answers) {
-      if (a.kind === 'ok' && (!a.id || !made.includes(a.id))) lies.push(`ok naming ${a.id ?? 'no id'} (provider holds ${made.length})`);
-      if (a.kind === 'not_run' && a.reached > 0 && !p.answers.slice(0, p.answers.indexOf(a)).some((b) => b.kind === 'unknown'))
+      if (a.kind === 'ok' && (!a.id || !made.includes(a.id)))
+        lies.push(`ok naming ${a.id ?? 'no id'} (provider holds ${made.length})`);
+      if (
+        a.kind === 'not_run' &&
+        a.reached > 0 &&
+        !p.answers.slice(0, p.answers.indexOf(a)).some((b) => b.kind === 'unknown')
+      )
         lies.push(`${a.why} while the request reached the provider`);
     }
     const last = p.answers.at(-1);
@@ -349,7 +396,10 @@ export async function money(stack, report, { sandbox, ci }) {
     finals.push(`${p.channel}:${last?.kind ?? 'none'}`);
   }
   const seconds = ((Date.now() - t0) / 1000).toFixed(0);
-  report.add(M, 'logical payments (raw / proxy / execute / MCP)', `${payments.length} in ${seconds} s`, { target: '> 0', ok: payments.length > 0 });
+  report.add(M, 'logical payments (raw / proxy / execute / MCP)', `${payments.length} in ${seconds} s`, {
+    target: '> 0',
+    ok: payments.length > 0,
+  });
   report.add(M, 'final answers', fmtTally(tally(finals)), {});
   report.add(M, 'payments started per fault', fmtTally(tally(payments.map((p) => p.phase))), {});
   report.add(M, 'provider requests per logical payment (max)', maxRequests, { target: '<= 1', ok: maxRequests <= 1 });

@@ -80,11 +80,16 @@ async function fixtures(stack, keys, report) {
     });
     if (r.json?.id) sessions.push({ id: r.json.id, key });
   }
-  report.add('setup', 'providers / connections / sessions', `${ids.length} / ${connections.length} / ${sessions.length}`, {
-    target: '> 0 each',
-    ok: ids.length > 0 && connections.length > 0 && sessions.length > 0,
-    finding: stack.problems.join('; '),
-  });
+  report.add(
+    'setup',
+    'providers / connections / sessions',
+    `${ids.length} / ${connections.length} / ${sessions.length}`,
+    {
+      target: '> 0 each',
+      ok: ids.length > 0 && connections.length > 0 && sessions.length > 0,
+      finding: stack.problems.join('; '),
+    },
+  );
   return { servers: ids, secrets, connections, sessions };
 }
 
@@ -92,9 +97,20 @@ async function fixtures(stack, keys, report) {
 async function resetGovernance(stack, keys) {
   for (const key of [keys.full, keys.test, keys.otherProject]) {
     const headers = { ...bearer(key.key), 'content-type': 'application/json' };
-    const policy = await send(stack.base, { method: 'PUT', path: '/v1/policy', headers, body: JSON.stringify({ rules: [] }) });
-    const limits = await send(stack.base, { method: 'PUT', path: '/v1/rate-limits', headers, body: JSON.stringify({ limits: [] }) });
-    if (policy.status !== 200 || limits.status !== 200) stack.problems.push(`governance reset answered ${policy.status}/${limits.status}`);
+    const policy = await send(stack.base, {
+      method: 'PUT',
+      path: '/v1/policy',
+      headers,
+      body: JSON.stringify({ rules: [] }),
+    });
+    const limits = await send(stack.base, {
+      method: 'PUT',
+      path: '/v1/rate-limits',
+      headers,
+      body: JSON.stringify({ limits: [] }),
+    });
+    if (policy.status !== 200 || limits.status !== 200)
+      stack.problems.push(`governance reset answered ${policy.status}/${limits.status}`);
   }
 }
 
@@ -112,7 +128,11 @@ try {
   for (const k of keys.plain) registerSecret(k);
   const fx = await fixtures(stack, keys, report);
   console.log(`keys and fixtures ready (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
-  const realIds = { sessions: fx.sessions.map((s) => s.id), connections: fx.connections.map((c) => c.id), servers: fx.servers.slice(0, 5) };
+  const realIds = {
+    sessions: fx.sessions.map((s) => s.id),
+    connections: fx.connections.map((c) => c.id),
+    servers: fx.servers.slice(0, 5),
+  };
   const step = async (name, fn) => {
     if (!want(name)) return;
     const t = Date.now();
@@ -122,7 +142,11 @@ try {
     } catch (err) {
       failedToRun = true;
       console.error(err);
-      report.add(name, 'part ran to the end', 'no', { target: 'yes', ok: false, finding: String(err?.message ?? err).slice(0, 100) });
+      report.add(name, 'part ran to the end', 'no', {
+        target: 'yes',
+        ok: false,
+        finding: String(err?.message ?? err).slice(0, 100),
+      });
     }
     console.log(`   (${((Date.now() - t) / 1000).toFixed(0)} s)`);
   };

@@ -37,15 +37,25 @@ describe('a stalled request never sends after its retry took the key over', () =
     externalReference: ref,
   });
   const execute = (input: Record<string, unknown>, idem: string) =>
-    api('POST', `/v1/sessions/${session}/execute`, { tool: 'asaas/create_payment', input }, { 'idempotency-key': idem });
-  const proxy = (body: Record<string, unknown>, idem: string) => api('POST', `/v1/sessions/${session}/proxy`, body, { 'idempotency-key': idem });
+    api(
+      'POST',
+      `/v1/sessions/${session}/execute`,
+      { tool: 'asaas/create_payment', input },
+      { 'idempotency-key': idem },
+    );
+  const proxy = (body: Record<string, unknown>, idem: string) =>
+    api('POST', `/v1/sessions/${session}/proxy`, body, { 'idempotency-key': idem });
 
   /** Requests that reached the sandbox's Asaas under any key, and charges it made. */
   const provider = () => {
     const c = sandbox.control.counters();
-    return { keyed: Object.values(c.keyed_requests.asaas ?? {}).reduce((a, b) => a + b, 0), charges: c.charges_created };
+    return {
+      keyed: Object.values(c.keyed_requests.asaas ?? {}).reduce((a, b) => a + b, 0),
+      charges: c.charges_created,
+    };
   };
-  const callRows = (ref: string) => stack.db.prisma.sessionToolCall.count({ where: { input: { path: ['externalReference'], equals: ref } } });
+  const callRows = (ref: string) =>
+    stack.db.prisma.sessionToolCall.count({ where: { input: { path: ['externalReference'], equals: ref } } });
   const keyRow = (idem: string) => stack.db.prisma.idempotencyKey.findFirstOrThrow({ where: { key: idem } });
 
   beforeAll(async () => {
@@ -147,15 +157,24 @@ describe('a stalled request never sends after its retry took the key over', () =
     const first = await execute(payment(41, 'stuck-key'), 'stuck-key-1');
     expect(first.status).toBe(200);
     // Completion and key answer are one statement now; this is what the two separate writes could leave behind.
-    await stack.db.prisma.idempotencyKey.updateMany({ where: { key: 'stuck-key-1' }, data: { state: 'running', response: undefined } });
-    expect((await execute(payment(41, 'stuck-key'), 'stuck-key-1')).json).toMatchObject({ error: 'request_in_progress' });
+    await stack.db.prisma.idempotencyKey.updateMany({
+      where: { key: 'stuck-key-1' },
+      data: { state: 'running', response: undefined },
+    });
+    expect((await execute(payment(41, 'stuck-key'), 'stuck-key-1')).json).toMatchObject({
+      error: 'request_in_progress',
+    });
     const charges = provider().charges;
 
     expect(await finishStuckKeys(new SessionsRepository(stack.db.prisma))).toBe(1);
     const again = await execute(payment(41, 'stuck-key'), 'stuck-key-1');
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect(again.json).toMatchObject({ success: true, tool_call_id: first.json.tool_call_id, data: { status: 200, body: { id: first.json.data.body.id } } });
+    expect(again.json).toMatchObject({
+      success: true,
+      tool_call_id: first.json.tool_call_id,
+      data: { status: 200, body: { id: first.json.data.body.id } },
+    });
     expect(provider().charges).toBe(charges);
     expect(await finishStuckKeys(new SessionsRepository(stack.db.prisma))).toBe(0);
   });
@@ -172,7 +191,13 @@ describe('a stalled request never sends after its retry took the key over', () =
           method: 'tools/call',
           params: {
             name: 'codespar_charge',
-            arguments: { method: 'pix', amount: 19.9, currency: 'BRL', description: 'Pedido mcp', buyer: { name: 'Maria Souza', document: '529.982.247-25' } },
+            arguments: {
+              method: 'pix',
+              amount: 19.9,
+              currency: 'BRL',
+              description: 'Pedido mcp',
+              buyer: { name: 'Maria Souza', document: '529.982.247-25' },
+            },
             _meta: { idempotency_key: 'mcp-charge-1' },
           },
         },

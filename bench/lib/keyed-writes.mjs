@@ -54,7 +54,11 @@ const COMPLETE_NOW = `
  */
 export async function keyedWrites(client, n, call) {
   const output = JSON.stringify({ status: 200, body: { id: 'pay_bench', value: 10 } });
-  const answer = JSON.stringify({ success: true, data: { status: 200, body: { id: 'pay_bench' } }, tool_call_id: 'tc' });
+  const answer = JSON.stringify({
+    success: true,
+    data: { status: 200, body: { id: 'pay_bench' } },
+    tool_call_id: 'tc',
+  });
   const attempt = call.attempt ? JSON.stringify([call.attempt]) : null;
   let i = 0;
   const before = async () => {

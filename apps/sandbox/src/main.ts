@@ -19,7 +19,12 @@ async function main(): Promise<void> {
   try {
     config = env.configPath ? readConfigFile(env.configPath) : undefined;
     tls = env.tls
-      ? { port: env.tls.port, cert: readFileSync(env.tls.certPath), key: readFileSync(env.tls.keyPath), ca: readFileSync(env.tls.caPath) }
+      ? {
+          port: env.tls.port,
+          cert: readFileSync(env.tls.certPath),
+          key: readFileSync(env.tls.keyPath),
+          ca: readFileSync(env.tls.caPath),
+        }
       : undefined;
   } catch (err) {
     fatal(`sandbox refused to start: ${(err as Error).message}`);

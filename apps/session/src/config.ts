@@ -1,7 +1,10 @@
 import { BaseConfig } from '@rota/service-kit';
 import { z } from 'zod';
 
-const OAuthClient = z.strictObject({ client_id: z.string().min(1).max(500), client_secret: z.string().min(1).max(2000) });
+const OAuthClient = z.strictObject({
+  client_id: z.string().min(1).max(500),
+  client_secret: z.string().min(1).max(2000),
+});
 const OAuthClients = z.strictObject({
   live: z.record(z.string(), OAuthClient).optional(),
   test: z.record(z.string(), OAuthClient).optional(),
@@ -142,7 +145,10 @@ export const SessionConfig = BaseConfig.extend({
       try {
         json = JSON.parse(text);
       } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be JSON like {"<provider>":{"timeout_ms":8000,"concurrency":8}}' });
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be JSON like {"<provider>":{"timeout_ms":8000,"concurrency":8}}',
+        });
         return z.NEVER;
       }
       const parsed = ProviderLimitsMap.safeParse(json);
@@ -179,7 +185,10 @@ export const SessionConfig = BaseConfig.extend({
       } catch {
         // reported below
       }
-      ctx.addIssue({ code: 'custom', message: 'must be JSON like {"test":{"<provider>":{"client_id":"…","client_secret":"…"}}}' });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be JSON like {"test":{"<provider>":{"client_id":"…","client_secret":"…"}}}',
+      });
       return z.NEVER;
     }),
   /**

@@ -1,5 +1,12 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import {
   AppError,
   discoverOutputSchema,
@@ -55,12 +62,18 @@ function toolResult(payload: Record<string, unknown>, isError: boolean): CallToo
  * answer and can act on it.
  */
 export function createMcpServer(execute: ExecuteFn): Server {
-  const server = new Server({ name: 'rota', version: '0.1.0' }, { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS });
+  const server = new Server(
+    { name: 'rota', version: '0.1.0' },
+    { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS },
+  );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: PUBLISHED_TOOLS }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const { name } = request.params;
     if (!CALLABLE_OVER_MCP.has(name) && !name.includes('/')) {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. This server serves the tools tools/list names and ${LIST_TOOLS_TOOL}.`);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown tool: ${name}. This server serves the tools tools/list names and ${LIST_TOOLS_TOOL}.`,
+      );
     }
     if (!CALLABLE_OVER_MCP.has(name)) {
       return toolResult(
@@ -75,15 +88,29 @@ export function createMcpServer(execute: ExecuteFn): Server {
     // MCP carries the idempotency key in the request's _meta, as HTTP does in a header.
     const key = request.params._meta?.idempotency_key;
     if (key !== undefined && (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key))) {
-      return toolResult({ code: 'invalid_idempotency_key', message: 'params._meta.idempotency_key must be 1 to 255 printable ASCII characters.' }, true);
+      return toolResult(
+        {
+          code: 'invalid_idempotency_key',
+          message: 'params._meta.idempotency_key must be 1 to 255 printable ASCII characters.',
+        },
+        true,
+      );
     }
     // A retried call that needed an approval names it here, as HTTP does in Rota-Approval-Id.
     const approval = request.params._meta?.approval_id;
     if (approval !== undefined && (typeof approval !== 'string' || !APPROVAL_ID.test(approval))) {
-      return toolResult({ code: 'invalid_body', message: 'params._meta.approval_id must be an approval id (apr_…).' }, true);
+      return toolResult(
+        { code: 'invalid_body', message: 'params._meta.approval_id must be an approval id (apr_…).' },
+        true,
+      );
     }
     try {
-      const { result, replayed } = await execute(name, (request.params.arguments ?? {}) as Record<string, unknown>, key, approval);
+      const { result, replayed } = await execute(
+        name,
+        (request.params.arguments ?? {}) as Record<string, unknown>,
+        key,
+        approval,
+      );
       const answer = toolResult(result as unknown as Record<string, unknown>, !result.success);
       return replayed ? { ...answer, _meta: { [REPLAYED_META]: true } } : answer;
     } catch (err) {
@@ -91,7 +118,11 @@ export function createMcpServer(execute: ExecuteFn): Server {
       if (err instanceof AppError && err.code === 'policy_denied') return toolResult({ ...(err.details ?? {}) }, true);
       if (err instanceof AppError)
         return toolResult(
-          { ...(err.details ?? {}), code: err.code, message: err.status >= 500 ? 'The call could not be completed; try again.' : err.message },
+          {
+            ...(err.details ?? {}),
+            code: err.code,
+            message: err.status >= 500 ? 'The call could not be completed; try again.' : err.message,
+          },
           true,
         );
       throw err;

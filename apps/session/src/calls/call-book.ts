@@ -1,5 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppError, type ExecuteCommand, type ExecuteFailureCode, type ExecuteResult, type Tenant } from '@rota/contracts';
+import {
+  AppError,
+  type ExecuteCommand,
+  type ExecuteFailureCode,
+  type ExecuteResult,
+  type Tenant,
+} from '@rota/contracts';
 import { beforeDeadline, CONFIG, LOGGER, type Logger } from '@rota/service-kit';
 import type { SessionConfig } from '../config';
 import { answerFromKey, claimKey } from './idempotency';
@@ -16,7 +22,11 @@ function recordedOutput(data: unknown): unknown {
   return bytes > RECORDED_OUTPUT_MAX_BYTES ? { omitted: true, bytes } : data;
 }
 
-export const failureData = (code: ExecuteFailureCode, message: string, extra: Record<string, unknown> = {}) => ({ code, message, ...extra });
+export const failureData = (code: ExecuteFailureCode, message: string, extra: Record<string, unknown> = {}) => ({
+  code,
+  message,
+  ...extra,
+});
 
 /** How an execute call ended, for its row and its key. */
 export interface Finished {
@@ -30,7 +40,14 @@ export interface Finished {
   /** Provably never sent (no rail could be tried): the row is written without the key, and the key is given back. */
   giveKeyBack?: boolean;
   /** What the row records when this call writes it. */
-  row: { sessionId: string | null; tenant: Tenant; server: string | null; input: unknown; data: unknown; durable: boolean };
+  row: {
+    sessionId: string | null;
+    tenant: Tenant;
+    server: string | null;
+    input: unknown;
+    data: unknown;
+    durable: boolean;
+  };
 }
 
 /**
@@ -54,7 +71,9 @@ export class CallBook {
     const ref: KeyRef | null = cmd.idempotency_key ? { tenant, key: cmd.idempotency_key } : null;
     if (!ref) return { key: null, replay: null };
     const decision = await claimKey(this.idempotency, ref, requestHash(cmd));
-    return decision.run ? { key: decision.key, replay: null } : { key: null, replay: decision.response as ExecuteResult };
+    return decision.run
+      ? { key: decision.key, replay: null }
+      : { key: null, replay: decision.response as ExecuteResult };
   }
 
   /**
@@ -72,7 +91,9 @@ export class CallBook {
     if (!key) return;
     await this.idempotency
       .release(key)
-      .catch((e: unknown) => this.log.warn({ err: e }, 'could not release an idempotency key; it frees itself past its deadline'));
+      .catch((e: unknown) =>
+        this.log.warn({ err: e }, 'could not release an idempotency key; it frees itself past its deadline'),
+      );
   }
 
   /** The org's monthly quota (403 `quota_exceeded`), only when enforced. */
@@ -82,7 +103,11 @@ export class CallBook {
     if (!usage) return;
     const limit = usage.quotaMonthlyCalls ?? this.config.ROTA_QUOTA_DEFAULT_MONTHLY_CALLS;
     if (usage.used >= limit) {
-      throw new AppError('quota_exceeded', `The org has used its ${limit} tool calls for this month.`, { plan: usage.plan, limit, used: usage.used });
+      throw new AppError('quota_exceeded', `The org has used its ${limit} tool calls for this month.`, {
+        plan: usage.plan,
+        limit,
+        used: usage.used,
+      });
     }
   }
 
@@ -130,7 +155,9 @@ export class CallBook {
       const keep = key && !giveKeyBack ? key : null;
       await this.rows.recordCall({
         id: result.tool_call_id,
-        idempotency: keep ? { orgId: keep.tenant.org_id, key: keep.key, claim: keep.claim, state: 'done', response: result } : undefined,
+        idempotency: keep
+          ? { orgId: keep.tenant.org_id, key: keep.key, claim: keep.claim, state: 'done', response: result }
+          : undefined,
         sessionId: row.sessionId,
         projectId: row.tenant.project_id,
         environment: row.tenant.environment,

@@ -48,7 +48,9 @@ export type IdempotencyState = 'running' | 'done' | 'unknown';
 /** What the caller's key becomes when the call ends: its stored answer, or given back (`forget`). */
 export type KeyOutcome = { state: 'done' | 'unknown'; response: unknown } | { state: 'forget' };
 
-export type Claim = { claimed: true; key: ClaimedKey } | { claimed: false; requestHash: string; state: IdempotencyState; response: unknown };
+export type Claim =
+  | { claimed: true; key: ClaimedKey }
+  | { claimed: false; requestHash: string; state: IdempotencyState; response: unknown };
 
 /** A caller's key, before it is claimed. */
 export interface KeyRef {
@@ -68,7 +70,9 @@ export interface ClaimedKey extends KeyRef {
 }
 
 /** What a caller's key looks like to the statements that write call rows. */
-export function callerKeyOf(key: ClaimedKey | null): { orgId: string; key: string; claim: string; fresh: boolean } | null {
+export function callerKeyOf(
+  key: ClaimedKey | null,
+): { orgId: string; key: string; claim: string; fresh: boolean } | null {
   return key ? { orgId: key.tenant.org_id, key: key.key, claim: key.claim, fresh: key.fresh } : null;
 }
 
@@ -114,7 +118,10 @@ export class IdempotencyRepository {
     const { tenant, key } = ref;
     const args = [tenant.org_id, tenant.project_id, tenant.environment, key];
     const token = randomUUID();
-    const claimed = await this.sql.query<{ fresh: boolean }>({ ...CLAIM, values: [...args, requestHash, deadline, token] });
+    const claimed = await this.sql.query<{ fresh: boolean }>({
+      ...CLAIM,
+      values: [...args, requestHash, deadline, token],
+    });
     if (claimed.rowCount === 1) {
       // Not awaited: the call need not wait for a counting hint. A repeat that
       // arrives before it lands is counted (the safe direction), and a later
@@ -142,7 +149,10 @@ export class IdempotencyRepository {
   /** Stores the answer of a call that wrote no call row (a refusal the caller gets again on a repeat). */
   async finish(ref: ClaimedKey, state: Exclude<IdempotencyState, 'running'>, response: unknown): Promise<void> {
     const { tenant, key } = ref;
-    await this.sql.query({ ...FINISH, values: [tenant.org_id, tenant.project_id, tenant.environment, key, state, JSON.stringify(response), ref.claim] });
+    await this.sql.query({
+      ...FINISH,
+      values: [tenant.org_id, tenant.project_id, tenant.environment, key, state, JSON.stringify(response), ref.claim],
+    });
   }
 
   /** Frees a key whose call provably never reached the provider, so a retry runs afresh. */
@@ -163,6 +173,9 @@ export class IdempotencyRepository {
     const { tenant, key } = ref;
     // A released key runs afresh and must be counted: forget its marker first.
     await this.markerWrite(this.redis.del(this.marker(ref)));
-    await this.sql.query({ ...RELEASE, values: [tenant.org_id, tenant.project_id, tenant.environment, key, ref.claim] });
+    await this.sql.query({
+      ...RELEASE,
+      values: [tenant.org_id, tenant.project_id, tenant.environment, key, ref.claim],
+    });
   }
 }

@@ -8,7 +8,8 @@ function callDeadline(): Date {
 }
 
 /** What a claim attempt means for the request: run it (holding `key`), or answer from the first one. */
-export type KeyDecision = { run: true; key: ClaimedKey } | { run: false; state: Exclude<IdempotencyState, 'running'>; response: unknown };
+export type KeyDecision =
+  { run: true; key: ClaimedKey } | { run: false; state: Exclude<IdempotencyState, 'running'>; response: unknown };
 
 /** The prefix of keys the test-only pause point stalls before their pending row (see `ROTA_TEST_PAUSE_AFTER_CLAIM_MS`). */
 export const PAUSE_AFTER_CLAIM_PREFIX = 'pause-after-claim-';
@@ -42,16 +43,33 @@ export async function claimKey(repo: IdempotencyRepository, ref: KeyRef, request
  * The answer of a request that lost its claim before it wrote anything: the
  * key as a later request left it, exactly what a repeat would get now.
  */
-export async function answerFromKey(repo: IdempotencyRepository, ref: KeyRef, requestHash: string): Promise<Extract<KeyDecision, { run: false }>> {
+export async function answerFromKey(
+  repo: IdempotencyRepository,
+  ref: KeyRef,
+  requestHash: string,
+): Promise<Extract<KeyDecision, { run: false }>> {
   const row = await repo.read(ref);
-  if (!row) throw new AppError('request_in_progress', 'A later request with this Idempotency-Key took it over; retry with the same key.');
+  if (!row)
+    throw new AppError(
+      'request_in_progress',
+      'A later request with this Idempotency-Key took it over; retry with the same key.',
+    );
   return decide(row, requestHash);
 }
 
-function decide(claim: { requestHash: string; state: IdempotencyState; response: unknown }, requestHash: string): Extract<KeyDecision, { run: false }> {
+function decide(
+  claim: { requestHash: string; state: IdempotencyState; response: unknown },
+  requestHash: string,
+): Extract<KeyDecision, { run: false }> {
   if (claim.requestHash !== requestHash)
-    throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used for a different request in the last 24 hours.');
+    throw new AppError(
+      'idempotency_key_reused',
+      'This Idempotency-Key was used for a different request in the last 24 hours.',
+    );
   if (claim.state === 'running')
-    throw new AppError('request_in_progress', 'A request with this Idempotency-Key is still running; retry later with the same key.');
+    throw new AppError(
+      'request_in_progress',
+      'A request with this Idempotency-Key is still running; retry later with the same key.',
+    );
   return { run: false, state: claim.state, response: claim.response };
 }

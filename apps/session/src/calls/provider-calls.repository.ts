@@ -1,6 +1,11 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Environment } from '@rota/contracts';
-import { PROVIDER_FOR_CALL, toProviderForCall, type ProviderForCall, type ProviderForCallRow } from '@rota/catalog/repository';
+import {
+  PROVIDER_FOR_CALL,
+  toProviderForCall,
+  type ProviderForCall,
+  type ProviderForCallRow,
+} from '@rota/catalog/repository';
 import { namedStatement, newId, type SqlPool } from '@rota/db';
 import { CONFIG, currentRequestId, maybeTenant, SQL_POOL } from '@rota/service-kit';
 import type { SessionConfig } from '../config';
@@ -104,10 +109,13 @@ export interface CallerKey {
 }
 
 /** How a completion finishes the caller's key: the answer a repeat gets, or `forget` (nothing reached the provider). */
-export type KeyFinish = { key: CallerKey; state: 'done' | 'unknown'; response: unknown } | { key: CallerKey; state: 'forget' };
+export type KeyFinish =
+  { key: CallerKey; state: 'done' | 'unknown'; response: unknown } | { key: CallerKey; state: 'forget' };
 
 const keyValues = (f: KeyFinish | undefined) =>
-  f ? [f.key.orgId, f.key.key, f.key.claim, f.state, f.state === 'forget' ? null : JSON.stringify(f.response ?? null)] : [];
+  f
+    ? [f.key.orgId, f.key.key, f.key.claim, f.state, f.state === 'forget' ? null : JSON.stringify(f.response ?? null)]
+    : [];
 
 export interface PendingCall {
   sessionId: string | null;
@@ -170,7 +178,10 @@ export class ProviderCallsRepository {
   /** The provider (its own before a global one) and optionally one tool, as the project sees them. */
   async providerForCall(serverId: string, projectId: string, toolName?: string): Promise<ProviderForCall | null> {
     // Every provider call starts here: the catalog's statement, prepared on the plain pool.
-    const r = await this.sql.query<ProviderForCallRow>({ ...PROVIDER_FOR_CALL, values: [serverId, projectId, toolName ?? null] });
+    const r = await this.sql.query<ProviderForCallRow>({
+      ...PROVIDER_FOR_CALL,
+      values: [serverId, projectId, toolName ?? null],
+    });
     return r.rows[0] ? toProviderForCall(r.rows[0]) : null;
   }
 
@@ -183,7 +194,11 @@ export class ProviderCallsRepository {
    * later request, in which case nothing was written and nothing may be sent.
    */
   async insertPending(id: string, call: PendingCall): Promise<boolean> {
-    if (call.callerKey?.fresh && this.config.ROTA_TEST_PAUSE_AFTER_CLAIM_MS > 0 && call.callerKey.key.startsWith(PAUSE_AFTER_CLAIM_PREFIX)) {
+    if (
+      call.callerKey?.fresh &&
+      this.config.ROTA_TEST_PAUSE_AFTER_CLAIM_MS > 0 &&
+      call.callerKey.key.startsWith(PAUSE_AFTER_CLAIM_PREFIX)
+    ) {
       // Test-only (the config refuses it in production): a stall between the claim and this write.
       await new Promise((r) => setTimeout(r, this.config.ROTA_TEST_PAUSE_AFTER_CLAIM_MS));
     }
@@ -214,7 +229,10 @@ export class ProviderCallsRepository {
 
   /** Appends the next attempt of a rail call before it is sent. */
   async appendAttempt(id: string, attempt: RailAttemptRecord): Promise<void> {
-    await this.sql.query({ ...APPEND_ATTEMPT, values: [id, attempt.provider_id, attempt.rail_id, JSON.stringify([attempt])] });
+    await this.sql.query({
+      ...APPEND_ATTEMPT,
+      values: [id, attempt.provider_id, attempt.rail_id, JSON.stringify([attempt])],
+    });
   }
 
   async completeRail(id: string, c: CompletedRailCall, key?: KeyFinish): Promise<void> {
@@ -243,8 +261,16 @@ export class ProviderCallsRepository {
   }
 
   /** The rail that created `objectRef` with this tool in this project and environment, if Rota made it. */
-  async railForObject(projectId: string, environment: Environment, tool: string, objectRef: string): Promise<string | null> {
-    const r = await this.sql.query<{ rail_id: string }>({ ...RAIL_FOR_OBJECT, values: [projectId, environment, tool, objectRef] });
+  async railForObject(
+    projectId: string,
+    environment: Environment,
+    tool: string,
+    objectRef: string,
+  ): Promise<string | null> {
+    const r = await this.sql.query<{ rail_id: string }>({
+      ...RAIL_FOR_OBJECT,
+      values: [projectId, environment, tool, objectRef],
+    });
     return r.rows[0]?.rail_id ?? null;
   }
 

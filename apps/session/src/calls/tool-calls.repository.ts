@@ -82,7 +82,9 @@ export class ToolCallsRepository {
 
   /** The org's plan, its quota override and the calls its projects made this calendar month (UTC). */
   async usage(orgId: string): Promise<OrgUsage | null> {
-    const rows = await this.prisma.$queryRaw<Array<{ plan: string; quota_monthly_calls: number | null; used: bigint }>>(Prisma.sql`
+    const rows = await this.prisma.$queryRaw<
+      Array<{ plan: string; quota_monthly_calls: number | null; used: bigint }>
+    >(Prisma.sql`
       SELECT o.plan, o.quota_monthly_calls,
              (SELECT count(*) FROM session_tool_calls t JOIN projects p ON p.id = t.project_id
                WHERE p.org_id = o.id AND t.called_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC') AS used

@@ -1,6 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
-import { AppError, failureSentNothing, type ExecuteCommand, type ExecuteReply, type ExecuteResult, type Tenant } from '@rota/contracts';
+import {
+  AppError,
+  failureSentNothing,
+  type ExecuteCommand,
+  type ExecuteReply,
+  type ExecuteResult,
+  type Tenant,
+} from '@rota/contracts';
 import { beforeDeadline, currentTenant } from '@rota/service-kit';
 import { CallBook } from '../calls/call-book';
 import { LostClaimError } from '../calls/idempotency';
@@ -62,7 +69,8 @@ export class ExecuteService {
   async execute(cmd: ExecuteCommand): Promise<ExecuteReply> {
     const tenant = currentTenant();
     // A key bound to one end user never gets a stored answer of another user's session: its session is checked before the claim.
-    if (cmd.idempotency_key && tenant.user_id !== undefined && cmd.session_id !== null) await this.contexts.assertVisible(tenant, cmd.session_id);
+    if (cmd.idempotency_key && tenant.user_id !== undefined && cmd.session_id !== null)
+      await this.contexts.assertVisible(tenant, cmd.session_id);
     const { key, replay } = await this.book.claim(cmd, tenant);
     if (replay) return { result: replay, replayed: true };
     try {
@@ -94,15 +102,36 @@ export class ExecuteService {
       });
     }
     if (cmd.via === 'mcp' && resolved.kind === 'raw') {
-      return refuse(cmd.tool, calledAt, 'tool_not_published', 'Catalog tools run only through POST /v1/sessions/{id}/execute.', { tool: cmd.tool });
+      return refuse(
+        cmd.tool,
+        calledAt,
+        'tool_not_published',
+        'Catalog tools run only through POST /v1/sessions/{id}/execute.',
+        { tool: cmd.tool },
+      );
     }
     const coerced = this.resolver.checkArgs(resolved, cmd.input, metaArgs);
-    if (!coerced.ok) return refuse(resolved.name, calledAt, 'invalid_args', 'The arguments do not fit the tool input schema.', { issues: coerced.issues });
+    if (!coerced.ok)
+      return refuse(resolved.name, calledAt, 'invalid_args', 'The arguments do not fit the tool input schema.', {
+        issues: coerced.issues,
+      });
     const input = coerced.value;
     if (resolved.kind !== 'raw' && otherEnvironment(input, tenant)) {
-      return refuse(resolved.name, calledAt, 'invalid_args', `This key acts in the ${tenant.environment} environment only.`, {
-        issues: [{ path: ['environment'], message: `environment must be ${tenant.environment}, the key's environment`, code: 'custom' }],
-      });
+      return refuse(
+        resolved.name,
+        calledAt,
+        'invalid_args',
+        `This key acts in the ${tenant.environment} environment only.`,
+        {
+          issues: [
+            {
+              path: ['environment'],
+              message: `environment must be ${tenant.environment}, the key's environment`,
+              code: 'custom',
+            },
+          ],
+        },
+      );
     }
     this.resolver.checkScope(resolved.name, input, cmd.scopes);
 
@@ -137,19 +166,37 @@ export class ExecuteService {
         called_at: calledAt.toISOString(),
       });
     beforeDeadline();
-    const call: ExecCall = { resolved, input, ctx, key, calledAt, governed, answer, mocked: () => this.executors.mock.run(call, null) };
+    const call: ExecCall = {
+      resolved,
+      input,
+      ctx,
+      key,
+      calledAt,
+      governed,
+      answer,
+      mocked: () => this.executors.mock.run(call, null),
+    };
     let outcome: Outcome;
     try {
       outcome = (await this.dispatch(call, prefetched))!;
     } catch (err) {
       // Refusals thrown from dispatch that certainly sent nothing give the user's day back; anything else might have run.
-      if (err instanceof AppError && RAN_NOTHING.has(err.code) && governed.reservations.length > 0) await this.policy.release(governed.reservations);
+      if (err instanceof AppError && RAN_NOTHING.has(err.code) && governed.reservations.length > 0)
+        await this.policy.release(governed.reservations);
       throw err;
     }
     // A tool without an executor, or a provider call refused or provably never sent: its amount does not count against the user's day.
-    if (governed.reservations.length > 0 && (!outcome.record || failureSentNothing(outcome.data))) await this.policy.release(governed.reservations);
+    if (governed.reservations.length > 0 && (!outcome.record || failureSentNothing(outcome.data)))
+      await this.policy.release(governed.reservations);
     const result = answer(outcome);
-    const row = { sessionId: ctx.sessionId, tenant: ctx.tenant, server: outcome.server, input, data: outcome.data, durable: movesMoney(resolved) };
+    const row = {
+      sessionId: ctx.sessionId,
+      tenant: ctx.tenant,
+      server: outcome.server,
+      input,
+      data: outcome.data,
+      durable: movesMoney(resolved),
+    };
     await this.book.finish({ key, result, written: outcome.written, giveKeyBack: outcome.giveKeyBack, row });
     return result;
   }

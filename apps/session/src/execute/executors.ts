@@ -77,7 +77,10 @@ export interface EarlyCall {
 export interface Executor<K extends ToolKind> {
   /** Reads started when the request arrives, in parallel with the checks; used by `run` only if the call goes on. */
   prefetch?(early: EarlyCall): unknown;
-  run(call: ExecCall<K extends 'mock' ? Resolved : Extract<Resolved, { kind: K }>>, prefetched: unknown): Promise<Outcome | null>;
+  run(
+    call: ExecCall<K extends 'mock' ? Resolved : Extract<Resolved, { kind: K }>>,
+    prefetched: unknown,
+  ): Promise<Outcome | null>;
 }
 
 /** The executor table: a kind without an executor does not compile. */
@@ -127,7 +130,13 @@ export const EXECUTORS = Symbol('EXECUTORS');
 export const POLICY_GATE = Symbol('POLICY_GATE');
 export const CALL_CONTEXTS = Symbol('CALL_CONTEXTS');
 
-export const ok = (data: unknown, server: string | null = null): Outcome => ({ success: true, data, error: null, server, record: true });
+export const ok = (data: unknown, server: string | null = null): Outcome => ({
+  success: true,
+  data,
+  error: null,
+  server,
+  record: true,
+});
 
 /** What the caller's key keeps for a sent call: its answer (or that it is unknown), or nothing when nothing was sent. */
 export function keyOutcome(outcome: Outcome, answer: Answer): KeyOutcome {

@@ -9,7 +9,13 @@ import { sentNothing, type CallDone, type KeyOutcome, type ProviderCallsService 
 
 /** The proxy's answer for a provider response. */
 function proxyResult(done: CallDone, r: Extract<CallDone['result'], { kind: 'response' }>): ProxyResult {
-  return { status: r.status, data: r.body, headers: r.headers, duration: Math.round(r.durationMs * 100) / 100, proxy_call_id: done.toolCallId };
+  return {
+    status: r.status,
+    data: r.body,
+    headers: r.headers,
+    duration: Math.round(r.durationMs * 100) / 100,
+    proxy_call_id: done.toolCallId,
+  };
 }
 
 /**
@@ -39,7 +45,11 @@ export class ProxyService {
   async proxy(cmd: ProxyCommand): Promise<ProxyReply> {
     const tenant = currentTenant();
     const ref: KeyRef | null = cmd.idempotency_key ? { tenant, key: cmd.idempotency_key } : null;
-    const hash = requestHash({ session_id: cmd.session_id, tool: 'proxy', input: cmd.request as unknown as Record<string, unknown> });
+    const hash = requestHash({
+      session_id: cmd.session_id,
+      tool: 'proxy',
+      input: cmd.request as unknown as Record<string, unknown>,
+    });
     // A key bound to one end user never gets a stored answer of another user's session: its session is checked before the claim.
     if (ref && tenant.user_id !== undefined) await this.sessions.find(tenant, cmd.session_id);
     let key: ClaimedKey | null = null;
@@ -75,7 +85,10 @@ export class ProxyService {
       const r = done.result;
       if (r.kind === 'response') return { result: proxyResult(done, r), replayed: false };
       if (r.kind === 'outcome_unknown')
-        throw new AppError('outcome_unknown', 'The request may have reached the provider and no answer came back. Retry with the same Idempotency-Key.');
+        throw new AppError(
+          'outcome_unknown',
+          'The request may have reached the provider and no answer came back. Retry with the same Idempotency-Key.',
+        );
       // Provably never reached the provider: the completion gave the key back for a retry.
       if (key && sentNothing(r)) await this.idempotency.forgetMarker(key);
       if (r.kind === 'credentials') throw new AppError('connection_required', r.message);
@@ -97,6 +110,9 @@ export class ProxyService {
 /** A repeat's answer: the stored one, marked as a replay; a stored unknown is still unknown. */
 function replay(decision: Extract<KeyDecision, { run: false }>): ProxyReply {
   if (decision.state === 'unknown')
-    throw new AppError('outcome_unknown', 'The first request with this Idempotency-Key may have reached the provider and its outcome is not known yet.');
+    throw new AppError(
+      'outcome_unknown',
+      'The first request with this Idempotency-Key may have reached the provider and its outcome is not known yet.',
+    );
   return { result: decision.response as ProxyResult, replayed: true };
 }

@@ -37,7 +37,13 @@ export class RawToolExecutor implements Executor<'raw'> {
     });
     if (done.kind === 'refused') {
       // Nothing was written or sent: the same shape as the other refusals that write no row.
-      return { success: false, data: failureData(done.code, done.message, done.details ?? {}), error: done.message, server: resolved.server, record: false };
+      return {
+        success: false,
+        data: failureData(done.code, done.message, done.details ?? {}),
+        error: done.message,
+        server: resolved.server,
+        record: false,
+      };
     }
     return outcomeOf(done);
   }

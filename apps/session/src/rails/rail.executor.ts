@@ -1,7 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, isActingMetaTool, type ActingMetaTool } from '@rota/contracts';
 import { failureData } from '../calls/call-book';
-import { keyedCall, POLICY_GATE, type EarlyCall, type ExecCall, type Executor, type Outcome, type PolicyGate } from '../execute/executors';
+import {
+  keyedCall,
+  POLICY_GATE,
+  type EarlyCall,
+  type ExecCall,
+  type Executor,
+  type Outcome,
+  type PolicyGate,
+} from '../execute/executors';
 import { RailsService, type RailCall, type RailOutcome, type RailPlan } from './rails.service';
 
 /** A rail choice asked for when the request arrived (see `prefetch`), with what it was made for. */
@@ -82,7 +90,8 @@ export class RailExecutor implements Executor<'rail'> {
     // looked up; a mocked answer drops it. The one asked for when the request
     // arrived serves when it was made for this very call: the same tool and
     // arguments, and no policy narrowing the providers.
-    const reuse = earlyRail !== null && earlyRail.tool === tool && earlyRail.input === input && governed.allowedProviders == null;
+    const reuse =
+      earlyRail !== null && earlyRail.tool === tool && earlyRail.input === input && governed.allowedProviders == null;
     const planned = reuse ? earlyRail.planned : planRail(this.rails, call);
     // A test session's mock of this meta-tool answers before any rail runs; with none left the rails run (never a 422).
     const mocked = await c.mocked();
@@ -93,15 +102,32 @@ export class RailExecutor implements Executor<'rail'> {
     switch (done.kind) {
       case 'not_allowed': {
         // Policy left no rail: a policy refusal like any other (403, no `error` key), and nothing ran.
-        const body = { reason: done.message, ruleType: 'allow_providers' as const, ruleId: governed.providerRuleId ?? '' };
+        const body = {
+          reason: done.message,
+          ruleType: 'allow_providers' as const,
+          ruleId: governed.providerRuleId ?? '',
+        };
         if (governed.reservations.length > 0) await this.policy.release(governed.reservations);
         throw new AppError('policy_denied', done.message, body);
       }
       case 'refused':
-        return { success: false, data: failureData(done.code, done.message, done.details), error: done.message, server: null, record: false };
+        return {
+          success: false,
+          data: failureData(done.code, done.message, done.details),
+          error: done.message,
+          server: null,
+          record: false,
+        };
       case 'not_sent':
         // No rail could be tried: an ordinary row, and the key is given back for a retry.
-        return { success: false, data: failureData(done.code, done.message, done.details), error: done.message, server: null, record: true, giveKeyBack: true };
+        return {
+          success: false,
+          data: failureData(done.code, done.message, done.details),
+          error: done.message,
+          server: null,
+          record: true,
+          giveKeyBack: true,
+        };
       case 'called':
         return outcomeOf(done);
     }

@@ -39,7 +39,12 @@ function fakeRepo(rows: StaleCall[], stillPending = true, unknownRows: StaleCall
   return { repo: repo as unknown as SessionsRepository, found, unknown, recorded, mocks: repo };
 }
 
-const payment: CallLookupAnswer = { outcome: 'found', status: 200, headers: { 'content-type': 'application/json' }, body: { id: 'pay_1', value: 80 } };
+const payment: CallLookupAnswer = {
+  outcome: 'found',
+  status: 200,
+  headers: { 'content-type': 'application/json' },
+  body: { id: 'pay_1', value: 80 },
+};
 
 describe('reconcileCalls', () => {
   it('asks once per stale call with the call’s own tenant, and completes the ones the provider holds', async () => {
@@ -62,15 +67,29 @@ describe('reconcileCalls', () => {
         record: expect.objectContaining({ looked_up: true, outcome: 'found' }),
       },
     ]);
-    expect(unknown).toEqual([{ id: 'tc_2', record: expect.objectContaining({ looked_up: true, outcome: 'not_found', reason: expect.stringMatching(/404/) }) }]);
+    expect(unknown).toEqual([
+      {
+        id: 'tc_2',
+        record: expect.objectContaining({
+          looked_up: true,
+          outcome: 'not_found',
+          reason: expect.stringMatching(/404/),
+        }),
+      },
+    ]);
   });
 
   it('records a lookup that failed in transport as asked-and-failed, leaving the outcome unknown', async () => {
     const { repo, unknown, mocks } = fakeRepo([call()]);
-    const lookup: CallLookup = () => Promise.reject(Object.assign(new Error('no replica answered'), { code: 'unavailable' }));
+    const lookup: CallLookup = () =>
+      Promise.reject(Object.assign(new Error('no replica answered'), { code: 'unavailable' }));
     expect(await reconcileCalls(repo, lookup, 120)).toEqual({ found: 0, unknown: 1 });
     expect(mocks.markFound).not.toHaveBeenCalled();
-    expect(unknown[0]!.record).toMatchObject({ looked_up: true, outcome: 'failed', reason: expect.stringMatching(/unavailable/) });
+    expect(unknown[0]!.record).toMatchObject({
+      looked_up: true,
+      outcome: 'failed',
+      reason: expect.stringMatching(/unavailable/),
+    });
   });
 
   it('asks nothing for a call that names no project, or when no lookup is wired', async () => {
@@ -93,7 +112,9 @@ describe('reconcileCalls', () => {
     expect(found.map((f) => f.id)).toEqual(['tc_u1']);
     expect(found[0]!.keyResponse).toMatchObject({ data: { reconciled: true } });
     expect(unknown).toEqual([]);
-    expect(recorded).toEqual([{ id: 'tc_u2', record: expect.objectContaining({ looked_up: true, outcome: 'not_found' }) }]);
+    expect(recorded).toEqual([
+      { id: 'tc_u2', record: expect.objectContaining({ looked_up: true, outcome: 'not_found' }) },
+    ]);
   });
 
   it('counts only rows still pending when it writes (another sweep settled the rest)', async () => {

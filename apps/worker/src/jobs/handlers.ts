@@ -48,10 +48,12 @@ export const HANDLERS: HandlerTable = {
   },
   'catalog.sweep': (_payload, { catalog }, { job, queue }) => catalog.sweep(queue(QUEUES.catalog), job),
   'catalog.embed': ({ ids }, { catalog }, { job }) => catalog.embed(ids, job),
-  'catalog.reindex': (_payload, { catalog }, { job, token, queue }) => catalog.reindex(queue(QUEUES.catalog), job, token),
+  'catalog.reindex': (_payload, { catalog }, { job, token, queue }) =>
+    catalog.reindex(queue(QUEUES.catalog), job, token),
   'health.evaluate': (_payload, { health }) => health.evaluateAll(),
   'fx.refresh': (_payload, { fx }) => fx.refresh(),
-  'events.dispatch': (_payload, { webhooks, config }, { queue }) => dispatchEvents(webhooks, queue(QUEUES.webhooks), config),
+  'events.dispatch': (_payload, { webhooks, config }, { queue }) =>
+    dispatchEvents(webhooks, queue(QUEUES.webhooks), config),
   'webhooks.deliver': ({ delivery_id }, { webhooks }, { job }) => deliverWebhook(webhooks, delivery_id, job),
 };
 

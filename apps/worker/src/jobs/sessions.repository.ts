@@ -56,7 +56,12 @@ export class SessionsRepository {
    * it (`keyResponse`, in the shape its route answers). Both in one
    * statement, and only while the row is still pending or unknown. Returns whether it was.
    */
-  async markFound(call: StaleCall, found: { status: number; body: unknown }, keyResponse: unknown, lookup: LookupRecord): Promise<boolean> {
+  async markFound(
+    call: StaleCall,
+    found: { status: number; body: unknown },
+    keyResponse: unknown,
+    lookup: LookupRecord,
+  ): Promise<boolean> {
     const ok = found.status >= 200 && found.status < 300;
     const output = { status: found.status, body: found.body, reconciled: lookup };
     const rows = await this.prisma.$queryRaw<Array<{ n: bigint }>>(Prisma.sql`
