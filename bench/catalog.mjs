@@ -38,7 +38,8 @@ async function freshDatabase() {
   await db.migrate(url);
   return {
     url,
-    drop: () => db.withAdminClient(BASE_URL, (c) => c.query(`DROP DATABASE IF EXISTS ${db.quoteIdent(name)} WITH (FORCE)`)),
+    drop: () =>
+      db.withAdminClient(BASE_URL, (c) => c.query(`DROP DATABASE IF EXISTS ${db.quoteIdent(name)} WITH (FORCE)`)),
   };
 }
 
@@ -99,12 +100,32 @@ async function throughFakeOpenAI(servers) {
     }
     const secondCalls = fake.calls.length - calls;
 
-    console.log(`\n## Catalog (a): the shared catalog (${tools} tools) embedded by the worker through a fake OpenAI server`);
+    console.log(
+      `\n## Catalog (a): the shared catalog (${tools} tools) embedded by the worker through a fake OpenAI server`,
+    );
     table([
       { step: 'import (one transaction)', tools, 'wall ms': fmt(importMs, 0), 'API calls': '-', 'inputs/call': '-' },
-      { step: 'worker start to its first embeddings call', tools: '-', 'wall ms': fmt(firstCallMs ?? 0, 0), 'API calls': '-', 'inputs/call': '-' },
-      { step: 'worker start to coverage 1.0', tools: inputs, 'wall ms': fmt(embedMs, 0), 'API calls': calls, 'inputs/call': fmt(inputs / calls, 1) },
-      { step: 'worker start to HNSW index rebuilt', tools: '-', 'wall ms': fmt(indexMs, 0), 'API calls': '-', 'inputs/call': '-' },
+      {
+        step: 'worker start to its first embeddings call',
+        tools: '-',
+        'wall ms': fmt(firstCallMs ?? 0, 0),
+        'API calls': '-',
+        'inputs/call': '-',
+      },
+      {
+        step: 'worker start to coverage 1.0',
+        tools: inputs,
+        'wall ms': fmt(embedMs, 0),
+        'API calls': calls,
+        'inputs/call': fmt(inputs / calls, 1),
+      },
+      {
+        step: 'worker start to HNSW index rebuilt',
+        tools: '-',
+        'wall ms': fmt(indexMs, 0),
+        'API calls': '-',
+        'inputs/call': '-',
+      },
       { step: 'second sweep, nothing changed', tools: 0, 'wall ms': '-', 'API calls': secondCalls, 'inputs/call': '-' },
     ]);
     if (secondCalls !== 0) throw new Error(`the second sweep made ${secondCalls} calls`);
@@ -133,7 +154,9 @@ function localEmbedderSpeed(servers) {
     'validar CPF do cliente',
   ];
   const toolTexts = servers.flatMap((s) =>
-    s.tools.map((t) => catalogLib.toolEmbeddingText({ providerName: s.server_name, toolName: t.name, description: t.description })),
+    s.tools.map((t) =>
+      catalogLib.toolEmbeddingText({ providerName: s.server_name, toolName: t.name, description: t.description }),
+    ),
   );
   const rate = (texts, n) => {
     for (let i = 0; i < 500; i++) e.embedOne(texts[i % texts.length]);
@@ -167,7 +190,9 @@ function replicate(servers, target) {
         server_id: `${s.server_id}-r${k}`,
         // The copy's own id keeps "A with B" and "B with A" apart.
         server_name:
-          k === 0 ? s.server_name : `${s.server_name} ${s.server_id}-r${k} with ${other.server_name} (${other.country === '*' ? 'global' : other.country})`,
+          k === 0
+            ? s.server_name
+            : `${s.server_name} ${s.server_id}-r${k} with ${other.server_name} (${other.country === '*' ? 'global' : other.country})`,
         tools,
       });
     }
@@ -190,8 +215,12 @@ async function atScale(servers) {
     const res = await catalogLib.importCatalog(prisma, doc, { model, embedder: pool, rebuildVectorIndex: true });
     const totalMs = now() - t0;
     const counts = await new catalogRepo.CatalogRepository(prisma).counts(model);
-    const [{ distinct }] = await prisma.$queryRawUnsafe('SELECT count(DISTINCT embedding::text)::int AS distinct FROM mcp_tools');
-    const [{ hnsw }] = await prisma.$queryRawUnsafe("SELECT count(*)::int AS hnsw FROM pg_indexes WHERE indexname = 'mcp_tools_embedding_hnsw_idx'");
+    const [{ distinct }] = await prisma.$queryRawUnsafe(
+      'SELECT count(DISTINCT embedding::text)::int AS distinct FROM mcp_tools',
+    );
+    const [{ hnsw }] = await prisma.$queryRawUnsafe(
+      "SELECT count(*)::int AS hnsw FROM pg_indexes WHERE indexname = 'mcp_tools_embedding_hnsw_idx'",
+    );
     const t = res.timings;
     console.log(
       `\n## Catalog (c): ${tools} tools (${res.providers.created} providers) imported and embedded with the local embedder (${pool.threads} threads), HNSW index built after the load`,
@@ -201,10 +230,15 @@ async function atScale(servers) {
       { step: 'read existing rows, compare, hash', s: fmt((t.total - t.embedding - t.writing - t.index) / 1000, 1) },
       { step: 'embedding (local embedder)', s: fmt(t.embedding / 1000, 1) },
       { step: 'writing providers and tools with vectors (trigram indexes live)', s: fmt(t.writing / 1000, 1) },
-      { step: `HNSW index build (${catalogRepo.VECTOR_INDEX_DEFINITION.replace(/^.*USING /, '')})`, s: fmt(t.index / 1000, 1) },
+      {
+        step: `HNSW index build (${catalogRepo.VECTOR_INDEX_DEFINITION.replace(/^.*USING /, '')})`,
+        s: fmt(t.index / 1000, 1),
+      },
       { step: 'total, end to end', s: fmt(totalMs / 1000, 1) },
     ]);
-    console.log(`embedded ${counts.embedded}/${counts.tools}; distinct vectors ${distinct}/${tools}; HNSW index present: ${hnsw === 1}`);
+    console.log(
+      `embedded ${counts.embedded}/${counts.tools}; distinct vectors ${distinct}/${tools}; HNSW index present: ${hnsw === 1}`,
+    );
   } finally {
     await pool.close();
     await prisma.$disconnect();
@@ -228,14 +262,21 @@ async function localByWorkers(servers, replicas, opts = {}) {
   const queue = catalogLib.CatalogQueue.connect(REDIS_URL, prefix);
   const workers = [];
   try {
-    const env = { DATABASE_URL: database.url, REDIS_URL, ROTA_REDIS_PREFIX: prefix, OPENAI_API_KEY: '', LOG_LEVEL: 'warn' };
+    const env = {
+      DATABASE_URL: database.url,
+      REDIS_URL,
+      ROTA_REDIS_PREFIX: prefix,
+      OPENAI_API_KEY: '',
+      LOG_LEVEL: 'warn',
+    };
     const model = catalogLib.currentEmbeddingModel(env);
     const doc = catalogLib.parseCatalogValue(servers);
     const tools = doc.servers.reduce((n, s) => n + s.tools.length, 0);
     await catalogLib.importCatalog(prisma, doc, { model });
     const repo = new catalogRepo.CatalogRepository(prisma);
     const t0 = now();
-    for (let i = 0; i < replicas; i++) workers.push(await startProcess(join(ROOT, 'apps/worker/dist/main.js'), env, async () => true));
+    for (let i = 0; i < replicas; i++)
+      workers.push(await startProcess(join(ROOT, 'apps/worker/dist/main.js'), env, async () => true));
     let last = 0;
     let done = tools;
     for (;;) {
@@ -256,7 +297,9 @@ async function localByWorkers(servers, replicas, opts = {}) {
     }
     const wallMs = now() - t0;
     if (done < tools) {
-      console.log(`(stopped after BENCH_CATALOG_LOCAL_SECONDS: ${done} of ${tools} rows embedded; the time for all of them below is projected at that rate)`);
+      console.log(
+        `(stopped after BENCH_CATALOG_LOCAL_SECONDS: ${done} of ${tools} rows embedded; the time for all of them below is projected at that rate)`,
+      );
     }
     const jobs = await queue.queue.getJobs(['completed'], 0, -1);
     const byReplica = new Map();
@@ -270,10 +313,17 @@ async function localByWorkers(servers, replicas, opts = {}) {
       r.ms += (j.finishedOn ?? 0) - (j.processedOn ?? 0);
       byReplica.set(j.processedBy ?? '?', r);
     }
-    console.log(`\n## Catalog (d): ${tools} tools embedded by ${replicas} worker replica(s) with the default local embedder (${model})`);
+    console.log(
+      `\n## Catalog (d): ${tools} tools embedded by ${replicas} worker replica(s) with the default local embedder (${model})`,
+    );
     table([
       { replica: 'all', rows: done, 'wall s': fmt(wallMs / 1000, 1), 'rows/s': fmt(done / (wallMs / 1000), 1) },
-      ...[...byReplica].map(([, r], i) => ({ replica: `#${i + 1}`, rows: r.rows, 'wall s': '-', 'rows/s': fmt(r.rows / (wallMs / 1000), 1) })),
+      ...[...byReplica].map(([, r], i) => ({
+        replica: `#${i + 1}`,
+        rows: r.rows,
+        'wall s': '-',
+        'rows/s': fmt(r.rows / (wallMs / 1000), 1),
+      })),
     ]);
     console.log(
       `rows written by embedding jobs: ${embedded} for ${done} rows embedded (${embedded === done ? 'none twice' : 'MISMATCH'}); ${tools} tools at this rate: ${fmt(tools / (done / (wallMs / 1000)), 0)} s; 100,000 tools: ${fmt(100_000 / (done / (wallMs / 1000)), 0)} s`,
@@ -298,7 +348,9 @@ async function localByWorkers(servers, replicas, opts = {}) {
     if (opts.keepFor) {
       for (const w of workers.splice(0)) await stop(w);
       await prisma.$disconnect();
-      console.log(`kept as the discover benchmark's database: ${await adoptDiscoverBenchDatabase(database.url, opts.keepFor)}`);
+      console.log(
+        `kept as the discover benchmark's database: ${await adoptDiscoverBenchDatabase(database.url, opts.keepFor)}`,
+      );
       kept = true;
     }
     return { tools, wallMs, replicas: byReplica.size, embedded };

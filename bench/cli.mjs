@@ -18,7 +18,11 @@ function timeExit(args) {
     const t0 = process.hrtime.bigint();
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] });
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve(Number(process.hrtime.bigint() - t0) / 1e6) : reject(new Error(`${args.join(' ')} exited ${code}`))));
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve(Number(process.hrtime.bigint() - t0) / 1e6)
+        : reject(new Error(`${args.join(' ')} exited ${code}`)),
+    );
   });
 }
 
@@ -48,7 +52,8 @@ function timeHandshake(bin, env) {
         } else if (msg.id === 2) {
           const ms = Number(process.hrtime.bigint() - t0) / 1e6;
           clearTimeout(timer);
-          if (msg.result?.tools?.length !== 15) reject(new Error(`tools/list answered ${JSON.stringify(msg).slice(0, 200)}`));
+          if (msg.result?.tools?.length !== 15)
+            reject(new Error(`tools/list answered ${JSON.stringify(msg).slice(0, 200)}`));
           child.stdin.end();
           child.once('exit', () => resolve(ms));
         }
@@ -66,9 +71,17 @@ function timeHandshake(bin, env) {
 /** The same three requests straight from this process: what the gateway itself takes for the handshake. */
 async function timeDirect(base, key) {
   const t0 = process.hrtime.bigint();
-  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const headers = {
+    authorization: `Bearer ${key}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  };
   const post = async (body, extra = {}) => {
-    const res = await fetch(`${base}/mcp`, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) });
+    const res = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, ...extra },
+      body: JSON.stringify(body),
+    });
     await res.text();
     return res;
   };
@@ -117,8 +130,12 @@ export async function cliBench() {
     const d = median(direct);
     const row = (label, xs, gateway = 0) => {
       const m = median(xs);
-      const own = gateway ? `   (${(m - b - gateway).toFixed(0)} ms beyond node -e 0 and the gateway's ${gateway.toFixed(0)} ms)` : '';
-      console.log(`  ${label.padEnd(52)} ${m.toFixed(0).padStart(5)} ms   node -e 0 + ${(m - b).toFixed(0).padStart(4)} ms${own}`);
+      const own = gateway
+        ? `   (${(m - b - gateway).toFixed(0)} ms beyond node -e 0 and the gateway's ${gateway.toFixed(0)} ms)`
+        : '';
+      console.log(
+        `  ${label.padEnd(52)} ${m.toFixed(0).padStart(5)} ms   node -e 0 + ${(m - b).toFixed(0).padStart(4)} ms${own}`,
+      );
     };
     console.log(`\ncli: start times, median of ${RUNS} runs (target: within node -e 0 + 200 ms)`);
     console.log(`  ${'node -e 0'.padEnd(52)} ${b.toFixed(0).padStart(5)} ms`);

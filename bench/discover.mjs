@@ -72,7 +72,9 @@ async function backendPids(url) {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
-    const { rows } = await c.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+    const { rows } = await c.query(
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
     return rows.map((r) => r.pid);
   } finally {
     await c.end();
@@ -111,7 +113,9 @@ function labelledIntents() {
  * intent expects; a reworded copy (`<server>-r<k>`) counts as its original.
  */
 function hits(result, expected) {
-  const shown = [result.recommended, ...result.related].filter(Boolean).map((m) => `${m.server_id.replace(/-r\d+$/, '')}/${m.tool_name}`);
+  const shown = [result.recommended, ...result.related]
+    .filter(Boolean)
+    .map((m) => `${m.server_id.replace(/-r\d+$/, '')}/${m.tool_name}`);
   return { top1: expected.includes(shown[0]), hit5: shown.slice(0, 5).some((t) => expected.includes(t)) };
 }
 
@@ -155,9 +159,16 @@ async function hnswRecall(url, queries, model, embedder, toVectorLiteral) {
         }
       }
     }
-    out.push({ 'hnsw.ef_search': ef, 'recall@10': fmt(hits / total, 3), 'pass p50 ms': fmt(pct(times, 0.5), 2), 'pass p95 ms': fmt(pct(times, 0.95), 2) });
+    out.push({
+      'hnsw.ef_search': ef,
+      'recall@10': fmt(hits / total, 3),
+      'pass p50 ms': fmt(pct(times, 0.5), 2),
+      'pass p95 ms': fmt(pct(times, 0.95), 2),
+    });
   }
-  const { rows } = await c.query("SELECT pg_size_pretty(pg_relation_size('mcp_tools_embedding_hnsw_idx')) AS s, (SELECT count(*) FROM mcp_tools) AS n");
+  const { rows } = await c.query(
+    "SELECT pg_size_pretty(pg_relation_size('mcp_tools_embedding_hnsw_idx')) AS s, (SELECT count(*) FROM mcp_tools) AS n",
+  );
   await c.end();
   return { table: out, indexSize: rows[0].s, rows: Number(rows[0].n) };
 }
@@ -183,20 +194,39 @@ async function viaGateway(url, queries, firstServer) {
   try {
     procs.push(await startProcess(join(ROOT, 'apps/search/dist/main.js'), env, async () => true));
     procs.push(await startProcess(join(ROOT, 'apps/session/dist/main.js'), env, async () => true));
-    procs.push(await startProcess(join(ROOT, 'apps/gateway/dist/main.js'), env, async () => (await fetch(`${base}/health/live`)).status < 500));
+    procs.push(
+      await startProcess(
+        join(ROOT, 'apps/gateway/dist/main.js'),
+        env,
+        async () => (await fetch(`${base}/health/live`)).status < 500,
+      ),
+    );
     const fullEnv = { ...process.env, ...env };
     execFileSync(process.execPath, [join(ROOT, 'packages/db/dist/seed-cli.js')], { env: fullEnv, stdio: 'ignore' });
     const key = execFileSync(
       process.execPath,
-      [join(ROOT, 'packages/cli/dist/main.js'), 'keys', 'create', '--scopes', 'sessions:create,tools:execute', '--name', 'bench-discover'],
+      [
+        join(ROOT, 'packages/cli/dist/main.js'),
+        'keys',
+        'create',
+        '--scopes',
+        'sessions:create,tools:execute',
+        '--name',
+        'bench-discover',
+      ],
       {
         env: fullEnv,
         encoding: 'utf8',
       },
     ).trim();
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const created = await fetch(`${base}/v1/sessions`, { method: 'POST', headers, body: JSON.stringify({ servers: [firstServer] }) });
-    if (created.status !== 201) throw new Error(`POST /v1/sessions answered ${created.status}: ${await created.text()}`);
+    const created = await fetch(`${base}/v1/sessions`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ servers: [firstServer] }),
+    });
+    if (created.status !== 201)
+      throw new Error(`POST /v1/sessions answered ${created.status}: ${await created.text()}`);
     const { id } = await created.json();
     const call = async (q) => {
       const t0 = performance.now();
@@ -207,10 +237,14 @@ async function viaGateway(url, queries, firstServer) {
       });
       const body = await res.json();
       const ms = performance.now() - t0;
-      if (res.status !== 200 || body.success !== true) throw new Error(`execute answered ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
+      if (res.status !== 200 || body.success !== true)
+        throw new Error(`execute answered ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
       return ms;
     };
-    return await cpuPerCall(url, procs, async () => ({ mode: 'gateway: POST /v1/sessions/{id}/execute', ...(await measure(queries, call)) }));
+    return await cpuPerCall(url, procs, async () => ({
+      mode: 'gateway: POST /v1/sessions/{id}/execute',
+      ...(await measure(queries, call)),
+    }));
   } finally {
     for (const p of procs.reverse()) await stop(p);
   }
@@ -235,10 +269,15 @@ async function viaTransport(url, queries) {
   try {
     const call = async (q) => {
       const t0 = performance.now();
-      await requestContext.run({ requestId: 'bench', tenant }, () => rpc.send('search.discover', { input: { use_case: q, limit: 5 } }));
+      await requestContext.run({ requestId: 'bench', tenant }, () =>
+        rpc.send('search.discover', { input: { use_case: q, limit: 5 } }),
+      );
       return performance.now() - t0;
     };
-    return await cpuPerCall(url, [search], async () => ({ mode: 'transport: search.discover pattern (no gateway)', ...(await measure(queries, call)) }));
+    return await cpuPerCall(url, [search], async () => ({
+      mode: 'transport: search.discover pattern (no gateway)',
+      ...(await measure(queries, call)),
+    }));
   } finally {
     await rpc.close();
     await stop(search);
@@ -305,7 +344,8 @@ async function lexicalChannel(url, queries, labels) {
     mode.svc = new DiscoverService(repo, null, config);
     return mode;
   });
-  const call = (mode, q) => requestContext.run({ requestId: 'bench', tenant }, () => mode.svc.discover({ input: { use_case: q, limit: 5 } }));
+  const call = (mode, q) =>
+    requestContext.run({ requestId: 'bench', tenant }, () => mode.svc.discover({ input: { use_case: q, limit: 5 } }));
   try {
     for (const m of modes) for (const q of queries.slice(0, 10)) await call(m, q);
     let differ = 0;
@@ -356,7 +396,9 @@ export async function discoverBench() {
   try {
     await discoverParts(
       own?.url ?? sharedUrl,
-      own ? `a Postgres of its own (shared_buffers ${own.sharedBuffers}, as docker-compose.yml)` : 'the shared Postgres instance',
+      own
+        ? `a Postgres of its own (shared_buffers ${own.sharedBuffers}, as docker-compose.yml)`
+        : 'the shared Postgres instance',
     );
   } finally {
     own?.stop();
@@ -368,7 +410,8 @@ async function discoverParts(url, postgres) {
   const { LocalEmbedderPool, toVectorLiteral } = require(join(ROOT, 'packages/catalog/dist/index.js'));
   const DISCOVER_DEFAULTS = require(join(ROOT, 'apps/search/dist/discover/config.js')).DiscoverConfig.parse({});
   const queries = intents();
-  const firstServer = JSON.parse(readFileSync(join(ROOT, '..', 'shared', 'data', 'provider_catalog.json'), 'utf8'))[0].server_id;
+  const firstServer = JSON.parse(readFileSync(join(ROOT, '..', 'shared', 'data', 'provider_catalog.json'), 'utf8'))[0]
+    .server_id;
 
   if (PARTS.has('lexical')) {
     const labelled = labelledIntents();
@@ -377,7 +420,8 @@ async function discoverParts(url, postgres) {
       labelled.map((x) => x.intent),
       labelled.map((x) => x.expected),
     );
-    const cap = process.env.ROTA_DISCOVER_LEXICAL_SCAN_CAP ?? `${DISCOVER_DEFAULTS.ROTA_DISCOVER_LEXICAL_SCAN_CAP} (default)`;
+    const cap =
+      process.env.ROTA_DISCOVER_LEXICAL_SCAN_CAP ?? `${DISCOVER_DEFAULTS.ROTA_DISCOVER_LEXICAL_SCAN_CAP} (default)`;
     console.log(
       `\n## Discover: the lexical channel alone, in process, one call at a time over ${TOOLS} tools, ${modes[0].times.length} calls each (${queries.length} intents x ${ROUNDS}), scan cap ${cap}`,
     );
@@ -395,7 +439,8 @@ async function discoverParts(url, postgres) {
         'hit@5': fmt(m.hit5 / queries.length, 3),
       })),
     );
-    const scoreCap = process.env.ROTA_DISCOVER_LEXICAL_SCORE_CAP ?? `${DISCOVER_DEFAULTS.ROTA_DISCOVER_LEXICAL_SCORE_CAP} (default)`;
+    const scoreCap =
+      process.env.ROTA_DISCOVER_LEXICAL_SCORE_CAP ?? `${DISCOVER_DEFAULTS.ROTA_DISCOVER_LEXICAL_SCORE_CAP} (default)`;
     console.log(
       `score cap ${scoreCap}; top-1 and hit@5 over the ${queries.length} labelled intents, a reworded copy counting as its original; calls whose BM25 scores differ between the two (the score cap leaves some rows unscored where the request's words are common): ${differ} of ${modes[0].times.length}; target p95 <= 40 ms; load average: ${loadavg()
         .map((x) => x.toFixed(1))
@@ -450,7 +495,9 @@ async function discoverParts(url, postgres) {
 
   if (!PARTS.has('fallback')) return;
   const fb = await trigramFallback(url, queries);
-  console.log(`trigram-only fallback (no query vector), in process, 40 calls: p50 ${fmt(pct(fb, 0.5), 1)} ms, p95 ${fmt(pct(fb, 0.95), 1)} ms`);
+  console.log(
+    `trigram-only fallback (no query vector), in process, 40 calls: p50 ${fmt(pct(fb, 0.5), 1)} ms, p95 ${fmt(pct(fb, 0.95), 1)} ms`,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

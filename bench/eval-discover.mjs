@@ -86,9 +86,12 @@ export function metatoolSet() {
     expected: q.expected.map(callable),
   }));
   const extra = join(ROOT, 'bench/data/metatool-intents-pt-es.jsonl');
-  if (existsSync(extra)) for (const it of readJsonl(extra)) intents.push({ ...it, expected: it.expected.map(callable) });
+  if (existsSync(extra))
+    for (const it of readJsonl(extra)) intents.push({ ...it, expected: it.expected.map(callable) });
   // The same 100 English queries and their Portuguese and Spanish translations, written by hand (see PARALLEL_NOTE).
-  intents.push(...parallelIntents(join(ROOT, 'bench/data/metatool-dev-translations.jsonl'), intents.slice(0, 1990), callable));
+  intents.push(
+    ...parallelIntents(join(ROOT, 'bench/data/metatool-dev-translations.jsonl'), intents.slice(0, 1990), callable),
+  );
   // The baseline reads what the sample's own BM25 figure read: name and description.
   const baselineText = new Map(tools.map((t) => [callable(t.id), `${t.name} ${t.description}`]));
   return { name: 'metatool', servers, intents, baselineText };
@@ -100,7 +103,8 @@ export function demoSet(catalogPath, intentsPath) {
   intentsPath ??= join(ROOT, 'bench/data/discover-intents.jsonl');
   if (!existsSync(catalogPath) || !existsSync(intentsPath)) return null;
   const intents = readJsonl(intentsPath);
-  if (own) intents.push(...parallelIntents(join(ROOT, 'bench/data/discover-intents-translations.jsonl'), intents, (x) => x));
+  if (own)
+    intents.push(...parallelIntents(join(ROOT, 'bench/data/discover-intents-translations.jsonl'), intents, (x) => x));
   return { name: catalogPath.endsWith('demo-catalog.json') ? 'demo' : catalogPath, catalogPath, intents };
 }
 
@@ -164,7 +168,9 @@ export class Bm25 {
         const f = d.tf.get(t);
         if (!f) continue;
         const df = this.df.get(t);
-        s += Math.log(1 + (n - df + 0.5) / (df + 0.5)) * ((f * (this.k1 + 1)) / (f + this.k1 * (1 - this.b + (this.b * d.len) / this.avgdl)));
+        s +=
+          Math.log(1 + (n - df + 0.5) / (df + 0.5)) *
+          ((f * (this.k1 + 1)) / (f + this.k1 * (1 - this.b + (this.b * d.len) / this.avgdl)));
       }
       if (s > 0) out.push({ key: d.key, s });
     }
@@ -195,7 +201,10 @@ const LANG_ORDER = ['en', 'es', 'pt', 'en=', 'es=', 'pt=', 'all'];
  * configuration (BM25 baseline, lexical only, vector only, fused). Returns
  * `{ [config]: { [lang]: {n, r1, r5, rr} } }`.
  */
-export async function evalSet(set, { configs = ['bm25', 'lexical', 'vector', 'fused'], verbose = false, log = console.log } = {}) {
+export async function evalSet(
+  set,
+  { configs = ['bm25', 'lexical', 'vector', 'fused'], verbose = false, log = console.log } = {},
+) {
   const catalog = require(join(ROOT, 'packages/catalog/dist/index.js'));
   const dbkit = require(join(ROOT, 'packages/db/dist/index.js'));
   const { DiscoverRepository } = require(join(ROOT, 'apps/search/dist/discover/discover.repository.js'));
@@ -208,7 +217,8 @@ export async function evalSet(set, { configs = ['bm25', 'lexical', 'vector', 'fu
   if (set.servers) doc = catalog.parseCatalogValue(set.servers);
   else {
     let text = readFileSync(set.catalogPath, 'utf8');
-    if (catalog.substituteSandboxUrl) text = catalog.substituteSandboxUrl(text, catalog.DEFAULT_SANDBOX_URL ?? 'http://127.0.0.1:4010');
+    if (catalog.substituteSandboxUrl)
+      text = catalog.substituteSandboxUrl(text, catalog.DEFAULT_SANDBOX_URL ?? 'http://127.0.0.1:4010');
     doc = catalog.parseCatalogValue(JSON.parse(text));
   }
   const tools = doc.servers.reduce((n, s) => n + s.tools.length, 0);
@@ -247,7 +257,11 @@ export async function evalSet(set, { configs = ['bm25', 'lexical', 'vector', 'fu
 
     const baselineText =
       set.baselineText ??
-      new Map(doc.servers.flatMap((s) => s.tools.map((t) => [`${s.id}/${t.name}`, `${s.provider?.name ?? s.id} ${t.name} ${t.description}`])));
+      new Map(
+        doc.servers.flatMap((s) =>
+          s.tools.map((t) => [`${s.id}/${t.name}`, `${s.provider?.name ?? s.id} ${t.name} ${t.description}`]),
+        ),
+      );
     const meta = new Map(doc.servers.flatMap((s) => s.tools.map((t) => [`${s.id}/${t.name}`, s.provider ?? {}])));
     const bm25 = new Bm25([...baselineText].map(([key, text]) => ({ key, text, meta: meta.get(key) })));
 
@@ -260,23 +274,39 @@ export async function evalSet(set, { configs = ['bm25', 'lexical', 'vector', 'fu
         answer = async (it) =>
           bm25.search(it.intent, (s) => {
             if (it.category && s.category?.toLowerCase() !== it.category.toLowerCase()) return false;
-            if (it.country && it.country !== '*' && !(s.country === '*' || s.country === it.country || (s.countries ?? []).includes(it.country))) return false;
+            if (
+              it.country &&
+              it.country !== '*' &&
+              !(s.country === '*' || s.country === it.country || (s.countries ?? []).includes(it.country))
+            )
+              return false;
             return true;
           });
       } else {
         // `fused:0.3` is the fused ranking with lexical weight 0.3 (a tuning run).
         const [base, weight] = cfg.split(':');
         const channels = base === 'fused' ? 'lexical,vector' : base;
-        const config = DiscoverConfig.parse({ ...process.env, ROTA_DISCOVER_CHANNELS: channels, ...(weight ? { ROTA_DISCOVER_WEIGHT_LEXICAL: weight } : {}) });
+        const config = DiscoverConfig.parse({
+          ...process.env,
+          ROTA_DISCOVER_CHANNELS: channels,
+          ...(weight ? { ROTA_DISCOVER_WEIGHT_LEXICAL: weight } : {}),
+        });
         const repo = DiscoverRepository.connect(db.url, config, 2);
         repos.push(repo);
         const service = new DiscoverService(repo, queryEmbedder, config);
         answer = async (it) => {
           // The tenant rides in the request context, as the transport delivers it.
-          const res = await requestContext.run({ requestId: 'eval', tenant: { org_id: 'org_eval', project_id: 'proj_eval', environment: 'live' } }, () =>
-            service.discover({
-              input: { use_case: it.intent, limit: 5, ...(it.country ? { country: it.country } : {}), ...(it.category ? { category: it.category } : {}) },
-            }),
+          const res = await requestContext.run(
+            { requestId: 'eval', tenant: { org_id: 'org_eval', project_id: 'proj_eval', environment: 'live' } },
+            () =>
+              service.discover({
+                input: {
+                  use_case: it.intent,
+                  limit: 5,
+                  ...(it.country ? { country: it.country } : {}),
+                  ...(it.category ? { category: it.category } : {}),
+                },
+              }),
           );
           return [res.recommended, ...res.related].filter(Boolean).map((m) => m.tool);
         };
@@ -285,7 +315,9 @@ export async function evalSet(set, { configs = ['bm25', 'lexical', 'vector', 'fu
         const ranked = await answer(it);
         tally(stats, it.lang, it.expected, ranked);
         if (!it.expected.includes(ranked[0]))
-          misses[cfg].push(`miss [${it.lang}] ${it.intent} → expected ${it.expected.join(' | ')}; got ${ranked.slice(0, 3).join(', ') || '[]'}`);
+          misses[cfg].push(
+            `miss [${it.lang}] ${it.intent} → expected ${it.expected.join(' | ')}; got ${ranked.slice(0, 3).join(', ') || '[]'}`,
+          );
       }
     }
 
@@ -293,7 +325,9 @@ export async function evalSet(set, { configs = ['bm25', 'lexical', 'vector', 'fu
       `\n## Discover eval: ${set.name} (${doc.servers.length} servers, ${tools} tools, ${set.intents.length} requests; embedder ${embedder.model}; import and embedding ${fmt(loadS, 1)} s)`,
     );
     const rows = [];
-    const langs = [...new Set(Object.values(results).flatMap((s) => Object.keys(s)))].sort((a, b) => LANG_ORDER.indexOf(a) - LANG_ORDER.indexOf(b));
+    const langs = [...new Set(Object.values(results).flatMap((s) => Object.keys(s)))].sort(
+      (a, b) => LANG_ORDER.indexOf(a) - LANG_ORDER.indexOf(b),
+    );
     for (const lang of langs) {
       for (const cfg of configs) {
         const s = results[cfg][lang];
@@ -313,7 +347,10 @@ export async function evalSet(set, { configs = ['bm25', 'lexical', 'vector', 'fu
           'top-1': fmt(s.r1 / s.n, 3),
           'hit@5': fmt(s.r5 / s.n, 3),
           'MRR@5': fmt(s.rr / s.n, 3),
-          'Δ top-1 / hit@5 vs BM25': base && cfg !== 'bm25' ? `${signed((100 * (s.r1 - base.r1)) / s.n)} / ${signed((100 * (s.r5 - base.r5)) / s.n)} pts` : '',
+          'Δ top-1 / hit@5 vs BM25':
+            base && cfg !== 'bm25'
+              ? `${signed((100 * (s.r1 - base.r1)) / s.n)} / ${signed((100 * (s.r5 - base.r5)) / s.n)} pts`
+              : '',
         });
       }
     }

@@ -70,10 +70,14 @@ const rows = Object.entries(stats)
       .join(' '),
   }));
 table(rows);
-if (process.argv.includes('--verbose')) for (const m of misses) console.log(`miss [${m.lang}] ${m.intent} → expected ${m.expected}, got ${m.got || '[]'}`);
+if (process.argv.includes('--verbose'))
+  for (const m of misses) console.log(`miss [${m.lang}] ${m.intent} → expected ${m.expected}, got ${m.got || '[]'}`);
 // codespar_discover against BM25 on the demo intents and the MetaTool sample, per language, with channel ablations (bench/eval-discover.mjs).
 const modelsArg = process.argv.indexOf('--models');
 await (
   await import('./eval-discover.mjs')
-).evalDiscover({ verbose: process.argv.includes('--verbose'), models: modelsArg > 0 ? process.argv[modelsArg + 1]?.split(',') : undefined });
+).evalDiscover({
+  verbose: process.argv.includes('--verbose'),
+  models: modelsArg > 0 ? process.argv[modelsArg + 1]?.split(',') : undefined,
+});
 process.exit(0);

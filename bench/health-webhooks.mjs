@@ -44,9 +44,14 @@ export async function healthWebhooksBench() {
       },
     });
     for (let i = 0; i < 10; i++) {
-      await db.prisma.mcpTool.create({ data: { serverId: 'benchpay', toolName: `tool_${i}`, description: `Bench tool ${i}`, descriptionHash: `b${i}` } });
+      await db.prisma.mcpTool.create({
+        data: { serverId: 'benchpay', toolName: `tool_${i}`, description: `Bench tool ${i}`, descriptionHash: `b${i}` },
+      });
     }
-    const { key } = await new ApiKeyRepository(db.prisma).create({ operator: true, scopes: ['admin', 'servers:read', 'webhooks:write'] });
+    const { key } = await new ApiKeyRepository(db.prisma).create({
+      operator: true,
+      scopes: ['admin', 'servers:read', 'webhooks:write'],
+    });
     const env = {
       DATABASE_URL: db.url,
       HOST: '127.0.0.1',
@@ -63,10 +68,16 @@ export async function healthWebhooksBench() {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     procs.push(
-      await startProcess(join(ROOT, 'apps/gateway/dist/main.js'), { ...env, PORT: String(port) }, async () => (await fetch(`${base}/health/live`)).ok),
+      await startProcess(
+        join(ROOT, 'apps/gateway/dist/main.js'),
+        { ...env, PORT: String(port) },
+        async () => (await fetch(`${base}/health/live`)).ok,
+      ),
     );
-    for (const app of ['session', 'router', 'search']) procs.push(await startProcess(join(ROOT, `apps/${app}/dist/main.js`), env, async () => true));
-    for (let i = 0; i < 2; i++) procs.push(await startProcess(join(ROOT, 'apps/worker/dist/main.js'), env, async () => true));
+    for (const app of ['session', 'router', 'search'])
+      procs.push(await startProcess(join(ROOT, `apps/${app}/dist/main.js`), env, async () => true));
+    for (let i = 0; i < 2; i++)
+      procs.push(await startProcess(join(ROOT, 'apps/worker/dist/main.js'), env, async () => true));
     let ready;
     for (let i = 0; i < 600 && ready?.status !== 'ready'; i++) {
       ready = await (await fetch(`${base}/health/ready`)).json();
@@ -103,7 +114,9 @@ export async function healthWebhooksBench() {
     await sleep(500);
     const ms = arrivals.map((a) => a.at - Date.parse(a.body.data.at)).sort((a, b) => a - b);
     const types = arrivals.map((a) => a.body.type);
-    const alternating = types.every((t, i) => t === (i % 2 === 0 ? 'system.health.degraded' : 'system.health.recovered'));
+    const alternating = types.every(
+      (t, i) => t === (i % 2 === 0 ? 'system.health.degraded' : 'system.health.recovered'),
+    );
     console.log(`\n## Health events through webhooks (${CYCLES} cycles, two worker replicas)\n`);
     table([
       { measure: 'events received / transitions', value: `${arrivals.length} / ${CYCLES * 2}`, target: 'equal' },

@@ -30,7 +30,10 @@ const stats = (ms) => {
 /** Opens a log stream and calls `onEvent(entry, arrivedAt)` for each call event; resolves once the headers are in. */
 async function subscribe(base, key, sessionId, onEvent) {
   const abort = new AbortController();
-  const res = await fetch(`${base}/v1/logs/stream?session_id=${sessionId}`, { headers: { authorization: `Bearer ${key}` }, signal: abort.signal });
+  const res = await fetch(`${base}/v1/logs/stream?session_id=${sessionId}`, {
+    headers: { authorization: `Bearer ${key}` },
+    signal: abort.signal,
+  });
   if (res.status !== 200) throw new Error(`stream answered ${res.status}`);
   const reader = res.body.getReader();
   const decoder = new TextDecoder();
@@ -74,14 +77,22 @@ export async function logsBench() {
       },
     });
     for (let i = 0; i < 10; i++) {
-      await db.prisma.mcpTool.create({ data: { serverId: 'benchpay', toolName: `tool_${i}`, description: `Bench tool ${i}`, descriptionHash: `b${i}` } });
+      await db.prisma.mcpTool.create({
+        data: { serverId: 'benchpay', toolName: `tool_${i}`, description: `Bench tool ${i}`, descriptionHash: `b${i}` },
+      });
     }
     const { key } = await new ApiKeyRepository(db.prisma).create({
       projectId: 'proj_dev',
       environment: 'live',
       scopes: ['servers:read', 'sessions:create', 'tools:execute', 'logs:read'],
     });
-    const common = { DATABASE_URL: db.url, HOST: '127.0.0.1', ANTHROPIC_API_KEY: '', LOG_LEVEL: 'warn', ROTA_DEV_MODE: 'true' };
+    const common = {
+      DATABASE_URL: db.url,
+      HOST: '127.0.0.1',
+      ANTHROPIC_API_KEY: '',
+      LOG_LEVEL: 'warn',
+      ROTA_DEV_MODE: 'true',
+    };
 
     // Two stacks on one database: the stream on (two gateway replicas) and off.
     const stacks = {};
@@ -91,7 +102,11 @@ export async function logsBench() {
     ]) {
       const prefix = benchPrefix(`logs-${mode}`);
       procs.push(
-        await startProcess(join(ROOT, 'apps/session/dist/main.js'), { ...common, ROTA_REDIS_PREFIX: prefix, ROTA_LOG_STREAM: stream }, async () => true),
+        await startProcess(
+          join(ROOT, 'apps/session/dist/main.js'),
+          { ...common, ROTA_REDIS_PREFIX: prefix, ROTA_LOG_STREAM: stream },
+          async () => true,
+        ),
       );
       const bases = [];
       for (let g = 0; g < gateways; g++) {
@@ -135,7 +150,8 @@ export async function logsBench() {
 
     // 1. Execute with the stream on and off, interleaved so drift hits both alike.
     const lat = { on: [], off: [] };
-    for (const mode of ['on', 'off']) for (let i = 0; i < 30; i++) await execute(stacks[mode].bases[0], stacks[mode].session);
+    for (const mode of ['on', 'off'])
+      for (let i = 0; i < 30; i++) await execute(stacks[mode].bases[0], stacks[mode].session);
     for (let round = 0; round < ROUNDS; round++) {
       for (const mode of round % 2 === 0 ? ['on', 'off'] : ['off', 'on']) {
         const { bases, session } = stacks[mode];
@@ -199,7 +215,11 @@ export async function logsBench() {
     const pubRedis = new Redis(redisUrl);
     const pubPrefix = benchPrefix('logs-pub');
     const quiet = { info() {}, warn() {} };
-    const publisher = new CallLogPublisher(pubRedis, { ROTA_LOG_STREAM: true, ROTA_REDIS_PREFIX: pubPrefix, ROTA_LOG_STREAM_MAXLEN: 100_000 }, quiet);
+    const publisher = new CallLogPublisher(
+      pubRedis,
+      { ROTA_LOG_STREAM: true, ROTA_REDIS_PREFIX: pubPrefix, ROTA_LOG_STREAM_MAXLEN: 100_000 },
+      quiet,
+    );
     const published = row(maskParameters(input));
     const PUB_N = 5_000;
     const pubTimes = [];
@@ -306,28 +326,83 @@ export async function logsBench() {
     }
     const bare = stats(raw);
 
-    console.log(`\n## Call logs (session service and gateways as processes, ${ROUNDS} interleaved rounds of ${PER_ROUND} executes per mode)`);
+    console.log(
+      `\n## Call logs (session service and gateways as processes, ${ROUNDS} interleaved rounds of ${PER_ROUND} executes per mode)`,
+    );
     table([
-      { measure: 'execute codespar_list_tools, stream publish on', 'p50 ms': fmt(on.p50, 2), 'p95 ms': fmt(on.p95, 2), n: on.n },
-      { measure: 'execute codespar_list_tools, stream publish off (ROTA_LOG_STREAM=false)', 'p50 ms': fmt(off.p50, 2), 'p95 ms': fmt(off.p95, 2), n: off.n },
-      { measure: 'added by the stream publish (p50 on - off)', 'p50 ms': fmt(on.p50 - off.p50, 2), 'p95 ms': '', n: '' },
-      { measure: 'row insert without the call-log columns', 'p50 ms': fmt(wPlain.p50, 3), 'p95 ms': fmt(wPlain.p95, 3), n: wPlain.n },
-      { measure: 'row insert with org, user and request id', 'p50 ms': fmt(wLogged.p50, 3), 'p95 ms': fmt(wLogged.p95, 3), n: wLogged.n },
+      {
+        measure: 'execute codespar_list_tools, stream publish on',
+        'p50 ms': fmt(on.p50, 2),
+        'p95 ms': fmt(on.p95, 2),
+        n: on.n,
+      },
+      {
+        measure: 'execute codespar_list_tools, stream publish off (ROTA_LOG_STREAM=false)',
+        'p50 ms': fmt(off.p50, 2),
+        'p95 ms': fmt(off.p95, 2),
+        n: off.n,
+      },
+      {
+        measure: 'added by the stream publish (p50 on - off)',
+        'p50 ms': fmt(on.p50 - off.p50, 2),
+        'p95 ms': '',
+        n: '',
+      },
+      {
+        measure: 'row insert without the call-log columns',
+        'p50 ms': fmt(wPlain.p50, 3),
+        'p95 ms': fmt(wPlain.p95, 3),
+        n: wPlain.n,
+      },
+      {
+        measure: 'row insert with org, user and request id',
+        'p50 ms': fmt(wLogged.p50, 3),
+        'p95 ms': fmt(wLogged.p95, 3),
+        n: wLogged.n,
+      },
       { measure: 'mask + record + event JSON, CPU per call', 'p50 ms': fmt(cpuUs / 1000, 4), 'p95 ms': '', n: CPU_N },
-      { measure: 'stream publish, the part the call waits for (XADD queued, not awaited)', 'p50 ms': fmt(pub.p50, 4), 'p95 ms': fmt(pub.p95, 4), n: pub.n },
-      { measure: 'SSE event on replica 1, from the execute sent to replica 2', 'p50 ms': fmt(sent.p50, 2), 'p95 ms': fmt(sent.p95, 2), n: sent.n },
-      { measure: 'SSE event on replica 1, from the answer of replica 2', 'p50 ms': fmt(answer.p50, 2), 'p95 ms': fmt(answer.p95, 2), n: answer.n },
-      { measure: 'baseline: bare XADD to a blocked XREAD on another connection', 'p50 ms': fmt(bare.p50, 3), 'p95 ms': fmt(bare.p95, 3), n: bare.n },
+      {
+        measure: 'stream publish, the part the call waits for (XADD queued, not awaited)',
+        'p50 ms': fmt(pub.p50, 4),
+        'p95 ms': fmt(pub.p95, 4),
+        n: pub.n,
+      },
+      {
+        measure: 'SSE event on replica 1, from the execute sent to replica 2',
+        'p50 ms': fmt(sent.p50, 2),
+        'p95 ms': fmt(sent.p95, 2),
+        n: sent.n,
+      },
+      {
+        measure: 'SSE event on replica 1, from the answer of replica 2',
+        'p50 ms': fmt(answer.p50, 2),
+        'p95 ms': fmt(answer.p95, 2),
+        n: answer.n,
+      },
+      {
+        measure: 'baseline: bare XADD to a blocked XREAD on another connection',
+        'p50 ms': fmt(bare.p50, 3),
+        'p95 ms': fmt(bare.p95, 3),
+        n: bare.n,
+      },
     ]);
     // Baselines: the execute without the stream, and the execute's own round trip for delivery.
-    console.log(`execute p50 ratio, stream publish on / off: ${fmt(on.p50 / off.p50, 3)} (1.000 = no cost; within noise on a busy machine)`);
+    console.log(
+      `execute p50 ratio, stream publish on / off: ${fmt(on.p50 / off.p50, 3)} (1.000 = no cost; within noise on a busy machine)`,
+    );
     console.log(
       `SSE event from the request / the same executes' round trip on replica 2, p50: ${fmt(sent.p50 / trip.p50, 2)}, p95: ${fmt(sent.p95 / trip.p95, 2)} (about 1: the event arrives with the answer)`,
     );
-    console.log(`SSE event after the answer of replica 2, p95: ${fmt(answer.p95, 2)} ms = ${fmt(answer.p95 / bare.p95, 1)}x the bare Redis hop's p95`);
+    console.log(
+      `SSE event after the answer of replica 2, p95: ${fmt(answer.p95, 2)} ms = ${fmt(answer.p95 / bare.p95, 1)}x the bare Redis hop's p95`,
+    );
     const logging = Math.max(0, wLogged.p50 - wPlain.p50) + cpuUs / 1000 + pub.p50;
-    console.log(`call logging per execute, p50 (extra columns + masking and record CPU + publish): ${fmt(logging, 3)} ms (target <= 0.3 ms)`);
-    console.log(`cross-replica delivery p95: ${fmt(sent.p95, 1)} ms from the request, ${fmt(answer.p95, 1)} ms after the answer (target <= 250 ms)`);
+    console.log(
+      `call logging per execute, p50 (extra columns + masking and record CPU + publish): ${fmt(logging, 3)} ms (target <= 0.3 ms)`,
+    );
+    console.log(
+      `cross-replica delivery p95: ${fmt(sent.p95, 1)} ms from the request, ${fmt(answer.p95, 1)} ms after the answer (target <= 250 ms)`,
+    );
   } finally {
     for (const p of procs.reverse()) await stop(p);
     await db.drop();

@@ -63,16 +63,33 @@ async function phase({ ttlSeconds, refreshMarginMs, calls, seconds, shared }) {
     // The baseline: a replica of its own, sharing nothing with the other one.
     const keyPrefix = shared ? prefix : `${prefix}:r${n}`;
     const tokens = new OAuth2TokenCache({ redis, sealer: seal, keyPrefix, refreshMarginMs });
-    return new ProviderClient({ tokens, allowPrivateAddresses: ['mercadopago'], defaults: { concurrency: 64, queue: 1000 } });
+    return new ProviderClient({
+      tokens,
+      allowPrivateAddresses: ['mercadopago'],
+      defaults: { concurrency: 64, queue: 1000 },
+    });
   };
   const replicas = [replica(1), replica(2)];
   const base = `${sandbox.url}/mercadopago`;
-  const auth = { type: 'oauth2', grant: 'client_credentials', token_url: `${base}/oauth/token`, scopes: [], client_auth: 'client_secret_post' };
+  const auth = {
+    type: 'oauth2',
+    grant: 'client_credentials',
+    token_url: `${base}/oauth/token`,
+    scopes: [],
+    client_auth: 'client_secret_post',
+  };
   const request = buildRequest({ baseUrl: base, method: 'GET', endpointTemplate: '/v1/payments/search', input: {} });
   const perReplica = [0, 0];
   let failures = 0;
   const one = async (i) => {
-    const r = await replicas[i].call({ providerId: 'mercadopago', request, auth, credentials: CLIENT, tenant: TENANT, connectionId: 'test:mercadopago' });
+    const r = await replicas[i].call({
+      providerId: 'mercadopago',
+      request,
+      auth,
+      credentials: CLIENT,
+      tenant: TENANT,
+      connectionId: 'test:mercadopago',
+    });
     if (r.kind === 'response' && r.status === 200) perReplica[i]++;
     else failures++;
   };
@@ -108,7 +125,12 @@ export async function oauthReuseBench() {
   const LONG = { ttlSeconds: 3600, refreshMarginMs: 60_000, calls: CALLS };
   const SHORT = { ttlSeconds: 4, refreshMarginMs: 1000, seconds: SECONDS };
   const runs = [
-    { label: `${CALLS} calls`, ttl: '3600 s', shared: await phase({ ...LONG, shared: true }), own: await phase({ ...LONG, shared: false }) },
+    {
+      label: `${CALLS} calls`,
+      ttl: '3600 s',
+      shared: await phase({ ...LONG, shared: true }),
+      own: await phase({ ...LONG, shared: false }),
+    },
     {
       label: `${SECONDS} s of calls`,
       ttl: '4 s (refresh 1 s early)',
@@ -129,7 +151,9 @@ export async function oauthReuseBench() {
     '401s': r.authFailures,
     'token calls vs baseline': ratio,
   });
-  console.log(`\n## OAuth2 token reuse across 2 replicas (sandbox Mercado Pago, client credentials, ${CONCURRENCY} calls in flight)`);
+  console.log(
+    `\n## OAuth2 token reuse across 2 replicas (sandbox Mercado Pago, client credentials, ${CONCURRENCY} calls in flight)`,
+  );
   table(
     runs.flatMap(({ label, ttl, shared, own }) => [
       row(label, 'baseline: one cache per replica', own, ttl, '1.00'),

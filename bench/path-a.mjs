@@ -56,10 +56,24 @@ export async function pathA() {
     const median = (xs, f) => xs.map(f).sort((x, y) => x - y)[Math.floor(xs.length / 2)];
     const transport = { rps: median(t, (x) => x.rps), p50: median(t, (x) => x.p50), p99: median(t, (x) => x.p99) };
     const search = { rps: median(q, (x) => x.rps), p50: median(q, (x) => x.p50), p99: median(q, (x) => x.p99) };
-    console.log(`\n## Path A: POST /v1/tools/search (fallback mode) vs bare transport round trip, 50 concurrent (median of ${rounds} alternating rounds)`);
+    console.log(
+      `\n## Path A: POST /v1/tools/search (fallback mode) vs bare transport round trip, 50 concurrent (median of ${rounds} alternating rounds)`,
+    );
     table([
-      { route: 'bare transport (GET /bench/transport)', 'req/s': fmt(transport.rps, 0), 'p50 ms': transport.p50, 'p99 ms': transport.p99, ratio: '1.00' },
-      { route: 'POST /v1/tools/search', 'req/s': fmt(search.rps, 0), 'p50 ms': search.p50, 'p99 ms': search.p99, ratio: fmt(search.rps / transport.rps, 2) },
+      {
+        route: 'bare transport (GET /bench/transport)',
+        'req/s': fmt(transport.rps, 0),
+        'p50 ms': transport.p50,
+        'p99 ms': transport.p99,
+        ratio: '1.00',
+      },
+      {
+        route: 'POST /v1/tools/search',
+        'req/s': fmt(search.rps, 0),
+        'p50 ms': search.p50,
+        'p99 ms': search.p99,
+        ratio: fmt(search.rps / transport.rps, 2),
+      },
     ]);
     console.log(`lexical classification in process: p50 ${fmt(cls.p50, 3)} ms, p99 ${fmt(cls.p99, 3)} ms`);
   } finally {

@@ -85,11 +85,21 @@ export async function pathC() {
     const rows = [];
     const url = `${stack.base}/v1/meta-tools/discover`;
     const headers = { authorization: `Bearer ${key}` };
-    const check = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(BODIES[0]) });
+    const check = await fetch(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(BODIES[0]),
+    });
     if (check.status !== 200) throw new Error(`path C answered ${check.status}: ${await check.text()}`);
     for (const connections of [1, 50]) {
       const r = await load({ url, method: 'POST', headers, body: BODIES[0], connections, seconds: SECONDS });
-      rows.push({ route: 'POST /v1/meta-tools/discover {intent}', concurrent: connections, 'req/s': fmt(r.rps, 0), 'p50 ms': r.p50, 'p99 ms': r.p99 });
+      rows.push({
+        route: 'POST /v1/meta-tools/discover {intent}',
+        concurrent: connections,
+        'req/s': fmt(r.rps, 0),
+        'p50 ms': r.p50,
+        'p99 ms': r.p99,
+      });
     }
     const d = await load({
       url,
@@ -99,10 +109,24 @@ export async function pathC() {
       connections: 1,
       seconds: SECONDS,
     });
-    rows.push({ route: 'POST /v1/meta-tools/discover {description}, local', concurrent: 1, 'req/s': fmt(d.rps, 0), 'p50 ms': d.p50, 'p99 ms': d.p99 });
+    rows.push({
+      route: 'POST /v1/meta-tools/discover {description}, local',
+      concurrent: 1,
+      'req/s': fmt(d.rps, 0),
+      'p50 ms': d.p50,
+      'p99 ms': d.p99,
+    });
     const t = await load({ url: `${stack.base}/bench/transport`, connections: 1, seconds: SECONDS });
-    rows.push({ route: 'bare transport round trip (reference)', concurrent: 1, 'req/s': fmt(t.rps, 0), 'p50 ms': t.p50, 'p99 ms': t.p99 });
-    console.log('\n## Path C: POST /v1/meta-tools/discover through the gateway (proj_dev with 4 connected providers, 6 routes ranked)');
+    rows.push({
+      route: 'bare transport round trip (reference)',
+      concurrent: 1,
+      'req/s': fmt(t.rps, 0),
+      'p50 ms': t.p50,
+      'p99 ms': t.p99,
+    });
+    console.log(
+      '\n## Path C: POST /v1/meta-tools/discover through the gateway (proj_dev with 4 connected providers, 6 routes ranked)',
+    );
     table(rows);
     console.log(`planning, ranking and args_template in process: p50 ${fmt(cpu.p50, 3)} ms, p99 ${fmt(cpu.p99, 3)} ms`);
   } finally {

@@ -32,7 +32,10 @@ const RULES = [
   { type: 'deny_tools', tools: ['codespar_crypto_pay'] },
   { type: 'allow_tools', tools: ['codespar_pay', 'codespar_charge', 'codespar_discover', 'codespar_list_tools'] },
   // Every provider with a codespar_pay rail: the router weighs the same rails on both sides, so the ratio is the cost of governance alone.
-  { type: 'allow_providers', providers: ['asaas', 'bitso', 'ebanx', 'efi', 'inter', 'openpay', 'pagarme', 'stp', 'wise', 'benchpay'] },
+  {
+    type: 'allow_providers',
+    providers: ['asaas', 'bitso', 'ebanx', 'efi', 'inter', 'openpay', 'pagarme', 'stp', 'wise', 'benchpay'],
+  },
   { type: 'max_amount', tool: 'codespar_pay', currency: 'BRL', max_minor: 1_000_000 },
   { type: 'approval_above', tool: 'codespar_pay', currency: 'BRL', above_minor: 900_000, ttl_seconds: 600 },
   { type: 'max_amount', tool: 'codespar_charge', currency: 'BRL', max_minor: 500_000 },
@@ -41,7 +44,10 @@ const LIMITS = [
   { scope: 'key', per_second: 100_000 },
   { scope: 'tool', target: 'codespar_pay', per_minute: 6_000_000 },
 ];
-const PAY = { tool: 'codespar_pay', input: { action: 'pay', method: 'pix', amount: 5000, currency: 'BRL', recipient: 'bench-pix-key' } };
+const PAY = {
+  tool: 'codespar_pay',
+  input: { action: 'pay', method: 'pix', amount: 5000, currency: 'BRL', recipient: 'bench-pix-key' },
+};
 
 /**
  * One load run, like `load` in lib/common.mjs, but counting answers by
@@ -66,8 +72,12 @@ async function measure({ url, method, body, headers, connections, seconds }) {
     .filter(([code]) => !code.startsWith('2'))
     .map(([code, s]) => `${s.count}×${code}`);
   const answered = r['1xx'] + r['2xx'] + r['3xx'] + r['4xx'] + r['5xx'];
-  if (r['2xx'] === 0) throw new Error(`${url}: no 2xx answer in ${seconds} s (${other.join(', ') || 'no answer at all'}; ${r.timeouts} timeouts)`);
-  if (r.errors > 0 || r.non2xx > answered / 100) throw new Error(`${url}: ${r.non2xx} non-2xx answers (${other.join(', ')}) and ${r.errors} errors`);
+  if (r['2xx'] === 0)
+    throw new Error(
+      `${url}: no 2xx answer in ${seconds} s (${other.join(', ') || 'no answer at all'}; ${r.timeouts} timeouts)`,
+    );
+  if (r.errors > 0 || r.non2xx > answered / 100)
+    throw new Error(`${url}: ${r.non2xx} non-2xx answers (${other.join(', ')}) and ${r.errors} errors`);
   return { rps: r['2xx'] / (r.duration || seconds), p50: r.latency.p50, p99: r.latency.p99, other };
 }
 
@@ -104,14 +114,22 @@ async function inProcess() {
     },
   };
   const limiter = new CallRateLimiter(config, redis, log, rpc);
-  const principal = { kind: 'project', keyId: 'key_bench', orgId: 'org_bench', projectId: 'proj_bench', environment: 'live', scopes: [] };
+  const principal = {
+    kind: 'project',
+    keyId: 'key_bench',
+    orgId: 'org_bench',
+    projectId: 'proj_bench',
+    environment: 'live',
+    scopes: [],
+  };
   const rateMs = [];
   try {
     for (let i = 0; i < Math.min(ITERATIONS, 5000); i++) {
       const t = performance.now();
       const v = await limiter.consume(principal, { tool: PAY.tool, provider: null });
       rateMs.push(performance.now() - t);
-      if (v.limited || v.headers === null) throw new Error(`the limiter did not count the call under ${LIMITS.length} limits: ${JSON.stringify(v)}`);
+      if (v.limited || v.headers === null)
+        throw new Error(`the limiter did not count the call under ${LIMITS.length} limits: ${JSON.stringify(v)}`);
     }
     const keys = await redis.keys(`${prefix}:*`);
     if (keys.length > 0) await redis.del(...keys);
@@ -172,7 +190,13 @@ async function throughput() {
     // search can take longer to boot than one 30 s wait, so try three times.
     for (let attempt = 1; ; attempt++) {
       try {
-        procs.push(await startProcess(join(ROOT, 'bench/lib/gateway-child.cjs'), env, async () => (await fetch(`${base}/bench/transport`)).ok));
+        procs.push(
+          await startProcess(
+            join(ROOT, 'bench/lib/gateway-child.cjs'),
+            env,
+            async () => (await fetch(`${base}/bench/transport`)).ok,
+          ),
+        );
         break;
       } catch (err) {
         if (attempt === 3) throw err;
@@ -199,17 +223,24 @@ async function throughput() {
     };
     const put = await send(governedKey, 'PUT', '/v1/policy', { rules: RULES });
     const limits = await send(governedKey, 'PUT', '/v1/rate-limits', { limits: LIMITS });
-    if (put.status !== 200 || limits.status !== 200) throw new Error(`PUT /v1/policy answered ${put.status}, PUT /v1/rate-limits ${limits.status}`);
+    if (put.status !== 200 || limits.status !== 200)
+      throw new Error(`PUT /v1/policy answered ${put.status}, PUT /v1/rate-limits ${limits.status}`);
     const targets = { none: await target(plain), governed: await target(governedKey) };
 
     // One call on each side first: both must reach dispatch and answer 200, or the figures would measure a refusal.
     for (const which of ['none', 'governed']) {
       const t = targets[which];
       const t0 = performance.now();
-      const r = await fetch(t.url, { method: 'POST', headers: { ...t.headers, 'content-type': 'application/json' }, body: JSON.stringify(PAY) });
+      const r = await fetch(t.url, {
+        method: 'POST',
+        headers: { ...t.headers, 'content-type': 'application/json' },
+        body: JSON.stringify(PAY),
+      });
       const body = await r.json().catch(() => null);
       if (r.status !== 200) throw new Error(`execute (${which}) answered ${r.status} ${JSON.stringify(body)}`);
-      console.log(`one ${which} call: HTTP ${r.status}, success ${body.success}, code ${body.data?.code ?? '-'}, ${fmt(performance.now() - t0, 0)} ms`);
+      console.log(
+        `one ${which} call: HTTP ${r.status}, success ${body.success}, code ${body.data?.code ?? '-'}, ${fmt(performance.now() - t0, 0)} ms`,
+      );
     }
 
     // A discarded round first: the first seconds of a fresh stack (JIT, pools, caches) would weigh on whichever side ran first.
@@ -226,7 +257,11 @@ async function throughput() {
       runs.governed.push(got.governed);
       ratios.push(got.governed.rps / got.none.rps);
     }
-    const summary = (xs) => ({ rps: median(xs.map((x) => x.rps)), p50: median(xs.map((x) => x.p50)), p99: median(xs.map((x) => x.p99)) });
+    const summary = (xs) => ({
+      rps: median(xs.map((x) => x.rps)),
+      p50: median(xs.map((x) => x.p50)),
+      p99: median(xs.map((x) => x.p99)),
+    });
     const none = summary(runs.none);
     const governed = summary(runs.governed);
     console.log(
@@ -234,7 +269,12 @@ async function throughput() {
     );
     table([
       { config: 'no rules, no limits', 'req/s': fmt(none.rps, 0), 'p50 ms': none.p50, 'p99 ms': none.p99 },
-      { config: `${RULES.length} rules, ${LIMITS.length} limits`, 'req/s': fmt(governed.rps, 0), 'p50 ms': governed.p50, 'p99 ms': governed.p99 },
+      {
+        config: `${RULES.length} rules, ${LIMITS.length} limits`,
+        'req/s': fmt(governed.rps, 0),
+        'p50 ms': governed.p50,
+        'p99 ms': governed.p99,
+      },
     ]);
     console.log(`per-round ratios: ${ratios.map((r) => fmt(r, 2)).join(', ')}`);
     const stray = [...runs.none, ...runs.governed].flatMap((r) => r.other);

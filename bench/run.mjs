@@ -40,6 +40,8 @@ if (only && !suites[only]) {
   console.error(`unknown suite ${only}; one of: ${Object.keys(suites).join(', ')}`);
   process.exit(2);
 }
-console.log(`Rota benchmarks on ${cpus().length} cores, node ${process.version}${SMOKE ? ' (smoke sizes: the figures mean nothing)' : ''}`);
+console.log(
+  `Rota benchmarks on ${cpus().length} cores, node ${process.version}${SMOKE ? ' (smoke sizes: the figures mean nothing)' : ''}`,
+);
 for (const [name, fn] of Object.entries(suites)) if (!only || only === name) await fn();
 process.exit(0);

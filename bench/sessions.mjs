@@ -39,7 +39,9 @@ export async function sessionsBench() {
       update: {},
     });
     for (let i = 0; i < 20; i++) {
-      await db.prisma.mcpTool.create({ data: { serverId: 'benchpay', toolName: `tool_${i}`, description: `Bench tool ${i}`, descriptionHash: `b${i}` } });
+      await db.prisma.mcpTool.create({
+        data: { serverId: 'benchpay', toolName: `tool_${i}`, description: `Bench tool ${i}`, descriptionHash: `b${i}` },
+      });
     }
     const { key } = await new ApiKeyRepository(db.prisma).create({
       projectId: 'proj_dev',
@@ -52,7 +54,11 @@ export async function sessionsBench() {
 
     const headers = { authorization: `Bearer ${key}` };
     const post = (path, body) =>
-      fetch(`${base}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     const saved = await post('/v1/connections', { server_id: 'benchpay', credentials: { api_key: 'bench' } });
     if (saved.status !== 201) throw new Error(`POST /v1/connections answered ${saved.status}`);
     const { id } = await (await post('/v1/sessions', { servers: ['benchpay'] })).json();
@@ -60,8 +66,14 @@ export async function sessionsBench() {
     const routes = [
       ['bare transport round trip', { url: `${base}/bench/transport` }],
       ['POST /v1/sessions', { url: `${base}/v1/sessions`, method: 'POST', headers, body: { servers: ['benchpay'] } }],
-      ['execute codespar_list_tools', { url: `${base}/v1/sessions/${id}/execute`, method: 'POST', headers, body: { tool: 'codespar_list_tools' } }],
-      ['execute unknown tool', { url: `${base}/v1/sessions/${id}/execute`, method: 'POST', headers, body: { tool: 'nobody/nothing' } }],
+      [
+        'execute codespar_list_tools',
+        { url: `${base}/v1/sessions/${id}/execute`, method: 'POST', headers, body: { tool: 'codespar_list_tools' } },
+      ],
+      [
+        'execute unknown tool',
+        { url: `${base}/v1/sessions/${id}/execute`, method: 'POST', headers, body: { tool: 'nobody/nothing' } },
+      ],
       [
         'MCP tools/call codespar_list_tools',
         {
@@ -71,14 +83,28 @@ export async function sessionsBench() {
           body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'codespar_list_tools', arguments: {} } },
         },
       ],
-      ['MCP tools/list', { url: `${base}/mcp`, method: 'POST', headers: mcpHeaders, body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} } }],
+      [
+        'MCP tools/list',
+        {
+          url: `${base}/mcp`,
+          method: 'POST',
+          headers: mcpHeaders,
+          body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+        },
+      ],
     ];
     const rows = [];
     let bare;
     for (const [label, opts] of routes) {
       const r = await load({ ...opts, connections: CONNECTIONS, seconds: SECONDS });
       bare ??= r;
-      rows.push({ route: label, 'req/s': fmt(r.rps, 0), 'p50 ms': r.p50, 'p99 ms': r.p99, 'vs transport': fmt(r.rps / bare.rps, 2) });
+      rows.push({
+        route: label,
+        'req/s': fmt(r.rps, 0),
+        'p50 ms': r.p50,
+        'p99 ms': r.p99,
+        'vs transport': fmt(r.rps / bare.rps, 2),
+      });
     }
     const calls = await db.prisma.sessionToolCall.count();
     console.log(

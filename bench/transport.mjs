@@ -19,7 +19,11 @@ export async function roundTrip() {
   const env = { ROTA_REDIS_PREFIX: prefix, PORT: String(port), REDIS_URL };
   const base = `http://127.0.0.1:${port}`;
   const search = await startProcess(join(ROOT, 'apps/search/dist/main.js'), env, async () => true);
-  const gateway = await startProcess(join(ROOT, 'bench/lib/gateway-child.cjs'), env, async () => (await fetch(`${base}/bench/transport`)).ok);
+  const gateway = await startProcess(
+    join(ROOT, 'bench/lib/gateway-child.cjs'),
+    env,
+    async () => (await fetch(`${base}/bench/transport`)).ok,
+  );
   const rows = [];
   const results = {};
   try {
@@ -27,8 +31,22 @@ export async function roundTrip() {
       const local = await load({ url: `${base}/bench/local`, connections: c, seconds: SECONDS });
       const rpc = await load({ url: `${base}/bench/transport`, connections: c, seconds: SECONDS });
       results[c] = { local, rpc };
-      rows.push({ concurrency: c, route: 'inside gateway', 'req/s': fmt(local.rps, 0), 'p50 ms': local.p50, 'p99 ms': local.p99, ratio: '1.00' });
-      rows.push({ concurrency: c, route: 'via transport', 'req/s': fmt(rpc.rps, 0), 'p50 ms': rpc.p50, 'p99 ms': rpc.p99, ratio: fmt(rpc.rps / local.rps, 2) });
+      rows.push({
+        concurrency: c,
+        route: 'inside gateway',
+        'req/s': fmt(local.rps, 0),
+        'p50 ms': local.p50,
+        'p99 ms': local.p99,
+        ratio: '1.00',
+      });
+      rows.push({
+        concurrency: c,
+        route: 'via transport',
+        'req/s': fmt(rpc.rps, 0),
+        'p50 ms': rpc.p50,
+        'p99 ms': rpc.p99,
+        ratio: fmt(rpc.rps / local.rps, 2),
+      });
     }
   } finally {
     await stop(gateway);
@@ -47,7 +65,9 @@ async function driveWork(client, total, concurrency, iterations) {
     Array.from({ length: concurrency }, async () => {
       while (next < total) {
         next++;
-        const r = await firstValueFrom(client.send('fixture.work', { payload: { iterations }, requestId: 'bench', timeoutMs: 30_000 }));
+        const r = await firstValueFrom(
+          client.send('fixture.work', { payload: { iterations }, requestId: 'bench', timeoutMs: 30_000 }),
+        );
         byReplica[r.replica] = (byReplica[r.replica] ?? 0) + 1;
       }
     }),
@@ -74,7 +94,13 @@ export async function replicas() {
         .sort()
         .map(([k, v]) => `${k}=${fmt((100 * v) / total, 0)}%`)
         .join(' ');
-      rows.push({ replicas: n, requests: total, 'req/s': fmt(out[n].rps, 0), share, 'vs 1 replica': fmt(out[n].rps / out[1].rps, 2) });
+      rows.push({
+        replicas: n,
+        requests: total,
+        'req/s': fmt(out[n].rps, 0),
+        share,
+        'vs 1 replica': fmt(out[n].rps / out[1].rps, 2),
+      });
     } finally {
       await client.close();
       for (const p of procs) await stop(p);

@@ -94,8 +94,12 @@ async function authBeforeBody(stack, report) {
   // Small malformed bodies too: unknown callers never learn about the body.
   for (const path of ['/v1/sessions', '/v1/catalog/import', '/v1/meta-tools/discover', '/v1/connections']) {
     for (const body of ['{', '[[[[', 'null', '{"a":"\u0000"}'])
-      results.push({ ...(await send(stack.base, { method: 'POST', path, headers: { 'content-type': 'application/json' }, body })) });
-    results.push(await send(stack.base, { method: 'POST', path, headers: { 'content-type': 'text/plain' }, body: 'x' }));
+      results.push({
+        ...(await send(stack.base, { method: 'POST', path, headers: { 'content-type': 'application/json' }, body })),
+      });
+    results.push(
+      await send(stack.base, { method: 'POST', path, headers: { 'content-type': 'text/plain' }, body: 'x' }),
+    );
   }
   stop = true;
   await prober;
@@ -107,7 +111,11 @@ async function authBeforeBody(stack, report) {
     ok: not401 === 0,
     finding: '#6 (body parsed before authentication)',
   });
-  report.add(A, 'slowest unauthenticated answer (ms)', maxMs.toFixed(0), { target: '< 1000', ok: maxMs < 1000, finding: '#6' });
+  report.add(A, 'slowest unauthenticated answer (ms)', maxMs.toFixed(0), {
+    target: '< 1000',
+    ok: maxMs < 1000,
+    finding: '#6',
+  });
   report.add(A, '/health/live max latency meanwhile (ms)', maxLive.toFixed(0), {
     target: '< 250',
     ok: maxLive < 250,
@@ -120,7 +128,8 @@ async function scopeMatrix(stack, keys, report) {
   const single = new Map();
   for (const k of [...keys.combos, ...keys.operator]) if (k.scopes.length === 1) single.set(k.scopes[0], k);
   // An operator key always carries admin: its narrowest form stands for that scope.
-  if (!single.has('admin') && keys.operator.length) single.set('admin', [...keys.operator].sort((a, b) => a.scopes.length - b.scopes.length)[0]);
+  if (!single.has('admin') && keys.operator.length)
+    single.set('admin', [...keys.operator].sort((a, b) => a.scopes.length - b.scopes.length)[0]);
   const wrong = [];
   const jobs = [];
   for (const [path, item] of Object.entries(doc.paths)) {
@@ -128,7 +137,14 @@ async function scopeMatrix(stack, keys, report) {
       const scope = op?.['x-required-scope'];
       if (!scope) continue;
       for (const [s, key] of single)
-        jobs.push({ path: path.replace(/\{[^}]+\}/g, 'ses_scopeprobe'), method: method.toUpperCase(), scope, s, key, id: op.operationId });
+        jobs.push({
+          path: path.replace(/\{[^}]+\}/g, 'ses_scopeprobe'),
+          method: method.toUpperCase(),
+          scope,
+          s,
+          key,
+          id: op.operationId,
+        });
     }
   }
   await pool(jobs, 8, async (j) => {
@@ -142,11 +158,16 @@ async function scopeMatrix(stack, keys, report) {
     const ok = allowed ? r.status !== 403 && r.status !== 401 : r.status === 403 && r.json?.error === 'forbidden';
     if (!ok) wrong.push(`${j.id}×${j.s}=${r.status}`);
   });
-  report.add(A, `scope matrix: ${jobs.length / single.size} routes x ${single.size} scopes, wrong cells`, wrong.length, {
-    target: '0',
-    ok: wrong.length === 0,
-    finding: wrong.slice(0, 4).join(' '),
-  });
+  report.add(
+    A,
+    `scope matrix: ${jobs.length / single.size} routes x ${single.size} scopes, wrong cells`,
+    wrong.length,
+    {
+      target: '0',
+      ok: wrong.length === 0,
+      finding: wrong.slice(0, 4).join(' '),
+    },
+  );
   for (const w of wrong.slice(0, 20)) console.log(`  scope: ${w}`);
 }
 
@@ -183,25 +204,46 @@ async function tenancy(stack, keys, report, fx) {
   if (conn) {
     const fake = `${conn.id.split('_')[0]}_${'0'.repeat(Math.max(1, conn.id.length - conn.id.indexOf('_') - 1))}`;
     for (const other of [keys.otherProject, keys.test])
-      probes.push({ label: 'connection DELETE', method: 'DELETE', a: `/v1/connections/${conn.id}`, b: `/v1/connections/${fake}`, key: other });
+      probes.push({
+        label: 'connection DELETE',
+        method: 'DELETE',
+        a: `/v1/connections/${conn.id}`,
+        b: `/v1/connections/${fake}`,
+        key: other,
+      });
   }
   const differ = [];
   let not404 = 0;
   for (const p of probes) {
-    const headers = { ...bearer(p.key.key), ...rid, ...(p.body ? { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } : {}) };
+    const headers = {
+      ...bearer(p.key.key),
+      ...rid,
+      ...(p.body ? { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } : {}),
+    };
     const a = await send(stack.base, { method: p.method, path: p.a, headers, body: p.body });
     const b = await send(stack.base, { method: p.method, path: p.b, headers, body: p.body });
     if (a.status !== 404) not404++;
     if (a.status !== b.status || a.text !== b.text) differ.push(`${p.label} ${a.status}/${b.status}`);
   }
   // The owner still sees what the others were refused: nothing was closed or deleted by them.
-  const still = mine ? (await send(stack.base, { path: `/v1/sessions/${mine.id}`, headers: bearer(keys.full.key) })).json?.status : 'n/a';
-  report.add(A, `cross-project/-environment probes (${probes.length}): not 404 / not byte-identical`, `${not404} / ${differ.length}`, {
-    target: '0 / 0',
-    ok: probes.length > 0 && not404 === 0 && differ.length === 0,
-    finding: differ.slice(0, 3).join(' ') || 'no fixtures',
+  const still = mine
+    ? (await send(stack.base, { path: `/v1/sessions/${mine.id}`, headers: bearer(keys.full.key) })).json?.status
+    : 'n/a';
+  report.add(
+    A,
+    `cross-project/-environment probes (${probes.length}): not 404 / not byte-identical`,
+    `${not404} / ${differ.length}`,
+    {
+      target: '0 / 0',
+      ok: probes.length > 0 && not404 === 0 && differ.length === 0,
+      finding: differ.slice(0, 3).join(' ') || 'no fixtures',
+    },
+  );
+  report.add(A, "owner's session after the probes", still, {
+    target: 'active',
+    ok: still === 'active',
+    finding: 'another tenant changed it',
   });
-  report.add(A, "owner's session after the probes", still, { target: 'active', ok: still === 'active', finding: 'another tenant changed it' });
 
   // A test key asking for the live connection list through the meta-tool.
   const testSession = fx.sessions.find((s) => s.key === keys.test);
@@ -213,8 +255,13 @@ async function tenancy(stack, keys, report, fx) {
       headers: { ...bearer(keys.test.key), 'content-type': 'application/json' },
       body: JSON.stringify({ tool: 'codespar_manage_connections', input: { action: 'list', environment: 'live' } }),
     });
-    const leaked = liveIds.filter((id) => r.text.includes(id)).length + (/"environment"\s*:\s*"live"/.test(r.text) ? 1 : 0);
-    report.add(A, 'test key listing live connections via meta-tool: live entries seen', leaked, { target: '0', ok: leaked === 0, finding: '#10' });
+    const leaked =
+      liveIds.filter((id) => r.text.includes(id)).length + (/"environment"\s*:\s*"live"/.test(r.text) ? 1 : 0);
+    report.add(A, 'test key listing live connections via meta-tool: live entries seen', leaked, {
+      target: '0',
+      ok: leaked === 0,
+      finding: '#10',
+    });
   }
 }
 
@@ -319,14 +366,22 @@ async function ssrf(stack, keys, report, fx) {
       }
     }
   });
-  const messages = tally(results.map((r) => `${r.status} ${r.message.replace(/https?:\/\/\S+|\d+(\.\d+)+|\[[^\]]*\]/g, '…').slice(0, 70)}`));
+  const messages = tally(
+    results.map((r) => `${r.status} ${r.message.replace(/https?:\/\/\S+|\d+(\.\d+)+|\[[^\]]*\]/g, '…').slice(0, 70)}`),
+  );
   for (const [m, n] of Object.entries(messages)) console.log(`  ssrf answer x${n}: ${m}`);
   trap.close();
   const accepted = results.filter((r) => r.status >= 200 && r.status < 300);
   // A refusal that names a connection error means the address passed the policy and was dialled.
-  const dialled = results.filter((r) => /ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|ECONNRESET|EADDRNOTAVAIL|timed out|aborted/i.test(r.message));
+  const dialled = results.filter((r) =>
+    /ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|ECONNRESET|EADDRNOTAVAIL|timed out|aborted/i.test(r.message),
+  );
   const notRefusedFast = results.filter((r) => !(r.status >= 400 && r.status < 500));
-  report.add(A, `SSRF: ${results.length} catalog URL imports, answers`, fmtTally(tally(results.map((r) => `${r.status}${r.code ? `:${r.code}` : ''}`))));
+  report.add(
+    A,
+    `SSRF: ${results.length} catalog URL imports, answers`,
+    fmtTally(tally(results.map((r) => `${r.status}${r.code ? `:${r.code}` : ''}`))),
+  );
   report.add(A, 'SSRF: imports accepted / not refused with a 4xx', `${accepted.length} / ${notRefusedFast.length}`, {
     target: '0 / 0',
     ok: accepted.length === 0 && notRefusedFast.length === 0,
@@ -342,8 +397,11 @@ async function ssrf(stack, keys, report, fx) {
     ok: hits.length === 0,
     finding: `#14 ${hits.slice(0, 3).join(' ')}`,
   });
-  report.add(A, 'SSRF: redirect from a public-looking host', 'not run', { finding: 'needs a public name resolving to this machine' });
-  for (const r of notRefusedFast.slice(0, 10)) console.log(`  ssrf not refused: ${r.url} -> ${r.status} ${r.code ?? ''}`);
+  report.add(A, 'SSRF: redirect from a public-looking host', 'not run', {
+    finding: 'needs a public name resolving to this machine',
+  });
+  for (const r of notRefusedFast.slice(0, 10))
+    console.log(`  ssrf not refused: ${r.url} -> ${r.status} ${r.code ?? ''}`);
 }
 
 async function odds(stack, keys, report) {
@@ -351,11 +409,19 @@ async function odds(stack, keys, report) {
   const batch = await send(stack.base, {
     method: 'POST',
     path: '/mcp',
-    headers: { ...bearer(keys.full.key), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    headers: {
+      ...bearer(keys.full.key),
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
     body: JSON.stringify(Array.from({ length: 5 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/list' }))),
   });
   const refused = batch.status === 400 && JSON.stringify(batch.json ?? '').includes('-32600');
-  report.add(A, 'MCP JSON-RPC batch of 5', `${batch.status}`, { target: '400 / -32600', ok: refused, finding: '#15 (batches accepted)' });
+  report.add(A, 'MCP JSON-RPC batch of 5', `${batch.status}`, {
+    target: '400 / -32600',
+    ok: refused,
+    finding: '#15 (batches accepted)',
+  });
   // A key in a query string: the secrets grep over the logs decides whether it was written down.
   await send(stack.base, { path: `/v1/providers?api_key=${keys.full.key}&token=${keys.full.key}` });
   await send(stack.base, { path: `/v1/providers?limit=1`, headers: { authorization: `Bearer ${keys.full.key}x` } });

@@ -55,7 +55,8 @@ async function waitFor(fn, timeoutMs) {
 function freshCatalog(tag, copies) {
   const doc = JSON.parse(demoCatalogText());
   const servers = [];
-  for (let i = 0; i < copies; i++) for (const s of doc.servers) servers.push({ ...s, id: `${s.id}-${tag}${i}`, name: `${s.name} ${tag}${i}` });
+  for (let i = 0; i < copies; i++)
+    for (const s of doc.servers) servers.push({ ...s, id: `${s.id}-${tag}${i}`, name: `${s.name} ${tag}${i}` });
   return { ...doc, servers };
 }
 
@@ -132,7 +133,8 @@ export async function faults(stack, keys, report, fx, { seconds, ci }) {
       name: 'worker SIGKILL mid-embedding',
       finding: 'tools left without a vector',
       act: async (ctx) => {
-        ctx.embeddedBefore = (await send(stack.base, { path: '/v1/catalog/status', headers: bearer(keys.full.key) })).json?.embedded ?? 0;
+        ctx.embeddedBefore =
+          (await send(stack.base, { path: '/v1/catalog/status', headers: bearer(keys.full.key) })).json?.embedded ?? 0;
         const doc = freshCatalog('rel', ci ? 3 : 30);
         const r = await send(stack.base, {
           method: 'POST',
@@ -159,7 +161,9 @@ export async function faults(stack, keys, report, fx, { seconds, ci }) {
         worker.start();
         const lifted = Date.now();
         ctx.embedMs = await waitFor(
-          async () => (await send(stack.base, { path: '/v1/catalog/status', headers: bearer(keys.full.key) })).json?.coverage === 1,
+          async () =>
+            (await send(stack.base, { path: '/v1/catalog/status', headers: bearer(keys.full.key) })).json?.coverage ===
+            1,
           120_000,
         );
         return lifted;
@@ -190,14 +194,24 @@ export async function faults(stack, keys, report, fx, { seconds, ci }) {
       await sleep(500);
       await db.end().catch(() => undefined);
       db = await pgClient(stack.env.DATABASE_URL);
-      const { unavailableButRan, lost, examples } = await reconcile(db, records).catch(() => ({ unavailableButRan: NaN, lost: NaN, examples: [] }));
+      const { unavailableButRan, lost, examples } = await reconcile(db, records).catch(() => ({
+        unavailableButRan: NaN,
+        lost: NaN,
+        examples: [],
+      }));
       const hung = records.filter((r) => r.status === -1).length;
       const internal = records.filter((r) => r.status === 500).length;
       const present = schedulers(stack);
       const missing = schedulerIds.filter((s) => ![...present].some((p) => p.includes(s)));
       const rec = recoveryMs(records, lifted);
       const maxMs = Math.max(0, ...records.map((r) => r.ms));
-      const statuses = fmtTally(tally(records.map((r) => (r.status >= 400 || r.status <= 0 ? `${r.status}${r.code ? `:${r.code}` : ''}` : r.status))));
+      const statuses = fmtTally(
+        tally(
+          records.map((r) =>
+            r.status >= 400 || r.status <= 0 ? `${r.status}${r.code ? `:${r.code}` : ''}` : r.status,
+          ),
+        ),
+      );
       rows.push({
         fault: fault.name,
         requests: records.length,
@@ -215,36 +229,66 @@ export async function faults(stack, keys, report, fx, { seconds, ci }) {
       });
       const n = fault.name;
       report.add(F, `${n}: requests, statuses`, `${records.length}: ${statuses}`);
-      report.add(F, `${n}: max latency / recovery (ms)`, `${maxMs.toFixed(0)} / ${Number.isNaN(rec) ? 'never' : rec.toFixed(0)}`, {
-        target: 'recovers',
-        ok: !Number.isNaN(rec),
-        finding: `still failing at the end of the window: ${fault.finding}`,
+      report.add(
+        F,
+        `${n}: max latency / recovery (ms)`,
+        `${maxMs.toFixed(0)} / ${Number.isNaN(rec) ? 'never' : rec.toFixed(0)}`,
+        {
+          target: 'recovers',
+          ok: !Number.isNaN(rec),
+          finding: `still failing at the end of the window: ${fault.finding}`,
+        },
+      );
+      report.add(
+        F,
+        `${n}: hung / ran but answered unavailable / 2xx lost`,
+        `${hung} / ${unavailableButRan} / ${lost}`,
+        {
+          target: '0 / 0 / 0',
+          ok: hung === 0 && unavailableButRan === 0 && lost === 0,
+          finding: `${unavailableButRan ? `#1 (503 unavailable, yet it ran: ${examples.join(' ')})` : ''}${hung ? ' hung past deadline' : ''}${lost ? ' 2xx without its row' : ''}`,
+        },
+      );
+      report.add(F, `${n}: 500 answers`, internal, {
+        target: '0',
+        ok: internal === 0,
+        finding: '#4 (connection errors answered 500 internal)',
       });
-      report.add(F, `${n}: hung / ran but answered unavailable / 2xx lost`, `${hung} / ${unavailableButRan} / ${lost}`, {
-        target: '0 / 0 / 0',
-        ok: hung === 0 && unavailableButRan === 0 && lost === 0,
-        finding: `${unavailableButRan ? `#1 (503 unavailable, yet it ran: ${examples.join(' ')})` : ''}${hung ? ' hung past deadline' : ''}${lost ? ' 2xx without its row' : ''}`,
-      });
-      report.add(F, `${n}: 500 answers`, internal, { target: '0', ok: internal === 0, finding: '#4 (connection errors answered 500 internal)' });
-      report.add(F, `${n}: schedulers present after`, missing.length ? `missing ${missing.join(', ')}` : schedulerIds.join(', '), {
-        target: 'all',
-        ok: missing.length === 0,
-        finding: '#3 (lost with the Redis restart, not re-created)',
-      });
+      report.add(
+        F,
+        `${n}: schedulers present after`,
+        missing.length ? `missing ${missing.join(', ')}` : schedulerIds.join(', '),
+        {
+          target: 'all',
+          ok: missing.length === 0,
+          finding: '#3 (lost with the Redis restart, not re-created)',
+        },
+      );
       if (ctx.embedMs !== undefined) {
         const status = (await send(stack.base, { path: '/v1/catalog/status', headers: bearer(keys.full.key) })).json;
-        const { rows: dup } = await db.query('SELECT count(*)::int AS n FROM mcp_tools WHERE embedding IS NULL').catch(() => ({ rows: [{ n: NaN }] }));
-        report.add(F, `${n}: tools imported (HTTP status), killed at`, `${ctx.imported} (${ctx.importStatus}), ${ctx.killedAt}`, {
-          target: '> 0 imported',
-          ok: ctx.imported > 0,
-          finding: 'import failed, so nothing was embedding: catalog tenancy work in progress',
-        });
+        const { rows: dup } = await db
+          .query('SELECT count(*)::int AS n FROM mcp_tools WHERE embedding IS NULL')
+          .catch(() => ({ rows: [{ n: NaN }] }));
+        report.add(
+          F,
+          `${n}: tools imported (HTTP status), killed at`,
+          `${ctx.imported} (${ctx.importStatus}), ${ctx.killedAt}`,
+          {
+            target: '> 0 imported',
+            ok: ctx.imported > 0,
+            finding: 'import failed, so nothing was embedding: catalog tenancy work in progress',
+          },
+        );
         report.add(F, `${n}: coverage 1.0 after restart (ms)`, Number.isNaN(ctx.embedMs) ? 'never' : ctx.embedMs, {
           target: 'reached',
           ok: !Number.isNaN(ctx.embedMs) && status?.coverage === 1,
           finding: 'embedding never completed after the kill',
         });
-        report.add(F, `${n}: tools without a vector`, dup[0].n, { target: '0', ok: dup[0].n === 0, finding: 'lost embedding batches' });
+        report.add(F, `${n}: tools without a vector`, dup[0].n, {
+          target: '0',
+          ok: dup[0].n === 0,
+          finding: 'lost embedding batches',
+        });
       }
       console.log(
         `  ${n}: ${records.length} req, ${statuses}, max ${maxMs.toFixed(0)} ms, hung ${hung}, unavailable-but-ran ${unavailableButRan}, lost ${lost}, recovery ${rec.toFixed(0)} ms, ready again after ${readyMs} ms, schedulers missing: ${missing.join(',') || 'none'}`,

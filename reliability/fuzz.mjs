@@ -25,7 +25,9 @@ function operations(doc) {
         path,
         id: op.operationId ?? `${method} ${path}`,
         scope: op['x-required-scope'] ?? null,
-        secured: Array.isArray(op.security) ? op.security.length > 0 : Array.isArray(doc.security) && doc.security.length > 0,
+        secured: Array.isArray(op.security)
+          ? op.security.length > 0
+          : Array.isArray(doc.security) && doc.security.length > 0,
         params: (op.parameters ?? []).map(resolver(doc)),
         body: op.requestBody?.content?.['application/json']?.schema,
         responses: op.responses,
@@ -37,7 +39,11 @@ function operations(doc) {
 
 /** The keys a case may present: every scope combination, operator keys, and bad ones. */
 function keyArb(keys) {
-  const good = [...keys.combos, ...keys.operator, keys.test].map((k) => ({ key: k.key, scopes: k.scopes, kind: 'key' }));
+  const good = [...keys.combos, ...keys.operator, keys.test].map((k) => ({
+    key: k.key,
+    scopes: k.scopes,
+    kind: 'key',
+  }));
   const bad = [
     undefined,
     '',
@@ -64,8 +70,18 @@ function keyArb(keys) {
   );
 }
 
-const requestId = fc.oneof(fc.stringMatching(/^[A-Za-z0-9._:-]{1,128}$/), fc.constantFrom('', 'a b', 'x'.repeat(129), 'ü', '\t'));
-const accept = fc.constantFrom('application/json, text/event-stream', 'application/json', 'text/event-stream', '*/*', 'text/html', '');
+const requestId = fc.oneof(
+  fc.stringMatching(/^[A-Za-z0-9._:-]{1,128}$/),
+  fc.constantFrom('', 'a b', 'x'.repeat(129), 'ü', '\t'),
+);
+const accept = fc.constantFrom(
+  'application/json, text/event-stream',
+  'application/json',
+  'text/event-stream',
+  '*/*',
+  'text/html',
+  '',
+);
 const contentType = fc.constantFrom(
   'application/json',
   'application/json; charset=utf-8',
@@ -84,7 +100,10 @@ function caseArb(doc, op, keys, realIds) {
         p.name,
         fc.oneof(
           { weight: 3, arbitrary: validArb(doc, p.schema ?? { type: 'string' }) },
-          { weight: realIds.length ? 3 : 0, arbitrary: realIds.length ? fc.constantFrom(...realIds) : fc.constant('x') },
+          {
+            weight: realIds.length ? 3 : 0,
+            arbitrary: realIds.length ? fc.constantFrom(...realIds) : fc.constant('x'),
+          },
           { weight: 1, arbitrary: fc.string({ maxLength: 30 }) },
           { weight: 1, arbitrary: fc.constantFrom('..', '%2e%2e', 'a%00', 'x'.repeat(300), '%', ' ') },
         ),
@@ -97,27 +116,41 @@ function caseArb(doc, op, keys, realIds) {
         Object.fromEntries(
           queryParams.map((p) => [
             p.name,
-            fc.oneof({ weight: 3, arbitrary: validArb(doc, p.schema ?? { type: 'string' }) }, { weight: 1, arbitrary: fc.string({ maxLength: 20 }) }),
+            fc.oneof(
+              { weight: 3, arbitrary: validArb(doc, p.schema ?? { type: 'string' }) },
+              { weight: 1, arbitrary: fc.string({ maxLength: 20 }) },
+            ),
           ]),
         ),
         {
           requiredKeys: queryParams.filter((p) => p.required).map((p) => p.name),
         },
       ),
-      unknown: fc.option(fc.dictionary(fc.stringMatching(/^[a-z_]{1,10}$/), fc.string({ maxLength: 10 }), { maxKeys: 2 }), { freq: 4 }),
+      unknown: fc.option(
+        fc.dictionary(fc.stringMatching(/^[a-z_]{1,10}$/), fc.string({ maxLength: 10 }), { maxKeys: 2 }),
+        { freq: 4 },
+      ),
     },
     { requiredKeys: ['known'] },
   );
   const bodyArb = op.body
     ? fc.oneof(
         { weight: 4, arbitrary: validArb(doc, op.body).map((v) => ({ kind: 'valid', text: JSON.stringify(v) })) },
-        { weight: 3, arbitrary: invalidArb(doc, op.body).map((v) => ({ kind: 'invalid', text: JSON.stringify(v) ?? 'null' })) },
+        {
+          weight: 3,
+          arbitrary: invalidArb(doc, op.body).map((v) => ({ kind: 'invalid', text: JSON.stringify(v) ?? 'null' })),
+        },
         { weight: 1, arbitrary: malformedBody.map((text) => ({ kind: 'malformed', text })) },
         { weight: 1, arbitrary: fc.constant({ kind: 'none', text: undefined }) },
       )
     : fc.oneof(
         { weight: 9, arbitrary: fc.constant({ kind: 'none', text: undefined }) },
-        { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }).map((v) => ({ kind: 'unexpected', text: JSON.stringify(v) ?? 'null' })) },
+        {
+          weight: 1,
+          arbitrary: fc
+            .jsonValue({ maxDepth: 1 })
+            .map((v) => ({ kind: 'unexpected', text: JSON.stringify(v) ?? 'null' })),
+        },
       );
   return fc.record({
     auth: keyArb(keys),
@@ -169,8 +202,18 @@ class Checker {
     const schema = documented.content?.['application/json'];
     if (!schema) return null;
     const ct = res.headers.get('content-type') ?? '';
-    if (!ct.startsWith('application/json') || res.json === undefined) return res.status >= 400 ? `${res.status} without a JSON envelope` : null;
-    const pointer = ['paths', op.path, op.method.toLowerCase(), 'responses', String(res.status), 'content', 'application/json', 'schema']
+    if (!ct.startsWith('application/json') || res.json === undefined)
+      return res.status >= 400 ? `${res.status} without a JSON envelope` : null;
+    const pointer = [
+      'paths',
+      op.path,
+      op.method.toLowerCase(),
+      'responses',
+      String(res.status),
+      'content',
+      'application/json',
+      'schema',
+    ]
       .map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1'))
       .join('/');
     let v = this.validators.get(pointer);
@@ -184,7 +227,9 @@ class Checker {
 
 /** Requests that must be refused whatever the tree: their rows are counted before and after. */
 function refusalBatch(op, keys, n, sampleBody) {
-  const wrongScope = op.scope ? keys.combos.find((k) => !k.scopes.includes(op.scope) && k.scopes.length === keys.projectScopes.length - 1) : null;
+  const wrongScope = op.scope
+    ? keys.combos.find((k) => !k.scopes.includes(op.scope) && k.scopes.length === keys.projectScopes.length - 1)
+    : null;
   const out = [];
   for (let i = 0; i < n; i++) {
     const kind = i % 5;
@@ -265,7 +310,9 @@ export async function fuzz(stack, keys, report, { perOperation, realIds, seed = 
 
       const sampler = op.body ? fc.sample(validArb(doc, op.body), { numRuns: 50, seed }) : [];
       let si = 0;
-      const batch = refusalBatch(op, keys, Math.max(20, Math.round(perOperation / 10)), () => JSON.stringify(sampler[si++ % sampler.length] ?? {}));
+      const batch = refusalBatch(op, keys, Math.max(20, Math.round(perOperation / 10)), () =>
+        JSON.stringify(sampler[si++ % sampler.length] ?? {}),
+      );
       const before = await tableCounts(db);
       let twoxx = 0;
       await pool(batch, CONCURRENCY, async (req) => {
@@ -298,14 +345,26 @@ export async function fuzz(stack, keys, report, { perOperation, realIds, seed = 
   const F = 'fuzz';
   report.add(F, 'operations x cases', `${ops.length} x ${perOperation} = ${totals.cases}`);
   report.add(F, 'statuses', fmtTally(totals.statuses));
-  report.add(F, '5xx or no answer', totals.fivexx, { target: '0', ok: totals.fivexx === 0, finding: top(causes.fivexx) });
-  report.add(F, 'answers off the document', totals.offEnvelope, { target: '0', ok: totals.offEnvelope === 0, finding: top(causes.offEnvelope) });
+  report.add(F, '5xx or no answer', totals.fivexx, {
+    target: '0',
+    ok: totals.fivexx === 0,
+    finding: top(causes.fivexx),
+  });
+  report.add(F, 'answers off the document', totals.offEnvelope, {
+    target: '0',
+    ok: totals.offEnvelope === 0,
+    finding: top(causes.offEnvelope),
+  });
   report.add(F, 'refusals sent / answered 2xx', `${totals.refused} / ${totals.refusedTwoxx}`, {
     target: '2xx = 0',
     ok: totals.refusedTwoxx === 0,
     finding: 'a request that must be refused was accepted',
   });
-  report.add(F, 'rows written by refusals', totals.rowsWritten, { target: '0', ok: totals.rowsWritten === 0, finding: examples.rows.join('; ').slice(0, 120) });
+  report.add(F, 'rows written by refusals', totals.rowsWritten, {
+    target: '0',
+    ok: totals.rowsWritten === 0,
+    finding: examples.rows.join('; ').slice(0, 120),
+  });
   for (const e of examples.fivexx) console.log(`  5xx: ${e}`);
   for (const e of examples.offEnvelope) console.log(`  off document: ${e}`);
   for (const e of examples.rows) console.log(`  rows: ${e}`);

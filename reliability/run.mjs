@@ -1,11 +1,13 @@
-// `pnpm reliability [--ci] [part…]`: starts a private Postgres, Redis and the
-// five built apps, then fuzzes, attacks, soaks and breaks them, and prints one
-// table of figures. Exits 1 when any figure misses its target.
-// Parts: fuzz, attacks, soak, faults (in that order). Needs `pnpm build`.
+// `pnpm reliability [--ci] [part…]`: starts a private Postgres, Redis, the
+// five built apps and the sandbox provider server, then fuzzes, attacks,
+// soaks and breaks them, moves money through them under faults, and prints
+// one table of figures. Exits 1 when any figure misses its target.
+// Parts: fuzz, attacks, soak, faults, money (in that order). Needs `pnpm build`.
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { attacks } from './attacks.mjs';
 import { faults } from './faults.mjs';
+import { money, moneySandbox } from './money.mjs';
 import { fuzz } from './fuzz.mjs';
 import { secretsGrep } from './secrets.mjs';
 import { soak } from './soak.mjs';
@@ -16,7 +18,7 @@ import { Report } from './lib/report.mjs';
 const args = process.argv.slice(2);
 const ci = args.includes('--ci');
 const parts = args.filter((a) => !a.startsWith('--'));
-const PARTS = ['fuzz', 'attacks', 'soak', 'faults'];
+const PARTS = ['fuzz', 'attacks', 'soak', 'faults', 'money'];
 for (const p of parts) {
   if (!PARTS.includes(p)) {
     console.error(`unknown part ${p}; one of: ${PARTS.join(', ')}`);
@@ -78,11 +80,16 @@ async function fixtures(stack, keys, report) {
     });
     if (r.json?.id) sessions.push({ id: r.json.id, key });
   }
-  report.add('setup', 'providers / connections / sessions', `${ids.length} / ${connections.length} / ${sessions.length}`, {
-    target: '> 0 each',
-    ok: ids.length > 0 && connections.length > 0 && sessions.length > 0,
-    finding: stack.problems.join('; '),
-  });
+  report.add(
+    'setup',
+    'providers / connections / sessions',
+    `${ids.length} / ${connections.length} / ${sessions.length}`,
+    {
+      target: '> 0 each',
+      ok: ids.length > 0 && connections.length > 0 && sessions.length > 0,
+      finding: stack.problems.join('; '),
+    },
+  );
   return { servers: ids, secrets, connections, sessions };
 }
 
@@ -90,16 +97,30 @@ async function fixtures(stack, keys, report) {
 async function resetGovernance(stack, keys) {
   for (const key of [keys.full, keys.test, keys.otherProject]) {
     const headers = { ...bearer(key.key), 'content-type': 'application/json' };
-    const policy = await send(stack.base, { method: 'PUT', path: '/v1/policy', headers, body: JSON.stringify({ rules: [] }) });
-    const limits = await send(stack.base, { method: 'PUT', path: '/v1/rate-limits', headers, body: JSON.stringify({ limits: [] }) });
-    if (policy.status !== 200 || limits.status !== 200) stack.problems.push(`governance reset answered ${policy.status}/${limits.status}`);
+    const policy = await send(stack.base, {
+      method: 'PUT',
+      path: '/v1/policy',
+      headers,
+      body: JSON.stringify({ rules: [] }),
+    });
+    const limits = await send(stack.base, {
+      method: 'PUT',
+      path: '/v1/rate-limits',
+      headers,
+      body: JSON.stringify({ limits: [] }),
+    });
+    if (policy.status !== 200 || limits.status !== 200)
+      stack.problems.push(`governance reset answered ${policy.status}/${limits.status}`);
   }
 }
 
 const report = new Report();
 console.log(`Rota reliability${ci ? ' (CI subset)' : ''} on ${cpus().length} cores, node ${process.version}`);
 const t0 = Date.now();
-const stack = await startStack();
+// The sandbox the money part charges through (it ignores provider idempotency
+// keys); the demo catalog's test base URLs point at it.
+const money$ = want('money') ? await moneySandbox() : null;
+const stack = await startStack({ env: money$?.env ?? {} });
 console.log(`stack ready (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
 let failedToRun = false;
 try {
@@ -107,7 +128,11 @@ try {
   for (const k of keys.plain) registerSecret(k);
   const fx = await fixtures(stack, keys, report);
   console.log(`keys and fixtures ready (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
-  const realIds = { sessions: fx.sessions.map((s) => s.id), connections: fx.connections.map((c) => c.id), servers: fx.servers.slice(0, 5) };
+  const realIds = {
+    sessions: fx.sessions.map((s) => s.id),
+    connections: fx.connections.map((c) => c.id),
+    servers: fx.servers.slice(0, 5),
+  };
   const step = async (name, fn) => {
     if (!want(name)) return;
     const t = Date.now();
@@ -117,7 +142,11 @@ try {
     } catch (err) {
       failedToRun = true;
       console.error(err);
-      report.add(name, 'part ran to the end', 'no', { target: 'yes', ok: false, finding: String(err?.message ?? err).slice(0, 100) });
+      report.add(name, 'part ran to the end', 'no', {
+        target: 'yes',
+        ok: false,
+        finding: String(err?.message ?? err).slice(0, 100),
+      });
     }
     console.log(`   (${((Date.now() - t) / 1000).toFixed(0)} s)`);
   };
@@ -128,11 +157,13 @@ try {
   await resetGovernance(stack, keys);
   await step('soak', () => soak(stack, keys, report, fx, { seconds: SIZES.soakSeconds }));
   await step('faults', () => faults(stack, keys, report, fx, { seconds: SIZES.faultSeconds, ci }));
+  await step('money', () => money(stack, report, { sandbox: money$.sandbox, ci }));
   const tg = Date.now();
   await secretsGrep(stack, report);
   console.log(`\n## secrets grep\n   (${((Date.now() - tg) / 1000).toFixed(0)} s)`);
 } finally {
   await stack.close({ keep: process.env.RELIABILITY_KEEP === '1' });
+  await money$?.sandbox.close();
 }
 console.log(`\n## Reliability figures (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
 report.print();

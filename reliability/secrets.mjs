@@ -10,9 +10,16 @@ const redisHits = { keys: 0, scanned: 0, examples: [] };
 
 /** Every key and value of the private Redis, as text (streams, hashes, lists, sets, strings). */
 export function scanRedis(stack) {
-  const cli = (...a) => execFileSync('redis-cli', ['-p', String(stack.redis.port), '--no-raw', ...a], { encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
+  const cli = (...a) =>
+    execFileSync('redis-cli', ['-p', String(stack.redis.port), '--no-raw', ...a], {
+      encoding: 'utf8',
+      maxBuffer: 512 * 1024 * 1024,
+    });
   const secrets = allSecrets();
-  const keys = execFileSync('redis-cli', ['-p', String(stack.redis.port), '--scan'], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 })
+  const keys = execFileSync('redis-cli', ['-p', String(stack.redis.port), '--scan'], {
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  })
     .split('\n')
     .filter(Boolean);
   for (const k of keys) {
@@ -49,7 +56,9 @@ export async function secretsGrep(stack, report) {
   const db = await pgClient(stack.env.DATABASE_URL);
   const tableHits = [];
   try {
-    const { rows } = await db.query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'");
+    const { rows } = await db.query(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
+    );
     // Every secret starts with one of a few short prefixes (`csk_`, the
     // credential values' own): Postgres keeps only rows holding one of them,
     // and those are checked against every secret here. One pass per table
@@ -68,7 +77,11 @@ export async function secretsGrep(stack, report) {
   }
   scanRedis(stack);
   report.add(S, 'secrets looked for', `${secrets.length} (API keys and stored credential values)`);
-  report.add(S, 'responses containing one', leaks.responses, { target: '0', ok: leaks.responses === 0, finding: leaks.examples.join('; ') });
+  report.add(S, 'responses containing one', leaks.responses, {
+    target: '0',
+    ok: leaks.responses === 0,
+    finding: leaks.examples.join('; '),
+  });
   report.add(S, 'log files containing one', logHits.length, {
     target: '0',
     ok: logHits.length === 0,

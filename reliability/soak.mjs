@@ -15,7 +15,11 @@ export async function soak(stack, keys, report, fx, { seconds }) {
   const fivexx = records.filter((r) => r.status >= 500 || r.status === 0).length;
   const hung = records.filter((r) => r.status === -1).length;
   const lat = records.map((r) => r.ms).sort((a, b) => a - b);
-  report.add(S, `${seconds} s mixed load: requests, statuses`, `${records.length}: ${fmtTally(tally(records.map((r) => r.status)))}`);
+  report.add(
+    S,
+    `${seconds} s mixed load: requests, statuses`,
+    `${records.length}: ${fmtTally(tally(records.map((r) => r.status)))}`,
+  );
   report.add(
     S,
     'p50 / p99 / max latency (ms)',

@@ -21,15 +21,22 @@ const scopeOf = (r) => (r.scope ? `\`${r.scope}\`` : 'none');
 /** Every route, in `ROUTES` order: method and path, scope, operationId and summary. */
 function routesTable(routes) {
   const rows = Object.values(routes).map(
-    (r) => `| ${route(r)} | ${scopeOf(r)} | \`${r.operationId}\` | ${cell(r.summary)}${r.deprecated ? ' (deprecated)' : ''} |`,
+    (r) =>
+      `| ${route(r)} | ${scopeOf(r)} | \`${r.operationId}\` | ${cell(r.summary)}${r.deprecated ? ' (deprecated)' : ''} |`,
   );
   return ['| route | scope | operationId | what it does |', '| --- | --- | --- | --- |', ...rows].join('\n');
 }
 
 /** Each route with the service hop it makes (`none`, `reads`, `acts`), for the architecture notes. */
 function hopsTable(routes) {
-  const rows = Object.values(routes).map((r) => `| ${route(r)} | \`${r.operationId}\` | ${r.tag} | ${scopeOf(r)} | \`${r.hop}\` |`);
-  return ['| route | operationId (gateway handler) | tag | scope | hop |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
+  const rows = Object.values(routes).map(
+    (r) => `| ${route(r)} | \`${r.operationId}\` | ${r.tag} | ${scopeOf(r)} | \`${r.hop}\` |`,
+  );
+  return [
+    '| route | operationId (gateway handler) | tag | scope | hop |',
+    '| --- | --- | --- | --- | --- |',
+    ...rows,
+  ].join('\n');
 }
 
 /** Each scope with the routes that need it. */
@@ -53,7 +60,8 @@ const BLOCKS = [
   { file: 'ARCHITECTURE.md', name: 'scopes', render: scopesTable },
 ];
 
-const begin = (name) => `<!-- ${name}:begin (generated from ROUTES by pnpm docs:routes; edit packages/contracts/src/routes.ts, not this table) -->`;
+const begin = (name) =>
+  `<!-- ${name}:begin (generated from ROUTES by pnpm docs:routes; edit packages/contracts/src/routes.ts, not this table) -->`;
 const end = (name) => `<!-- ${name}:end -->`;
 
 /** The text with the block's content replaced; throws when the markers are missing. */
@@ -89,7 +97,9 @@ if (require.main === module) {
   if (process.argv.includes('--check')) {
     const files = stale(ROUTES);
     if (files.length > 0) {
-      console.error(`Route tables out of date in ${files.join(', ')}: run pnpm docs:routes (after building packages/contracts).`);
+      console.error(
+        `Route tables out of date in ${files.join(', ')}: run pnpm docs:routes (after building packages/contracts).`,
+      );
       process.exit(1);
     }
     console.log('route tables are up to date');

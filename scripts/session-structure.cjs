@@ -35,7 +35,11 @@ function sourceFiles(dir) {
   return out;
 }
 
-const compilerOptions = { module: ts.ModuleKind.CommonJS, moduleResolution: ts.ModuleResolutionKind.Node10, allowJs: false };
+const compilerOptions = {
+  module: ts.ModuleKind.CommonJS,
+  moduleResolution: ts.ModuleResolutionKind.Node10,
+  allowJs: false,
+};
 const host = ts.createCompilerHost(compilerOptions);
 
 /**
@@ -54,8 +58,11 @@ function importsOf(file) {
       spec = st.moduleSpecifier.text;
       const clause = st.importClause;
       if (clause) {
-        const named = clause.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : null;
-        runtime = !clause.isTypeOnly && (clause.name !== undefined || !named || named.length === 0 || named.some((e) => !e.isTypeOnly));
+        const named =
+          clause.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : null;
+        runtime =
+          !clause.isTypeOnly &&
+          (clause.name !== undefined || !named || named.length === 0 || named.some((e) => !e.isTypeOnly));
       }
     } else if (ts.isExportDeclaration(st) && st.moduleSpecifier) {
       spec = st.moduleSpecifier.text;
@@ -117,7 +124,8 @@ function analyse() {
   const depends = (a, b) => folderDeps.get(a)?.has(b) ?? false;
   const folders = [...new Set(files.map(folderOf).filter((x) => x !== null))].sort();
   const mutualPairs = [];
-  for (const a of folders) for (const b of folders) if (a < b && depends(a, b) && depends(b, a)) mutualPairs.push([a, b]);
+  for (const a of folders)
+    for (const b of folders) if (a < b && depends(a, b) && depends(b, a)) mutualPairs.push([a, b]);
 
   // Cycles of folders: strongly connected components with more than one folder (Tarjan).
   let index = 0;
@@ -175,7 +183,9 @@ if (require.main === module) {
     delete rest.folderDeps;
     console.log(JSON.stringify(rest, null, 2));
   } else {
-    console.log(`files an execute request passes through (run-time imports from execute/execute.controller.ts): ${r.executePathCount}`);
+    console.log(
+      `files an execute request passes through (run-time imports from execute/execute.controller.ts): ${r.executePathCount}`,
+    );
     console.log(`  (with type-only imports: ${r.executeReadingCount})`);
     for (const f of r.executePath) console.log(`  ${f}`);
     console.log(`feature folders importing each other: ${r.mutualPairs.length}`);
@@ -184,6 +194,8 @@ if (require.main === module) {
       for (const why of [...r.folderDeps.get(a).get(b), ...r.folderDeps.get(b).get(a)]) console.log(`    ${why}`);
     }
     console.log(`folder cycles: ${r.cycles.length}${r.cycles.map((c) => `\n  ${c.join(' -> ')}`).join('')}`);
-    console.log(`${KERNEL}/ imports from other folders: ${r.kernelImports.length === 0 ? 'none' : r.kernelImports.map((k) => k.to).join(', ')}`);
+    console.log(
+      `${KERNEL}/ imports from other folders: ${r.kernelImports.length === 0 ? 'none' : r.kernelImports.map((k) => k.to).join(', ')}`,
+    );
   }
 }

@@ -18,7 +18,7 @@ pnpm exec jest --ci --maxWorkers=2 "$@"
 if [ "$#" -eq 0 ]; then
   bash sdks/python/scripts/test.sh
 fi
-# The CI-sized reliability run (a few minutes): fuzz, attacks, soak and faults
+# The CI-sized reliability run (a few minutes): fuzz, attacks, soak, faults and money
 # against a private Postgres, Redis and the built apps; exits 1 when a figure
 # misses its target. Skipped when arguments narrow the run to some tests.
 if [ "$#" -eq 0 ]; then

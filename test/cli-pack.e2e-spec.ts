@@ -37,15 +37,22 @@ describe('the packed CLI, installed alone', () => {
     });
 
   beforeAll(async () => {
-    stack = await startStack({ env: { ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', NL_EXTRACTOR: '', ROTA_RPC_TIMEOUT_MS: '20000' } });
+    stack = await startStack({
+      env: { ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', NL_EXTRACTOR: '', ROTA_RPC_TIMEOUT_MS: '20000' },
+    });
     key = (await stack.key(['servers:read', 'sessions:create', 'tools:execute'])).key;
     dir = mkdtempSync(join(tmpdir(), 'rota-pack-'));
-    const tarball = execFileSync(process.execPath, [join(ROOT, 'packages/cli/scripts/bundle.mjs'), '--tarball', dir], { encoding: 'utf8' }).trim();
+    const tarball = execFileSync(process.execPath, [join(ROOT, 'packages/cli/scripts/bundle.mjs'), '--tarball', dir], {
+      encoding: 'utf8',
+    }).trim();
     const app = join(dir, 'app');
     mkdirSync(app);
     writeFileSync(join(app, 'package.json'), '{"name":"app","version":"1.0.0","private":true}\n');
     // The tarball has no dependencies: the install must not need a registry.
-    execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--silent', tarball], { cwd: app, stdio: 'pipe' });
+    execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--silent', tarball], {
+      cwd: app,
+      stdio: 'pipe',
+    });
     rotaBin = join(app, 'node_modules', '@rota', 'cli', 'dist', 'bin.js');
     desktopEnv = { HOME: join(dir, 'home'), PATH: '/usr/bin:/bin' };
   });
@@ -55,22 +62,33 @@ describe('the packed CLI, installed alone', () => {
   });
 
   it('installs with no dependency and no workspace link, and knows its version', async () => {
-    const installed = JSON.parse(readFileSync(join(rotaBin, '..', '..', 'package.json'), 'utf8')) as Record<string, unknown>;
+    const installed = JSON.parse(readFileSync(join(rotaBin, '..', '..', 'package.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
     expect(installed.bin).toEqual({ rota: 'dist/bin.js' });
     expect(installed.dependencies).toBeUndefined();
     const version = await rota(['--version']);
     expect(version.status).toBe(0);
-    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, 'packages/cli/package.json'), 'utf8')).version);
+    expect(version.stdout.trim()).toBe(
+      JSON.parse(readFileSync(join(ROOT, 'packages/cli/package.json'), 'utf8')).version,
+    );
   });
 
   it('answers HTTP commands and refuses the database ones with a reason', async () => {
-    const search = await rota(['search', 'send a whatsapp notification', '--json'], { ROTA_URL: stack.url, ROTA_API_KEY: key });
+    const search = await rota(['search', 'send a whatsapp notification', '--json'], {
+      ROTA_URL: stack.url,
+      ROTA_API_KEY: key,
+    });
     expect(search.status).toBe(0);
     expect(JSON.parse(search.stdout).hits.length).toBeGreaterThan(0);
     const keys = await rota(['keys', 'list']);
     expect(keys.status).toBe(1);
     expect(keys.stderr).toMatch(/opens the database/);
-    const refused = await rota(['sessions', 'show', 'ses_missing', '--json'], { ROTA_URL: stack.url, ROTA_API_KEY: key });
+    const refused = await rota(['sessions', 'show', 'ses_missing', '--json'], {
+      ROTA_URL: stack.url,
+      ROTA_API_KEY: key,
+    });
     expect(refused.status).toBe(1);
     expect(JSON.parse(refused.stdout)).toMatchObject({ error: 'session_not_found', status: 404 });
   });
@@ -82,7 +100,11 @@ describe('the packed CLI, installed alone', () => {
     const config = await rota(['mcp', 'config', '--client', 'claude-desktop']);
     expect(config.status).toBe(0);
     expect(config.stdout).not.toContain(key);
-    const entry = (JSON.parse(config.stdout) as { mcpServers: { rota: { command: string; args: string[]; env?: Record<string, string> } } }).mcpServers.rota;
+    const entry = (
+      JSON.parse(config.stdout) as {
+        mcpServers: { rota: { command: string; args: string[]; env?: Record<string, string> } };
+      }
+    ).mcpServers.rota;
     expect(entry.args).toEqual([rotaBin, 'mcp', 'stdio', '--profile', 'default']);
 
     // Claude Desktop starts `command` with `args` and the entry's env over its own, from a directory of its choosing.

@@ -69,11 +69,16 @@ describe('the rota CLI over HTTP', () => {
   it('policy set and get go through the API with a key, and a refused write exits 1', async () => {
     const writer = (await stack.key(['servers:read', 'policy:write'])).key;
     const file = join(configDir, 'rules.json');
-    writeFileSync(file, JSON.stringify([{ type: 'max_amount', tool: 'codespar_pay', currency: 'BRL', max_minor: 50000 }]));
+    writeFileSync(
+      file,
+      JSON.stringify([{ type: 'max_amount', tool: 'codespar_pay', currency: 'BRL', max_minor: 50000 }]),
+    );
     const set = await rota(['policy', 'set', file, '--json'], { ROTA_API_KEY: writer });
     expect(set.code).toBe(0);
     const stored = JSON.parse(set.stdout);
-    expect(stored.rules).toEqual([expect.objectContaining({ id: expect.any(String), type: 'max_amount', tool: 'codespar_pay', max_minor: 50000 })]);
+    expect(stored.rules).toEqual([
+      expect.objectContaining({ id: expect.any(String), type: 'max_amount', tool: 'codespar_pay', max_minor: 50000 }),
+    ]);
     const got = await rota(['policy', 'get']);
     expect(got.code).toBe(0);
     expect(got.stdout).toContain('max_amount');
@@ -97,8 +102,12 @@ describe('the rota CLI over HTTP', () => {
       expect(got.stdout).toMatch(/tool\s+codespar_checkout\s+-\s+1000/);
 
       // A call above an approval threshold opens an approval.
-      const rules = [{ type: 'approval_above', tool: 'codespar_pay', currency: 'BRL', above_minor: 100, ttl_seconds: 600 }];
-      expect((await http(`${stack.url}/v1/policy`, { method: 'PUT', headers: auth, json: { rules } })).status).toBe(200);
+      const rules = [
+        { type: 'approval_above', tool: 'codespar_pay', currency: 'BRL', above_minor: 100, ttl_seconds: 600 },
+      ];
+      expect((await http(`${stack.url}/v1/policy`, { method: 'PUT', headers: auth, json: { rules } })).status).toBe(
+        200,
+      );
       const ses = await http(`${stack.url}/v1/sessions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${requester}` },
@@ -107,7 +116,10 @@ describe('the rota CLI over HTTP', () => {
       const refused = await http(`${stack.url}/v1/sessions/${ses.json.id}/execute`, {
         method: 'POST',
         headers: { authorization: `Bearer ${requester}` },
-        json: { tool: 'codespar_pay', input: { action: 'pay', method: 'pix', amount: 5000, currency: 'BRL', recipient: 'pix-key-cli' } },
+        json: {
+          tool: 'codespar_pay',
+          input: { action: 'pay', method: 'pix', amount: 5000, currency: 'BRL', recipient: 'pix-key-cli' },
+        },
       });
       expect(refused.status).toBe(403);
       const id = refused.json.approval_id as string;
@@ -131,9 +143,15 @@ describe('the rota CLI over HTTP', () => {
 
       const usage = await rota(['usage', '--json']);
       expect(usage.code).toBe(0);
-      expect(JSON.parse(usage.stdout)).toMatchObject({ environment: 'live', quota: { plan: expect.any(String), limit: expect.any(Number) } });
+      expect(JSON.parse(usage.stdout)).toMatchObject({
+        environment: 'live',
+        quota: { plan: expect.any(String), limit: expect.any(Number) },
+      });
       expect((await rota(['usage'])).stdout).toMatch(/^live \d{4}-\d{2}-01 to .*: \d+ calls\n/);
-      await http(`${stack.url}/v1/sessions/${ses.json.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${requester}` } });
+      await http(`${stack.url}/v1/sessions/${ses.json.id}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${requester}` },
+      });
     } finally {
       await http(`${stack.url}/v1/policy`, { method: 'PUT', headers: auth, json: { rules: [] } });
       await http(`${stack.url}/v1/rate-limits`, { method: 'PUT', headers: auth, json: { limits: [] } });
@@ -143,7 +161,9 @@ describe('the rota CLI over HTTP', () => {
   it('--version prints the version and exits 0', async () => {
     const r = await rota(['--version']);
     expect(r).toMatchObject({ code: 0, stderr: '' });
-    expect(r.stdout.trim()).toBe(JSON.parse(readFileSync(join(__dirname, '../packages/cli/package.json'), 'utf8')).version);
+    expect(r.stdout.trim()).toBe(
+      JSON.parse(readFileSync(join(__dirname, '../packages/cli/package.json'), 'utf8')).version,
+    );
   });
 
   it('search --json exits 0 with the API’s body', async () => {
@@ -179,7 +199,17 @@ describe('the rota CLI over HTTP', () => {
     await stack.db.prisma.connection.create({
       data: { id: newId('conn'), projectId: 'proj_dev', environment: 'live', serverId: 'asaas', status: 'connected' },
     });
-    const ok = await rota(['route', '--operation', 'charge', '--currency', 'BRL', '--country', 'BR', '--amount', '4990']);
+    const ok = await rota([
+      'route',
+      '--operation',
+      'charge',
+      '--currency',
+      'BRL',
+      '--country',
+      'BR',
+      '--amount',
+      '4990',
+    ]);
     expect(ok).toMatchObject({ code: 0, stderr: '' });
     expect(ok.stdout).toMatch(/^codespar_charge via asaas \(\w+\)\n/);
     const json = await rota(['route', '--operation', 'charge', '--currency', 'BRL', '--country', 'BR', '--json']);
@@ -216,7 +246,12 @@ describe('the rota CLI over HTTP', () => {
     const id = created.stdout.trim();
     expect(id).toMatch(/^ses_/);
     const shown = await rota(['sessions', 'show', id, '--json']);
-    expect(JSON.parse(shown.stdout)).toMatchObject({ id, status: 'active', servers: ['zzpay', 'zzopen'], user_id: 'user_123' });
+    expect(JSON.parse(shown.stdout)).toMatchObject({
+      id,
+      status: 'active',
+      servers: ['zzpay', 'zzopen'],
+      user_id: 'user_123',
+    });
 
     const listed = await rota(['tool', 'codespar_list_tools', '--session', id]);
     expect(listed).toMatchObject({ code: 0, stderr: '' });
@@ -259,13 +294,19 @@ describe('the rota CLI over HTTP', () => {
   });
 
   it('login saves a profile (owner-only) that the HTTP commands then use', async () => {
-    const login = await rota(['login', '--url', stack.url, '--api-key', key, '--profile', 'ci'], { ROTA_URL: undefined, ROTA_API_KEY: undefined });
+    const login = await rota(['login', '--url', stack.url, '--api-key', key, '--profile', 'ci'], {
+      ROTA_URL: undefined,
+      ROTA_API_KEY: undefined,
+    });
     expect(login).toMatchObject({ code: 0, stderr: '' });
     const file = join(configDir, 'config.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const who = await rota(['whoami', '--json'], { ROTA_URL: undefined, ROTA_API_KEY: undefined });
     expect(JSON.parse(who.stdout)).toEqual({ url: stack.url, key_prefix: key.slice(0, 12) });
-    const search = await rota(['search', 'charge a customer', '--json'], { ROTA_URL: undefined, ROTA_API_KEY: undefined });
+    const search = await rota(['search', 'charge a customer', '--json'], {
+      ROTA_URL: undefined,
+      ROTA_API_KEY: undefined,
+    });
     expect(search.code).toBe(0);
 
     const wrong = await rota(['login', '--url', stack.url, '--api-key', 'csk_live_00000000000000000000000000000000'], {
@@ -298,28 +339,41 @@ describe('the rota CLI over HTTP', () => {
 
   it('mcp config prints and merges the entry of each client, naming the saved profile and holding no key', async () => {
     // Without a saved profile there is nothing for the relay to read: refused, with the reason as JSON under --json.
-    const none = await rota(['mcp', 'config', '--client', 'cursor', '--json'], { ROTA_CONFIG_DIR: join(configDir, 'empty') });
+    const none = await rota(['mcp', 'config', '--client', 'cursor', '--json'], {
+      ROTA_CONFIG_DIR: join(configDir, 'empty'),
+    });
     expect(none.code).toBe(1);
     expect(JSON.parse(none.stdout)).toMatchObject({ error: 'profile_not_found' });
     expect((await rota(['login', '--profile', 'desk'])).code).toBe(0);
 
     const bin = join(__dirname, '../packages/cli/dist/bin.js');
-    const cursor = await rota(['mcp', 'config', '--client', 'cursor', '--session', 'ses_abc'], { ROTA_PROFILE: 'desk' });
+    const cursor = await rota(['mcp', 'config', '--client', 'cursor', '--session', 'ses_abc'], {
+      ROTA_PROFILE: 'desk',
+    });
     expect(cursor.code).toBe(0);
     expect(JSON.parse(cursor.stdout)).toEqual({
-      mcpServers: { rota: { command: process.execPath, args: [bin, 'mcp', 'stdio', '--profile', 'desk', '--session', 'ses_abc'] } },
+      mcpServers: {
+        rota: { command: process.execPath, args: [bin, 'mcp', 'stdio', '--profile', 'desk', '--session', 'ses_abc'] },
+      },
     });
     const vscode = JSON.parse((await rota(['mcp', 'config', '--client', 'vscode'], { ROTA_PROFILE: 'desk' })).stdout);
-    expect(vscode).toEqual({ servers: { rota: { type: 'stdio', command: process.execPath, args: [bin, 'mcp', 'stdio', '--profile', 'desk'] } } });
+    expect(vscode).toEqual({
+      servers: { rota: { type: 'stdio', command: process.execPath, args: [bin, 'mcp', 'stdio', '--profile', 'desk'] } },
+    });
 
     const file = join(configDir, 'claude_desktop_config.json');
     writeFileSync(file, JSON.stringify({ mcpServers: { other: { command: 'x' } }, theme: 'dark' }));
-    const written = await rota(['mcp', 'config', '--client', 'claude-desktop', '--write', '--file', file], { ROTA_PROFILE: 'desk' });
+    const written = await rota(['mcp', 'config', '--client', 'claude-desktop', '--write', '--file', file], {
+      ROTA_PROFILE: 'desk',
+    });
     expect(written).toMatchObject({ code: 0, stdout: `wrote rota to ${file}\n` });
     const text = readFileSync(file, 'utf8');
     expect(JSON.parse(text)).toEqual({
       theme: 'dark',
-      mcpServers: { other: { command: 'x' }, rota: { command: process.execPath, args: [bin, 'mcp', 'stdio', '--profile', 'desk'] } },
+      mcpServers: {
+        other: { command: 'x' },
+        rota: { command: process.execPath, args: [bin, 'mcp', 'stdio', '--profile', 'desk'] },
+      },
     });
     expect(text).not.toContain(key);
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -329,13 +383,24 @@ describe('the rota CLI over HTTP', () => {
 
   it('webhooks delete and replay and router candidates take --json', async () => {
     const ops = (await stack.key(['servers:read', 'webhooks:write'])).key;
-    const created = await rota(['webhooks', 'create', '--url', 'http://127.0.0.1:9/cli-json', '--events', 'call.failed', '--json'], { ROTA_API_KEY: ops });
+    const created = await rota(
+      ['webhooks', 'create', '--url', 'http://127.0.0.1:9/cli-json', '--events', 'call.failed', '--json'],
+      { ROTA_API_KEY: ops },
+    );
     expect(created).toMatchObject({ code: 0, stderr: '' });
     const hook = JSON.parse(created.stdout) as { id: string };
 
     // A dead delivery to replay, as the worker leaves one after its last failed attempt.
     const event = await stack.db.prisma.event.create({
-      data: { id: newId('evt'), type: 'call.failed', orgId: 'org_dev', projectId: 'proj_dev', environment: 'live', payload: {}, dispatchedAt: new Date() },
+      data: {
+        id: newId('evt'),
+        type: 'call.failed',
+        orgId: 'org_dev',
+        projectId: 'proj_dev',
+        environment: 'live',
+        payload: {},
+        dispatchedAt: new Date(),
+      },
     });
     const dead = await stack.db.prisma.webhookDelivery.create({
       data: { id: newId('wdl'), subscriptionId: hook.id, eventId: event.id, status: 'dead', attempts: [] },
@@ -346,7 +411,11 @@ describe('the rota CLI over HTTP', () => {
     const unknown = await rota(['webhooks', 'replay', hook.id, 'wdl_missing', '--json'], { ROTA_API_KEY: ops });
     expect(unknown.code).toBe(1);
     // The refusal reaches stdout as JSON too, so a script reads why.
-    expect(JSON.parse(unknown.stdout)).toMatchObject({ error: 'webhook_delivery_not_found', status: 404, request_id: expect.any(String) });
+    expect(JSON.parse(unknown.stdout)).toMatchObject({
+      error: 'webhook_delivery_not_found',
+      status: 404,
+      request_id: expect.any(String),
+    });
     expect(unknown.stderr).toMatch(/^error: webhook_delivery_not_found: .*\[HTTP 404, request \S+\]\n$/);
 
     const deleted = await rota(['webhooks', 'delete', hook.id, '--json'], { ROTA_API_KEY: ops });
@@ -369,7 +438,11 @@ describe('the rota CLI over HTTP', () => {
     await stack.services.search.app.close();
     const r = await rota(['search', 'pix', '--json'], {});
     expect(r.code).toBe(2);
-    expect(JSON.parse(r.stdout)).toMatchObject({ error: expect.any(String), status: expect.any(Number), request_id: expect.any(String) });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      error: expect.any(String),
+      status: expect.any(Number),
+      request_id: expect.any(String),
+    });
     expect(r.stderr).toMatch(/^error: \w+: .*\[HTTP 5\d\d, request \S+\]\n$/);
   });
 });

@@ -39,13 +39,19 @@ describe('codespar_manage_connections: connect flows and profiles', () => {
   let b: Tenant;
 
   const api = async (t: { key: string } | null, method: string, path: string, json?: unknown) => {
-    const r = await http(`${stack.url}${path}`, { method, headers: t ? { authorization: `Bearer ${t.key}` } : {}, json, redirect: 'manual' });
+    const r = await http(`${stack.url}${path}`, {
+      method,
+      headers: t ? { authorization: `Bearer ${t.key}` } : {},
+      json,
+      redirect: 'manual',
+    });
     bodies.push(r.text);
     return r;
   };
   const manage = (t: Tenant, input: Record<string, unknown>) =>
     api(t, 'POST', `/v1/sessions/${t.session}/execute`, { tool: 'codespar_manage_connections', input });
-  const execute = (t: Tenant, tool: string, input: Record<string, unknown>) => api(t, 'POST', `/v1/sessions/${t.session}/execute`, { tool, input });
+  const execute = (t: Tenant, tool: string, input: Record<string, unknown>) =>
+    api(t, 'POST', `/v1/sessions/${t.session}/execute`, { tool, input });
   const tokenRequests = () => sandbox.control.counters().token_requests.mercadopago ?? 0;
 
   /** Follows the sandbox's authorization page: its 302 goes to Rota's public callback with a code and the state. */
@@ -97,7 +103,10 @@ describe('codespar_manage_connections: connect flows and profiles', () => {
 
   it('connects Mercado Pago through its authorization page with PKCE, and the first raw call uses the new token', async () => {
     const plan = await manage(a, { action: 'initiate', server_id: 'mercadopago' });
-    expect(plan.json).toMatchObject({ success: true, data: { action: 'initiate', method: 'authorization', status: 'disconnected', fields: [] } });
+    expect(plan.json).toMatchObject({
+      success: true,
+      data: { action: 'initiate', method: 'authorization', status: 'disconnected', fields: [] },
+    });
 
     const started = await manage(a, { action: 'connect_start', server_id: 'mercadopago', credentials: MP_CLIENT });
     expect(started.json).toMatchObject({
@@ -118,7 +127,10 @@ describe('codespar_manage_connections: connect flows and profiles', () => {
 
     // Before the user is back, finishing says so.
     const early = await manage(a, { action: 'connect_finish', context_id: contextId });
-    expect(early.json).toMatchObject({ success: false, data: { code: 'connect_pending', authorization_url: authorizationUrl } });
+    expect(early.json).toMatchObject({
+      success: false,
+      data: { code: 'connect_pending', authorization_url: authorizationUrl },
+    });
 
     const tokensBefore = tokenRequests();
     const location = await authorize(authorizationUrl);
@@ -126,16 +138,29 @@ describe('codespar_manage_connections: connect flows and profiles', () => {
     const back = await callback(location);
     expect(back.status).toBe(200);
     expect(back.headers.get('cache-control')).toBe('no-store');
-    expect(back.json).toMatchObject({ status: 'connected', server_id: 'mercadopago', environment: 'test', context_id: contextId });
+    expect(back.json).toMatchObject({
+      status: 'connected',
+      server_id: 'mercadopago',
+      environment: 'test',
+      context_id: contextId,
+    });
     // One token request: the code exchange (with the verifier; the sandbox checks it against the challenge).
     expect(tokenRequests()).toBe(tokensBefore + 1);
 
     const listed = await api(a, 'GET', '/v1/connections');
     expect(listed.json.connections).toEqual([
-      expect.objectContaining({ server_id: 'mercadopago', status: 'connected', has_credentials: true, environment: 'test' }),
+      expect.objectContaining({
+        server_id: 'mercadopago',
+        status: 'connected',
+        has_credentials: true,
+        environment: 'test',
+      }),
     ]);
     const finished = await manage(a, { action: 'connect_finish', context_id: contextId });
-    expect(finished.json).toMatchObject({ success: true, data: { status: 'connected', connection: { server_id: 'mercadopago', has_credentials: true } } });
+    expect(finished.json).toMatchObject({
+      success: true,
+      data: { status: 'connected', connection: { server_id: 'mercadopago', has_credentials: true } },
+    });
 
     const paid = await execute(a, 'mercadopago/create_payment', {
       transaction_amount: 25.5,
@@ -174,7 +199,10 @@ describe('codespar_manage_connections: connect flows and profiles', () => {
     const payload = JSON.parse(Buffer.from(body!, 'base64url').toString('utf8'));
     expect(payload.p).toBe(a.projectId);
     const forged = new URL(location);
-    forged.searchParams.set('state', `${Buffer.from(JSON.stringify({ ...payload, p: b.projectId })).toString('base64url')}.${sig}`);
+    forged.searchParams.set(
+      'state',
+      `${Buffer.from(JSON.stringify({ ...payload, p: b.projectId })).toString('base64url')}.${sig}`,
+    );
     const refused = await callback(forged);
     expect(refused.status).toBe(400);
     expect(refused.json.error).toBe('oauth_state_invalid');
@@ -189,13 +217,22 @@ describe('codespar_manage_connections: connect flows and profiles', () => {
     expect(back.status).toBe(303);
     const to = new URL(back.headers.get('location')!);
     expect(`${to.origin}${to.pathname}`).toBe('https://shop.example.test/connected');
-    expect(Object.fromEntries(to.searchParams)).toEqual({ x: '1', status: 'connected', server_id: 'mercadopago', context_id: contextId });
+    expect(Object.fromEntries(to.searchParams)).toEqual({
+      x: '1',
+      status: 'connected',
+      server_id: 'mercadopago',
+      context_id: contextId,
+    });
   });
 
   it('answers a refusal at the authorization page: the flow fails, nothing is stored', async () => {
     const started = await manage(b, { action: 'connect_start', server_id: 'mercadopago', credentials: MP_CLIENT });
     const state = new URL(started.json.data.authorization_url).searchParams.get('state')!;
-    const denied = await api(null, 'GET', `/v1/connections/oauth/callback?${new URLSearchParams({ state, error: 'access_denied', error_description: 'no' })}`);
+    const denied = await api(
+      null,
+      'GET',
+      `/v1/connections/oauth/callback?${new URLSearchParams({ state, error: 'access_denied', error_description: 'no' })}`,
+    );
     expect(denied.status).toBe(400);
     expect(denied.json.error).toBe('oauth_authorization_failed');
     const finished = await manage(b, { action: 'connect_finish', context_id: started.json.data.context_id });
@@ -216,10 +253,17 @@ describe('codespar_manage_connections: connect flows and profiles', () => {
       buyer: { name: 'Maria Souza', document: '529.982.247-25', email: 'maria@example.com' },
     };
     const refused = await execute(b, 'codespar_charge', PIX);
-    expect(refused.json).toMatchObject({ success: false, data: { code: 'connection_required', connect: expect.arrayContaining(['asaas']) } });
+    expect(refused.json).toMatchObject({
+      success: false,
+      data: { code: 'connection_required', connect: expect.arrayContaining(['asaas']) },
+    });
 
     const plan = await manage(b, { action: 'initiate', server_id: 'asaas' });
-    expect(plan.json.data).toMatchObject({ method: 'credentials', status: 'disconnected', fields: [{ name: 'api_key', required: true }] });
+    expect(plan.json.data).toMatchObject({
+      method: 'credentials',
+      status: 'disconnected',
+      fields: [{ name: 'api_key', required: true }],
+    });
 
     const started = await manage(b, { action: 'connect_start', server_id: 'asaas' });
     expect(started.json).toMatchObject({
@@ -229,21 +273,45 @@ describe('codespar_manage_connections: connect flows and profiles', () => {
     expect(started.json.data.authorization_url).toBeUndefined();
     const contextId = started.json.data.context_id;
 
-    const missing = await manage(b, { action: 'connect_finish', context_id: contextId, credentials: { apikey: ASAAS_KEY } });
+    const missing = await manage(b, {
+      action: 'connect_finish',
+      context_id: contextId,
+      credentials: { apikey: ASAAS_KEY },
+    });
     expect(missing.json).toMatchObject({ success: false, tool_call_id: null, data: { code: 'invalid_args' } });
-    expect(missing.json.data.issues.map((i: any) => i.path.join('.'))).toEqual(['credentials.api_key', 'credentials.apikey']);
+    expect(missing.json.data.issues.map((i: any) => i.path.join('.'))).toEqual([
+      'credentials.api_key',
+      'credentials.apikey',
+    ]);
 
     // A's session cannot finish B's context.
-    expect((await manage(a, { action: 'connect_finish', context_id: contextId, credentials: { api_key: ASAAS_KEY } })).json.data.code).toBe(
-      'connect_context_invalid',
-    );
+    expect(
+      (await manage(a, { action: 'connect_finish', context_id: contextId, credentials: { api_key: ASAAS_KEY } })).json
+        .data.code,
+    ).toBe('connect_context_invalid');
 
-    const finished = await manage(b, { action: 'connect_finish', context_id: contextId, credentials: { api_key: ASAAS_KEY } });
-    expect(finished.json).toMatchObject({ success: true, data: { status: 'connected', connection: { server_id: 'asaas', has_credentials: true } } });
-    const again = await manage(b, { action: 'connect_finish', context_id: contextId, credentials: { api_key: ASAAS_KEY } });
+    const finished = await manage(b, {
+      action: 'connect_finish',
+      context_id: contextId,
+      credentials: { api_key: ASAAS_KEY },
+    });
+    expect(finished.json).toMatchObject({
+      success: true,
+      data: { status: 'connected', connection: { server_id: 'asaas', has_credentials: true } },
+    });
+    const again = await manage(b, {
+      action: 'connect_finish',
+      context_id: contextId,
+      credentials: { api_key: ASAAS_KEY },
+    });
     expect(again.json.data.code).toBe('connect_context_invalid');
 
-    const charge = await execute(b, 'asaas/create_payment', { customer: ASAAS_SANDBOX_CUSTOMER, billingType: 'PIX', value: 10, dueDate: '2026-12-10' });
+    const charge = await execute(b, 'asaas/create_payment', {
+      customer: ASAAS_SANDBOX_CUSTOMER,
+      billingType: 'PIX',
+      value: 10,
+      dueDate: '2026-12-10',
+    });
     expect(charge.json.success).toBe(true);
     // connect_finish refreshed the router's eligibility before answering: the very next meta-tool call routes to the new connection.
     const routed = await execute(b, 'codespar_charge', PIX);
@@ -266,23 +334,41 @@ describe('codespar_manage_connections: connect flows and profiles', () => {
       data: { action: 'save_profile', consumer_id: 'cus-42', profile: { name: 'Ana', email: 'ana@example.com' } },
     });
     // Fields merge; a null removes one.
-    const merged = await manage(a, { action: 'save_profile', consumer_id: 'cus-42', profile: { phone: '+5511999990000', email: null } });
+    const merged = await manage(a, {
+      action: 'save_profile',
+      consumer_id: 'cus-42',
+      profile: { phone: '+5511999990000', email: null },
+    });
     expect(merged.json.data.profile).toEqual({ name: 'Ana', phone: '+5511999990000', address: { cep: '01001-000' } });
     const read = await manage(a, { action: 'get_profile', consumer_id: 'cus-42' });
-    expect(read.json).toMatchObject({ success: true, data: { action: 'get_profile', profile: merged.json.data.profile, updated_at: expect.any(String) } });
+    expect(read.json).toMatchObject({
+      success: true,
+      data: { action: 'get_profile', profile: merged.json.data.profile, updated_at: expect.any(String) },
+    });
 
-    expect((await manage(a, { action: 'get_profile', consumer_id: 'nobody' })).json.data).toMatchObject({ profile: null, updated_at: null });
+    expect((await manage(a, { action: 'get_profile', consumer_id: 'nobody' })).json.data).toMatchObject({
+      profile: null,
+      updated_at: null,
+    });
     expect((await manage(b, { action: 'get_profile', consumer_id: 'cus-42' })).json.data.profile).toBeNull();
 
-    const secret = await manage(a, { action: 'save_profile', consumer_id: 'cus-42', profile: { card: { card_number: '4111111111111111' } } });
+    const secret = await manage(a, {
+      action: 'save_profile',
+      consumer_id: 'cus-42',
+      profile: { card: { card_number: '4111111111111111' } },
+    });
     expect(secret.json).toMatchObject({ success: false, tool_call_id: null, data: { code: 'invalid_args' } });
     expect(JSON.stringify(secret.json)).not.toContain('4111111111111111');
     expect((await manage(a, { action: 'get_profile' })).json.data.code).toBe('invalid_args');
   });
 
   it('keeps every credential out of call rows, answers, log lines, tables and Redis', async () => {
-    const rows = await stack.db.prisma.sessionToolCall.findMany({ where: { projectId: { in: [a.projectId, b.projectId] } } });
-    const connectCalls = rows.filter((r) => ['connect_start', 'connect_finish'].includes((r.input as { action?: string }).action ?? ''));
+    const rows = await stack.db.prisma.sessionToolCall.findMany({
+      where: { projectId: { in: [a.projectId, b.projectId] } },
+    });
+    const connectCalls = rows.filter((r) =>
+      ['connect_start', 'connect_finish'].includes((r.input as { action?: string }).action ?? ''),
+    );
     expect(connectCalls.length).toBeGreaterThan(3);
     const recorded = JSON.stringify(rows);
     const answered = bodies.join('\n');
@@ -302,7 +388,9 @@ describe('codespar_manage_connections: connect flows and profiles', () => {
     );
     const rowHits: string[] = [];
     for (const { table_name: t } of tables) {
-      const all = await stack.db.prisma.$queryRawUnsafe<Array<{ t: string }>>(`SELECT (to_jsonb(r) - 'embedding')::text AS t FROM "${t}" r`);
+      const all = await stack.db.prisma.$queryRawUnsafe<Array<{ t: string }>>(
+        `SELECT (to_jsonb(r) - 'embedding')::text AS t FROM "${t}" r`,
+      );
       for (const r of all) for (const s of NEVER_SHOWN) if (r.t.includes(s)) rowHits.push(`${t}: ${s.slice(0, 6)}…`);
     }
     expect(rowHits).toEqual([]);
@@ -314,7 +402,8 @@ describe('codespar_manage_connections: connect flows and profiles', () => {
       expect(keys.some((k) => k.includes('oauth2'))).toBe(true);
       const redisHits: string[] = [];
       for (const k of keys) {
-        const value = (await redis.type(k)) === 'string' ? ((await redis.getBuffer(k)) ?? Buffer.alloc(0)).toString('latin1') : '';
+        const value =
+          (await redis.type(k)) === 'string' ? ((await redis.getBuffer(k)) ?? Buffer.alloc(0)).toString('latin1') : '';
         for (const s of NEVER_SHOWN) if (`${k}\n${value}`.includes(s)) redisHits.push(`${k}: ${s.slice(0, 6)}…`);
       }
       expect(redisHits).toEqual([]);
@@ -322,7 +411,9 @@ describe('codespar_manage_connections: connect flows and profiles', () => {
       redis.disconnect();
     }
     // connect_start with an OAuth client: recorded as field names only.
-    expect(connectCalls.find((r) => (r.input as any).action === 'connect_start' && (r.input as any).credentials)?.input).toMatchObject({
+    expect(
+      connectCalls.find((r) => (r.input as any).action === 'connect_start' && (r.input as any).credentials)?.input,
+    ).toMatchObject({
       credentials: { client_id: '[redacted]', client_secret: '[redacted]' },
     });
   });

@@ -16,16 +16,28 @@ describe('eligibility follows connections; live with nothing connected', () => {
   let redis: Redis;
   const charge = { intent: { operation: 'charge', currency: 'BRL', country: 'BR', amount_minor: 4990 } };
 
-  const project = async (name: string) => (await new ProjectRepository(stack.db.prisma).create({ orgId: 'org_dev', name })).id;
+  const project = async (name: string) =>
+    (await new ProjectRepository(stack.db.prisma).create({ orgId: 'org_dev', name })).id;
   const keyFor = async (projectId: string, environment: 'live' | 'test') =>
     (await stack.key(['servers:read', 'connections:write'], { projectId, environment })).key;
   const call = (key: string, method: string, path: string, json?: unknown) =>
     http(`${stack.url}${path}`, { method, headers: { authorization: `Bearer ${key}` }, json });
   const discover = (key: string) => call(key, 'POST', '/v1/meta-tools/discover', charge);
   /** Every provider a path C answer offers. */
-  const offered = (json: any): string[] => [json.recommended.provider_id, ...json.alternatives.map((a: any) => a.provider_id)];
+  const offered = (json: any): string[] => [
+    json.recommended.provider_id,
+    ...json.alternatives.map((a: any) => a.provider_id),
+  ];
   const refreshes = async (projectId: string) =>
-    Number(await redis.get(eligibilityRefreshesKey(stack.env.ROTA_REDIS_PREFIX!, { org_id: 'org_dev', project_id: projectId, environment: 'live' })));
+    Number(
+      await redis.get(
+        eligibilityRefreshesKey(stack.env.ROTA_REDIS_PREFIX!, {
+          org_id: 'org_dev',
+          project_id: projectId,
+          environment: 'live',
+        }),
+      ),
+    );
 
   beforeAll(async () => {
     // A cold stack on a busy machine can take seconds over its first requests.
@@ -44,8 +56,12 @@ describe('eligibility follows connections; live with nothing connected', () => {
     const projectId = await project('eligibility follows connections');
     const key = await keyFor(projectId, 'live');
     expect(
-      (await call(key, 'POST', '/v1/connections', { server_id: 'mercadopago', credentials: { client_id: 'mp-live-client', client_secret: 'mp-live-secret' } }))
-        .status,
+      (
+        await call(key, 'POST', '/v1/connections', {
+          server_id: 'mercadopago',
+          credentials: { client_id: 'mp-live-client', client_secret: 'mp-live-secret' },
+        })
+      ).status,
     ).toBe(201);
     const first = await discover(key);
     expect(first.status).toBe(200);
@@ -54,7 +70,10 @@ describe('eligibility follows connections; live with nothing connected', () => {
 
     // The set the router stores now lives for minutes: only the write's own refresh can change the next answer.
     const before = await refreshes(projectId);
-    const created = await call(key, 'POST', '/v1/connections', { server_id: 'asaas', credentials: { api_key: 'asaas_live_x' } });
+    const created = await call(key, 'POST', '/v1/connections', {
+      server_id: 'asaas',
+      credentials: { api_key: 'asaas_live_x' },
+    });
     expect(created.status).toBe(201);
     expect(await refreshes(projectId)).toBe(before + 1);
     const withAsaas = await discover(key);
@@ -87,15 +106,26 @@ describe('eligibility follows connections; live with nothing connected', () => {
     const { key } = await stack.key(['sessions:create', 'tools:execute'], { projectId, environment: 'live' });
     const session = await call(key, 'POST', '/v1/sessions', { servers: ['asaas', 'mercadopago'] });
     expect(session.status).toBe(201);
-    const execute = (tool: string, input: Record<string, unknown>) => call(key, 'POST', `/v1/sessions/${session.json.id}/execute`, { tool, input });
+    const execute = (tool: string, input: Record<string, unknown>) =>
+      call(key, 'POST', `/v1/sessions/${session.json.id}/execute`, { tool, input });
 
     const buyer = { name: 'Maria Souza', document: '529.982.247-25', email: 'maria@example.com' };
-    const charged = await execute('codespar_charge', { method: 'pix', amount: 49.9, currency: 'BRL', description: 'Pedido 1', buyer });
+    const charged = await execute('codespar_charge', {
+      method: 'pix',
+      amount: 49.9,
+      currency: 'BRL',
+      description: 'Pedido 1',
+      buyer,
+    });
     expect(charged.status).toBe(200);
     expect(charged.json).toMatchObject({
       success: false,
       server: null,
-      data: { code: 'connection_required', message: expect.stringContaining('live'), connect: expect.arrayContaining(['asaas', 'mercadopago']) },
+      data: {
+        code: 'connection_required',
+        message: expect.stringContaining('live'),
+        connect: expect.arrayContaining(['asaas', 'mercadopago']),
+      },
     });
     const notified = await execute('codespar_notify', { channel: 'whatsapp', to: '+5511999990000', message: 'hi' });
     expect(notified.status).toBe(200);
@@ -105,7 +135,9 @@ describe('eligibility follows connections; live with nothing connected', () => {
     expect(raw.json).toMatchObject({ success: false, server: 'asaas', data: { code: 'connection_required' } });
 
     // Nothing reached a provider: no call was sent, only refusals recorded.
-    const sent = await stack.db.prisma.sessionToolCall.count({ where: { sessionId: session.json.id, attempts: { gt: 0 } } });
+    const sent = await stack.db.prisma.sessionToolCall.count({
+      where: { sessionId: session.json.id, attempts: { gt: 0 } },
+    });
     expect(sent).toBe(0);
   });
 });

@@ -52,11 +52,17 @@ describe('docs/connections.md walk-through', () => {
   let sandbox: Sandbox;
 
   beforeAll(async () => {
-    if (!existsSync(join(ROOT, 'packages/cli/dist/main.js'))) throw new Error('build the CLI first: pnpm --filter @rota/cli build');
+    if (!existsSync(join(ROOT, 'packages/cli/dist/main.js')))
+      throw new Error('build the CLI first: pnpm --filter @rota/cli build');
     sandbox = await startSandbox({ port: 0 });
     stack = await startStack({
       demoCatalog: true,
-      env: { ROTA_SANDBOX_URL: sandbox.url, ROTA_RPC_TIMEOUT_MS: '15000', ROTA_PROVIDER_TIMEOUT_MS: '3000', ROTA_LOCAL_EMBEDDER: 'hash' },
+      env: {
+        ROTA_SANDBOX_URL: sandbox.url,
+        ROTA_RPC_TIMEOUT_MS: '15000',
+        ROTA_PROVIDER_TIMEOUT_MS: '3000',
+        ROTA_LOCAL_EMBEDDER: 'hash',
+      },
     });
   });
   afterAll(async () => {
@@ -73,21 +79,35 @@ describe('docs/connections.md walk-through', () => {
     delete env.ROTA_PROFILE;
     const charges = sandbox.control.counters().charges_created;
     const r = await bash(shim + script!.split(DOCS_URL).join(stack.url), env);
-    expect({ code: r.code, stderr: r.stderr, stdout: r.code === 0 ? '' : r.stdout }).toEqual({ code: 0, stderr: '', stdout: '' });
+    expect({ code: r.code, stderr: r.stderr, stdout: r.code === 0 ? '' : r.stdout }).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: '',
+    });
     const out = jsonLines(r.stdout);
 
-    expect(out[0]).toMatchObject({ error: 'eligibility_empty', detail: expect.stringMatching(/would fix it: .*asaas/) });
+    expect(out[0]).toMatchObject({
+      error: 'eligibility_empty',
+      detail: expect.stringMatching(/would fix it: .*asaas/),
+    });
     expect(out.find((j) => j.data?.code === 'connection_required')).toMatchObject({
       success: false,
       server: null,
       data: { connect: expect.arrayContaining(['asaas']) },
     });
-    expect(out.find((j) => j.data?.action === 'initiate')).toMatchObject({ success: true, data: { method: 'credentials', fields: [{ name: 'api_key' }] } });
+    expect(out.find((j) => j.data?.action === 'initiate')).toMatchObject({
+      success: true,
+      data: { method: 'credentials', fields: [{ name: 'api_key' }] },
+    });
     const connected = out.filter((j) => j.data?.action === 'connect_finish');
     expect(connected.map((j) => j.data.connection.server_id)).toEqual(['asaas', 'mercadopago']);
-    expect(out.find((j) => j.tool === 'codespar_charge' && j.success)).toMatchObject({ data: { amount_minor: 4990, currency: 'BRL', method: 'pix' } });
+    expect(out.find((j) => j.tool === 'codespar_charge' && j.success)).toMatchObject({
+      data: { amount_minor: 4990, currency: 'BRL', method: 'pix' },
+    });
     expect(sandbox.control.counters().charges_created).toBe(charges + 1);
-    expect(out.find((j) => j.status === 'connected' && j.server_id === 'mercadopago')).toMatchObject({ environment: 'test' });
+    expect(out.find((j) => j.status === 'connected' && j.server_id === 'mercadopago')).toMatchObject({
+      environment: 'test',
+    });
     expect(out.find((j) => j.error === 'oauth_state_invalid')).toBeDefined();
     for (const secret of ['sandbox-mp-secret', 'sandbox-asaas-key'].map((s) => `"${s}"`)) {
       // Sent by the script, never answered back.

@@ -20,11 +20,15 @@ describe('dashboards in headless Chromium', () => {
   const requests: Request[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: run scripts/ensure-chromium.sh, or set ROTA_CHROMIUM`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(`No Chromium at ${CHROMIUM}: run scripts/ensure-chromium.sh, or set ROTA_CHROMIUM`);
     mkdirSync(ARTIFACTS, { recursive: true });
     stack = await startStack({ env: { ROTA_WEBHOOK_ALLOW_PRIVATE: 'true', ROTA_HEALTH_INTERVAL_S: '3600' } });
     key = (await stack.key(['servers:read', 'webhooks:write'])).key;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+    });
     context = await browser.newContext({ acceptDownloads: true });
     page = await context.newPage();
     page.on('request', (r) => requests.push(r));
@@ -44,7 +48,9 @@ describe('dashboards in headless Chromium', () => {
     expect(cookie).toMatchObject({ name: 'rota_dashboard', httpOnly: true, sameSite: 'Strict', path: '/dashboard' });
     expect(cookie!.value).not.toContain(key);
     expect(requests.some((r) => r.url().includes(key))).toBe(false);
-    expect(await page.evaluate(() => (globalThis as unknown as { document: { cookie: string } }).document.cookie)).toBe('');
+    expect(await page.evaluate(() => (globalThis as unknown as { document: { cookie: string } }).document.cookie)).toBe(
+      '',
+    );
   });
 
   it('health: renders the six checks, the connections panel and the deep link with the filter filled in', async () => {
@@ -52,7 +58,9 @@ describe('dashboards in headless Chromium', () => {
     await page.waitForSelector('#checks');
     const api = (await http(`${stack.url}/v1/health`, { headers: { authorization: `Bearer ${key}` } })).json;
     expect(await page.textContent('#overall')).toBe(api.status);
-    const names = await page.$$eval('#checks tr[data-check]', (rows) => rows.map((r) => (r as unknown as Element).dataset.check));
+    const names = await page.$$eval('#checks tr[data-check]', (rows) =>
+      rows.map((r) => (r as unknown as Element).dataset.check),
+    );
     expect(names.sort()).toEqual(['connections', 'credentials', 'database', 'embeddings', 'fx', 'telemetry']);
     expect(await page.textContent('#connections')).toContain('0 provider(s) connected');
     await page.screenshot({ path: join(ARTIFACTS, 'health.png'), fullPage: true });
@@ -72,7 +80,9 @@ describe('dashboards in headless Chromium', () => {
     expect(new URL(page.url()).searchParams.get('event')).toBe('system.health.degraded');
     expect(await page.inputValue('#event-filter')).toBe('system.health.degraded');
     // Only the subscription that listens to the event is listed.
-    const urls = await page.$$eval('#webhooks tr[data-webhook] td:nth-child(2)', (tds) => tds.map((t) => t.textContent));
+    const urls = await page.$$eval('#webhooks tr[data-webhook] td:nth-child(2)', (tds) =>
+      tds.map((t) => t.textContent),
+    );
     expect(urls).toEqual(['http://127.0.0.1:9/hook']);
     await page.screenshot({ path: join(ARTIFACTS, 'triggers.png'), fullPage: true });
   });
@@ -88,13 +98,21 @@ describe('dashboards in headless Chromium', () => {
       [quiet!, 1],
     ] as const) {
       for (let i = 0; i < n; i++)
-        await telemetry.record({ environment: 'live', provider_id: pair.provider_id, tool: pair.tool, success: true, latency_ms: 40 + i });
+        await telemetry.record({
+          environment: 'live',
+          provider_id: pair.provider_id,
+          tool: pair.tool,
+          success: true,
+          latency_ms: 40 + i,
+        });
     }
     await page.goto(`${stack.url}/dashboard/router`);
     await page.waitForSelector('#rows');
     const api = (await http(`${stack.url}/v1/router/metrics`, { headers: { authorization: `Bearer ${key}` } })).json;
     const pairOf = (r: { provider_id: string; tool: string }) => `${r.provider_id}|${r.tool}`;
-    const shown = await page.$$eval('#rows tr[data-pair]', (rows) => rows.map((r) => (r as unknown as Element).dataset.pair));
+    const shown = await page.$$eval('#rows tr[data-pair]', (rows) =>
+      rows.map((r) => (r as unknown as Element).dataset.pair),
+    );
     expect(shown).toEqual([pairOf(busiest!), pairOf(quiet!)]);
     expect(await page.$$eval('#rows td.attempts', (tds) => tds.map((t) => t.textContent))).toEqual(['3', '1']);
     // Every other pair is there, folded: the summary counts them and they are hidden until it is opened.
@@ -103,7 +121,9 @@ describe('dashboards in headless Chromium', () => {
     expect(await page.textContent('#idle summary')).toBe(`${idle.length} provider and tool pair(s) with no attempts`);
     expect(await page.isVisible('#idle-rows')).toBe(false);
     await page.click('#idle summary');
-    const folded = await page.$$eval('#idle-rows tr[data-pair]', (rows) => rows.map((r) => (r as unknown as Element).dataset.pair));
+    const folded = await page.$$eval('#idle-rows tr[data-pair]', (rows) =>
+      rows.map((r) => (r as unknown as Element).dataset.pair),
+    );
     expect(new Set([...shown, ...folded])).toEqual(new Set(api.rows.map(pairOf)));
     expect(folded).toHaveLength(idle.length);
     expect(await page.$$eval('svg.spark', (s) => s.length)).toBe(api.rows.length);
@@ -130,7 +150,9 @@ describe('dashboards in headless Chromium', () => {
     await page.click('tr[data-candidate="focusnfe/emit"] button[data-mark=rejected]');
     await page.reload();
     await page.waitForSelector('#summary');
-    const marks = await page.$$eval('tr[data-candidate]', (rows) => rows.map((r) => [(r as unknown as Element).dataset.candidate, r.className]));
+    const marks = await page.$$eval('tr[data-candidate]', (rows) =>
+      rows.map((r) => [(r as unknown as Element).dataset.candidate, r.className]),
+    );
     expect(marks).toEqual([
       ['asaas/create_charge', 'mark-claimed'],
       ['melhorenvio/quote', 'mark-deferred'],
@@ -138,7 +160,9 @@ describe('dashboards in headless Chromium', () => {
     ]);
     // Marks are kept per report checksum: a different report starts clean.
     const stored = await page.evaluate(() =>
-      Object.keys((globalThis as unknown as { localStorage: object }).localStorage).filter((k) => k.startsWith('rota:candidates:')),
+      Object.keys((globalThis as unknown as { localStorage: object }).localStorage).filter((k) =>
+        k.startsWith('rota:candidates:'),
+      ),
     );
     expect(stored).toHaveLength(1);
     const download = page.waitForEvent('download');
@@ -148,6 +172,11 @@ describe('dashboards in headless Chromium', () => {
     expect(exported.claimed.map((c: { id: string }) => c.id)).toEqual(['asaas/create_charge']);
     await page.screenshot({ path: join(ARTIFACTS, 'router-candidates.png'), fullPage: true });
     const sent = requests.slice(before);
-    expect(sent.every((r) => r.method() === 'GET' && !(r.postData() ?? '').includes('create_charge') && !r.url().includes('create_charge'))).toBe(true);
+    expect(
+      sent.every(
+        (r) =>
+          r.method() === 'GET' && !(r.postData() ?? '').includes('create_charge') && !r.url().includes('create_charge'),
+      ),
+    ).toBe(true);
   });
 });

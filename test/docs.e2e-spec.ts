@@ -123,14 +123,25 @@ describe('docs that run', () => {
   }
 
   beforeAll(async () => {
-    if (!existsSync(join(ROOT, 'packages/cli/dist/main.js'))) throw new Error('build the CLI first: pnpm exec turbo run build --filter=@rota/cli...');
-    stack = await startStack({ env: { ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', ROTA_DISCOVER_TIMEOUT_MS: '30000', ROTA_RPC_TIMEOUT_MS: '35000' } });
+    if (!existsSync(join(ROOT, 'packages/cli/dist/main.js')))
+      throw new Error('build the CLI first: pnpm exec turbo run build --filter=@rota/cli...');
+    stack = await startStack({
+      env: {
+        ANTHROPIC_API_KEY: '',
+        OPENAI_API_KEY: '',
+        ROTA_DISCOVER_TIMEOUT_MS: '30000',
+        ROTA_RPC_TIMEOUT_MS: '35000',
+      },
+    });
     // The quick start assumes the demo catalog; the providers it names are
     // loaded from it (the whole catalog would keep the embedder busy for the
     // length of the test on a small machine).
     // The sandbox on a free port plays the demo providers' test environment.
     sandbox = await startSandbox({ port: 0 });
-    const text = substituteSandboxUrl(readFileSync(join(ROOT, 'packages/catalog/data/demo-catalog.json'), 'utf8'), sandbox.url);
+    const text = substituteSandboxUrl(
+      readFileSync(join(ROOT, 'packages/catalog/data/demo-catalog.json'), 'utf8'),
+      sandbox.url,
+    );
     const demo = JSON.parse(text) as { servers: Array<{ id: string }> };
     const named = { ...demo, servers: demo.servers.filter((s) => ['asaas', 'zapi', 'viacep'].includes(s.id)) };
     await importCatalog(stack.db.prisma, parseCatalogValue(named), { model: currentEmbeddingModel(stack.env) });
@@ -178,9 +189,17 @@ describe('docs that run', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const json = jsonObjects(r.stdout);
-    expect(json.find((j) => j.server_id === 'asaas')).toMatchObject({ environment: 'test', status: 'connected', has_credentials: true });
+    expect(json.find((j) => j.server_id === 'asaas')).toMatchObject({
+      environment: 'test',
+      status: 'connected',
+      has_credentials: true,
+    });
     const charge = json.find((j) => j.tool === 'asaas/create_payment');
-    expect(charge).toMatchObject({ success: true, server: 'asaas', data: { status: 200, body: { object: 'payment', billingType: 'PIX', value: 49.9 } } });
+    expect(charge).toMatchObject({
+      success: true,
+      server: 'asaas',
+      data: { status: 200, body: { object: 'payment', billingType: 'PIX', value: 49.9 } },
+    });
     expect(r.stdout).toMatch(/^idempotent-replayed: true\r?$/im);
     expect(json.find((j) => j.proxy_call_id)).toMatchObject({ status: 200, data: { id: charge.data.body.id } });
     expect(json.find((j) => j.status === 'closed')).toBeDefined();
@@ -201,7 +220,9 @@ describe('docs that run', () => {
   });
 
   it('docs/sessions.md quick start: the MCP example', async () => {
-    const [mcp] = blocks('docs/sessions.md', '## Quick start', 'ts').filter((b) => b.includes('@modelcontextprotocol/sdk'));
+    const [mcp] = blocks('docs/sessions.md', '## Quick start', 'ts').filter((b) =>
+      b.includes('@modelcontextprotocol/sdk'),
+    );
     const { key } = await stack.key(['servers:read', 'sessions:create', 'tools:execute']);
     const { tools, found } = await runTs([mcp!], { ROTA_URL: stack.url, ROTA_API_KEY: key });
     expect(tools).toHaveLength(15);
@@ -256,11 +277,21 @@ describe('docs that run', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const json = jsonObjects(r.stdout);
-    expect(json.find((j) => j.tool === 'asaas/create_payment' && j.id?.startsWith('mck_'))).toMatchObject({ times: 2, remaining: 2 });
-    expect(json.find((j) => j.tool === 'codespar_charge' && j.id?.startsWith('mck_'))).toMatchObject({ times: 1, remaining: 1 });
+    expect(json.find((j) => j.tool === 'asaas/create_payment' && j.id?.startsWith('mck_'))).toMatchObject({
+      times: 2,
+      remaining: 2,
+    });
+    expect(json.find((j) => j.tool === 'codespar_charge' && j.id?.startsWith('mck_'))).toMatchObject({
+      times: 1,
+      remaining: 1,
+    });
     const listed = json.find((j) => Array.isArray(j.mocks));
     expect(listed.mocks.map((m: { tool: string }) => m.tool)).toEqual(['asaas/create_payment', 'codespar_charge']);
-    expect(json.find((j) => j.tool_call_id)).toMatchObject({ success: true, server: 'asaas', data: { id: 'pay_mock', status: 'PENDING' } });
+    expect(json.find((j) => j.tool_call_id)).toMatchObject({
+      success: true,
+      server: 'asaas',
+      data: { id: 'pay_mock', status: 'PENDING' },
+    });
     // The mocked call never reached the provider.
     expect(sandbox.control.counters().requests_total).toBe(before);
   });
@@ -272,9 +303,14 @@ describe('docs that run', () => {
     expect(r.code).toBe(0);
     const json = jsonObjects(r.stdout);
     const page = json.find((j) => Array.isArray(j.logs));
-    expect(page.logs).toEqual([expect.objectContaining({ tool: 'codespar_list_tools', outcome: 'success', user_id: 'user_123' })]);
+    expect(page.logs).toEqual([
+      expect.objectContaining({ tool: 'codespar_list_tools', outcome: 'success', user_id: 'user_123' }),
+    ]);
     const event = json.find((j) => j.event === 'call');
-    expect(event).toMatchObject({ id: expect.stringMatching(/^\d+-\d+$/), data: { id: page.logs[0].id, session_id: page.logs[0].session_id } });
+    expect(event).toMatchObject({
+      id: expect.stringMatching(/^\d+-\d+$/),
+      data: { id: page.logs[0].id, session_id: page.logs[0].session_id },
+    });
   });
 
   it('README path A example', async () => {

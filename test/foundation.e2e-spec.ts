@@ -104,7 +104,11 @@ describe('foundation: gateway pipeline over the running stack', () => {
       const k = await stack.key(['servers:read']);
       const r = await http(`${stack.url}/__test/scoped`, { headers: { ...auth(k.key), 'x-request-id': 'req-403' } });
       expect(r.status).toBe(403);
-      expect(r.json).toEqual({ error: 'forbidden', message: "API key does not have the 'sessions:create' scope.", request_id: 'req-403' });
+      expect(r.json).toEqual({
+        error: 'forbidden',
+        message: "API key does not have the 'sessions:create' scope.",
+        request_id: 'req-403',
+      });
     });
 
     it('passes the key tenant to the handler', async () => {
@@ -124,7 +128,9 @@ describe('foundation: gateway pipeline over the running stack', () => {
 
     it('carries the request id into handlers and across awaits, without mixing concurrent requests', async () => {
       const ids = Array.from({ length: 20 }, (_, i) => `ctx-${i}`);
-      const answers = await Promise.all(ids.map((id) => http(`${stack.url}/__test/whoami`, { headers: { ...auth(key), 'x-request-id': id } })));
+      const answers = await Promise.all(
+        ids.map((id) => http(`${stack.url}/__test/whoami`, { headers: { ...auth(key), 'x-request-id': id } })),
+      );
       expect(answers.map((a) => a.json.request_id)).toEqual(ids);
     });
 
@@ -144,7 +150,11 @@ describe('foundation: gateway pipeline over the running stack', () => {
         ['application/json', '{"a":'],
         ['application/json; charset=latin1', '{}'],
       ] as const) {
-        const r = await http(`${stack.url}/v1/sessions/../mcp`, { method: 'POST', headers: { ...auth(key), 'content-type': ct }, body });
+        const r = await http(`${stack.url}/v1/sessions/../mcp`, {
+          method: 'POST',
+          headers: { ...auth(key), 'content-type': ct },
+          body,
+        });
         expect([ct, r.status, r.json.error]).toEqual([ct, 404, 'not_found']);
       }
     });
@@ -161,14 +171,22 @@ describe('foundation: gateway pipeline over the running stack', () => {
 
     it('bodies over 1 MiB are 413 in the envelope', async () => {
       const big = JSON.stringify({ x: 'a'.repeat(1024 * 1024 + 10) });
-      const r = await http(`${stack.url}/__test/echo`, { method: 'POST', headers: { ...auth(key), 'content-type': 'application/json' }, body: big });
+      const r = await http(`${stack.url}/__test/echo`, {
+        method: 'POST',
+        headers: { ...auth(key), 'content-type': 'application/json' },
+        body: big,
+      });
       expect(r.status).toBe(413);
       expect(r.json.error).toBe('payload_too_large');
       expect(r.json.request_id).toBeTruthy();
     });
 
     it('refuses NUL characters in the body or the URL with a 400, never a database 5xx', async () => {
-      const body = await http(`${stack.url}/__test/echo`, { method: 'POST', headers: auth(key), json: { nested: [{ text: 'a\u0000b' }] } });
+      const body = await http(`${stack.url}/__test/echo`, {
+        method: 'POST',
+        headers: auth(key),
+        json: { nested: [{ text: 'a\u0000b' }] },
+      });
       expect(body.status).toBe(400);
       expect(body.json.error).toBe('invalid_body');
       // However deep it sits.
@@ -189,12 +207,20 @@ describe('foundation: gateway pipeline over the running stack', () => {
       const url = await http(`${stack.url}/__test/scoped%00`, { headers: auth(key) });
       expect(url.status).toBe(400);
       expect(url.json.error).toBe('invalid_query');
-      const clean = await http(`${stack.url}/__test/echo`, { method: 'POST', headers: auth(key), json: { text: 'ok' } });
+      const clean = await http(`${stack.url}/__test/echo`, {
+        method: 'POST',
+        headers: auth(key),
+        json: { text: 'ok' },
+      });
       expect(clean.status).toBe(201);
     });
 
     it('a non-JSON media type is a 4xx, never a 5xx', async () => {
-      const r = await http(`${stack.url}/__test/echo`, { method: 'POST', headers: { ...auth(key), 'content-type': 'application/x-thing' }, body: 'hello' });
+      const r = await http(`${stack.url}/__test/echo`, {
+        method: 'POST',
+        headers: { ...auth(key), 'content-type': 'application/x-thing' },
+        body: 'hello',
+      });
       expect(r.status).toBe(415);
       expect(r.json.error).toBe('unsupported_media_type');
       // Only JSON bodies are parsed: a form body is refused the same way.
@@ -221,10 +247,16 @@ describe('foundation: gateway pipeline over the running stack', () => {
   });
 
   it('answers an overlong path parameter 414 and a non-JSON body on a DELETE 415, both in the envelope', async () => {
-    const long = await http(`${stack.url}/v1/servers/${'a'.repeat(101)}/tools`, { headers: { ...auth(key), 'x-request-id': 'long-1' } });
+    const long = await http(`${stack.url}/v1/servers/${'a'.repeat(101)}/tools`, {
+      headers: { ...auth(key), 'x-request-id': 'long-1' },
+    });
     expect(long.status).toBe(414);
     expect(long.json).toEqual({ error: 'uri_too_long', message: expect.any(String), request_id: 'long-1' });
-    const del = await http(`${stack.url}/v1/sessions/ses_x`, { method: 'DELETE', headers: { ...auth(key), 'content-type': 'text/plain' }, body: 'x' });
+    const del = await http(`${stack.url}/v1/sessions/ses_x`, {
+      method: 'DELETE',
+      headers: { ...auth(key), 'content-type': 'text/plain' },
+      body: 'x',
+    });
     expect(del.status).toBe(415);
     expect(del.json.error).toBe('unsupported_media_type');
   });

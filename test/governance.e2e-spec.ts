@@ -25,7 +25,8 @@ describe('Governance: policy rules, approvals, rate limits, usage', () => {
     tool: 'codespar_pay',
     input: { action: 'pay', method: 'pix', amount, currency, recipient: 'pix-key-1' },
   });
-  const setRules = (rules: unknown[]) => http(`${stack.url}/v1/policy`, { method: 'PUT', headers: auth(key), json: { rules } });
+  const setRules = (rules: unknown[]) =>
+    http(`${stack.url}/v1/policy`, { method: 'PUT', headers: auth(key), json: { rules } });
   const rows = () => stack.db.prisma.sessionToolCall.count();
   const decisions = () => stack.db.prisma.policyDecision.count();
   const decide = (id: string, decision: 'approve' | 'deny', k = approver) =>
@@ -47,14 +48,26 @@ describe('Governance: policy rules, approvals, rate limits, usage', () => {
     await insertProviders(stack.db.prisma, await insertOtherProject(stack.db.prisma));
     ({ key, id: keyId } = await stack.key([...CALLER]));
     approver = (await stack.key(['servers:read', 'approvals:write'])).key;
-    session = (await http(`${stack.url}/v1/sessions`, { method: 'POST', headers: auth(key), json: { servers: ['zzpay'], user_id: 'user-1' } })).json.id;
-    anonymousSession = (await http(`${stack.url}/v1/sessions`, { method: 'POST', headers: auth(key), json: { servers: ['zzpay'] } })).json.id;
+    session = (
+      await http(`${stack.url}/v1/sessions`, {
+        method: 'POST',
+        headers: auth(key),
+        json: { servers: ['zzpay'], user_id: 'user-1' },
+      })
+    ).json.id;
+    anonymousSession = (
+      await http(`${stack.url}/v1/sessions`, { method: 'POST', headers: auth(key), json: { servers: ['zzpay'] } })
+    ).json.id;
   });
   afterAll(() => stack.close());
 
   it('stores rules with ids, read back in order; PUT needs policy:write', async () => {
     const readOnly = (await stack.key(['servers:read'])).key;
-    const refused = await http(`${stack.url}/v1/policy`, { method: 'PUT', headers: auth(readOnly), json: { rules: [] } });
+    const refused = await http(`${stack.url}/v1/policy`, {
+      method: 'PUT',
+      headers: auth(readOnly),
+      json: { rules: [] },
+    });
     expect(refused.status).toBe(403);
     expect(refused.json.error).toBe('forbidden');
 
@@ -64,7 +77,13 @@ describe('Governance: policy rules, approvals, rate limits, usage', () => {
     ]);
     expect(put.status).toBe(200);
     expect(put.json.rules).toEqual([
-      { id: expect.stringMatching(/^pr_/), type: 'max_amount', tool: 'codespar_pay', currency: 'BRL', max_minor: 10_000 },
+      {
+        id: expect.stringMatching(/^pr_/),
+        type: 'max_amount',
+        tool: 'codespar_pay',
+        currency: 'BRL',
+        max_minor: 10_000,
+      },
       { id: expect.stringMatching(/^pr_/), type: 'allow_providers', providers: ['zzpay'] },
     ]);
     const got = await http(`${stack.url}/v1/policy`, { headers: auth(readOnly) });
@@ -87,7 +106,15 @@ describe('Governance: policy rules, approvals, rate limits, usage', () => {
     expect(await rows()).toBe(before);
     expect(await decisions()).toBe(decided + 1);
     const record = await stack.db.prisma.policyDecision.findFirst({ orderBy: { createdAt: 'desc' } });
-    expect(record).toMatchObject({ decision: 'deny', ruleId, ruleType: 'max_amount', tool: 'codespar_pay', action: 'pay', userId: 'user-1', keyId });
+    expect(record).toMatchObject({
+      decision: 'deny',
+      ruleId,
+      ruleType: 'max_amount',
+      tool: 'codespar_pay',
+      action: 'pay',
+      userId: 'user-1',
+      keyId,
+    });
 
     // A currency no rule covers is refused too.
     expect((await execute(pay(100, 'USD'))).json).toMatchObject({ ruleType: 'max_amount', ruleId });
@@ -102,13 +129,21 @@ describe('Governance: policy rules, approvals, rate limits, usage', () => {
 
   it('the proxy is governed too: deny_tools names it by method, and the money guard refuses a non-GET to a payments provider', async () => {
     const proxy = (method: string) =>
-      http(`${stack.url}/v1/sessions/${session}/proxy`, { method: 'POST', headers: auth(key), json: { server: 'zzpay', endpoint: '/v1/payments', method } });
+      http(`${stack.url}/v1/sessions/${session}/proxy`, {
+        method: 'POST',
+        headers: auth(key),
+        json: { server: 'zzpay', endpoint: '/v1/payments', method },
+      });
     try {
       const deny = await setRules([{ type: 'deny_tools', tools: ['proxy'], actions: ['POST'] }]);
       const [before, decided] = [await rows(), await decisions()];
       const refused = await proxy('POST');
       expect(refused.status).toBe(403);
-      expect(refused.json).toEqual({ reason: expect.any(String), ruleType: 'deny_tools', ruleId: deny.json.rules[0].id });
+      expect(refused.json).toEqual({
+        reason: expect.any(String),
+        ruleType: 'deny_tools',
+        ruleId: deny.json.rules[0].id,
+      });
       expect(await rows()).toBe(before);
       expect(await decisions()).toBe(decided + 1);
       // Another method is not named by the rule: it goes on to the provider (which this fixture cannot reach).
@@ -124,7 +159,9 @@ describe('Governance: policy rules, approvals, rate limits, usage', () => {
   });
 
   it('approval_above: opens an approval; approved passes once; used, expired and denied ones are refused', async () => {
-    const put = await setRules([{ type: 'approval_above', tool: 'codespar_pay', currency: 'BRL', above_minor: 1000, ttl_seconds: 300 }]);
+    const put = await setRules([
+      { type: 'approval_above', tool: 'codespar_pay', currency: 'BRL', above_minor: 1000, ttl_seconds: 300 },
+    ]);
     const ruleId = put.json.rules[0].id;
 
     const first = await execute(pay(5000));
@@ -212,13 +249,22 @@ describe('Governance: policy rules, approvals, rate limits, usage', () => {
       http(`${stack.url}/v1/sessions/${session}/mcp`, {
         method: 'POST',
         headers: { ...auth(key), accept: 'application/json, text/event-stream' },
-        json: { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'codespar_pay', arguments: pay(amount).input } },
+        json: {
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'tools/call',
+          params: { name: 'codespar_pay', arguments: pay(amount).input },
+        },
       });
     const before = await rows();
     const r = await call(20_000);
     expect(r.status).toBe(200);
     expect(r.json.result.isError).toBe(true);
-    expect(r.json.result.structuredContent).toEqual({ reason: expect.any(String), ruleType: 'max_amount', ruleId: put.json.rules[0].id });
+    expect(r.json.result.structuredContent).toEqual({
+      reason: expect.any(String),
+      ruleType: 'max_amount',
+      ruleId: put.json.rules[0].id,
+    });
     expect(JSON.parse(r.json.result.content[0].text)).toEqual(r.json.result.structuredContent);
     expect(await rows()).toBe(before);
   });
@@ -272,7 +318,9 @@ describe('Governance: policy rules, approvals, rate limits, usage', () => {
       );
 
     it('refuses nothing when nothing is configured', async () => {
-      expect((await http(`${stack.url}/v1/rate-limits`, { headers: auth(approver) })).json).toMatchObject({ limits: [] });
+      expect((await http(`${stack.url}/v1/rate-limits`, { headers: auth(approver) })).json).toMatchObject({
+        limits: [],
+      });
       const answers = await burst(key);
       expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
       expect(answers[0]!.headers.get('ratelimit')).toBeNull();
@@ -280,7 +328,11 @@ describe('Governance: policy rules, approvals, rate limits, usage', () => {
 
     it('5 per second per key across two replicas: exactly 5 of 20 pass, 15 are 429 with Retry-After', async () => {
       const { key: limited } = await stack.key(['tools:execute', 'sessions:create']);
-      const put = await http(`${stack.url}/v1/rate-limits`, { method: 'PUT', headers: auth(key), json: { limits: [{ scope: 'key', per_second: 5 }] } });
+      const put = await http(`${stack.url}/v1/rate-limits`, {
+        method: 'PUT',
+        headers: auth(key),
+        json: { limits: [{ scope: 'key', per_second: 5 }] },
+      });
       expect(put.status).toBe(200);
       expect(put.json.limits).toEqual([{ scope: 'key', per_second: 5 }]);
 
@@ -325,13 +377,20 @@ describe('Governance: policy rules, approvals, rate limits, usage', () => {
       const limited = await mcp(stack.url);
       expect(limited.status).toBe(200);
       expect(limited.json.result.isError).toBe(true);
-      expect(limited.json.result.structuredContent).toMatchObject({ code: 'rate_limited', retry_after: expect.any(Number) });
+      expect(limited.json.result.structuredContent).toMatchObject({
+        code: 'rate_limited',
+        retry_after: expect.any(Number),
+      });
       expect(limited.json.result.structuredContent.retry_after).toBeGreaterThan(0);
     });
 
     it('a repeat of an idempotency key counts toward no limit: it is replayed, on either replica, never refused 429', async () => {
       const { key: caller } = await stack.key(['tools:execute', 'sessions:create']);
-      const put = await http(`${stack.url}/v1/rate-limits`, { method: 'PUT', headers: auth(key), json: { limits: [{ scope: 'key', per_minute: 3 }] } });
+      const put = await http(`${stack.url}/v1/rate-limits`, {
+        method: 'PUT',
+        headers: auth(key),
+        json: { limits: [{ scope: 'key', per_minute: 3 }] },
+      });
       expect(put.status).toBe(200);
       const call = (url: string, idempotencyKey: string) =>
         http(`${url}/v1/sessions/${session}/execute`, {
@@ -340,12 +399,20 @@ describe('Governance: policy rules, approvals, rate limits, usage', () => {
           json: { tool: 'codespar_list_tools', input: {} },
         });
       const before = await rows();
-      const firsts = [await call(stack.url, 'rl-idem-1'), await call(secondUrl, 'rl-idem-2'), await call(stack.url, 'rl-idem-3')];
+      const firsts = [
+        await call(stack.url, 'rl-idem-1'),
+        await call(secondUrl, 'rl-idem-2'),
+        await call(stack.url, 'rl-idem-3'),
+      ];
       expect(firsts.map((r) => [r.status, r.headers.get('idempotent-replayed')])).toEqual(Array(3).fill([200, null]));
       // The limit is spent; repeats of a key already run get the first answer, however many.
       for (const [i, url] of [stack.url, secondUrl, stack.url, secondUrl].entries()) {
         const again = await call(url, 'rl-idem-2');
-        expect({ i, status: again.status, replayed: again.headers.get('idempotent-replayed') }).toEqual({ i, status: 200, replayed: 'true' });
+        expect({ i, status: again.status, replayed: again.headers.get('idempotent-replayed') }).toEqual({
+          i,
+          status: 200,
+          replayed: 'true',
+        });
         expect(again.json).toEqual(firsts[1]!.json);
       }
       expect(await rows()).toBe(before + 3);
@@ -376,7 +443,9 @@ describe('Governance: policy rules, approvals, rate limits, usage', () => {
 
     it('the proxy counts against a provider limit, on either replica; execute of another provider does not', async () => {
       const { key: caller } = await stack.key(['tools:execute', 'sessions:create']);
-      const ses = (await http(`${stack.url}/v1/sessions`, { method: 'POST', headers: auth(caller), json: { servers: ['zzpay'] } })).json.id as string;
+      const ses = (
+        await http(`${stack.url}/v1/sessions`, { method: 'POST', headers: auth(caller), json: { servers: ['zzpay'] } })
+      ).json.id as string;
       const put = await http(`${stack.url}/v1/rate-limits`, {
         method: 'PUT',
         headers: auth(key),
@@ -384,7 +453,11 @@ describe('Governance: policy rules, approvals, rate limits, usage', () => {
       });
       expect(put.status).toBe(200);
       const proxy = (url: string) =>
-        http(`${url}/v1/sessions/${ses}/proxy`, { method: 'POST', headers: auth(caller), json: { server: 'zzpay', endpoint: '/v1/payments', method: 'GET' } });
+        http(`${url}/v1/sessions/${ses}/proxy`, {
+          method: 'POST',
+          headers: auth(caller),
+          json: { server: 'zzpay', endpoint: '/v1/payments', method: 'GET' },
+        });
       // Whatever the provider answers, the two calls the limit allows get through the gateway.
       const first = await proxy(stack.url);
       const second = await proxy(secondUrl);
@@ -398,7 +471,11 @@ describe('Governance: policy rules, approvals, rate limits, usage', () => {
       expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(third.headers.get('ratelimit')).toMatch(/^"provider:zzpay\/min";r=0;t=\d+$/);
       // A meta-tool names no provider before routing: the provider limit does not count it.
-      const listed = await http(`${stack.url}/v1/sessions/${ses}/execute`, { method: 'POST', headers: auth(caller), json: { tool: 'codespar_list_tools' } });
+      const listed = await http(`${stack.url}/v1/sessions/${ses}/execute`, {
+        method: 'POST',
+        headers: auth(caller),
+        json: { tool: 'codespar_list_tools' },
+      });
       expect(listed.status).toBe(200);
       expect(listed.headers.get('ratelimit')).toBeNull();
     });

@@ -13,7 +13,9 @@ interface SyntaxNode {
 }
 // The package ships ES modules with a CommonJS build; this CommonJS file loads the latter.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { parser } = require('@prometheus-io/lezer-promql') as { parser: { parse(text: string): { iterate(spec: { enter(node: SyntaxNode): void }): void } } };
+const { parser } = require('@prometheus-io/lezer-promql') as {
+  parser: { parse(text: string): { iterate(spec: { enter(node: SyntaxNode): void }): void } };
+};
 
 const DIR = join(__dirname, '..', 'deploy', 'grafana', 'dashboards');
 
@@ -35,8 +37,10 @@ function selectedSeries(expr: string): { names: string[]; error: string | null }
   let error: string | null = null;
   tree.iterate({
     enter: (node) => {
-      if (node.type.isError) error ??= `cannot parse at ${node.from}: …${text.slice(Math.max(0, node.from - 20), node.to + 20)}…`;
-      if (node.name === 'Identifier' && node.node.parent?.name === 'VectorSelector') names.push(text.slice(node.from, node.to));
+      if (node.type.isError)
+        error ??= `cannot parse at ${node.from}: …${text.slice(Math.max(0, node.from - 20), node.to + 20)}…`;
+      if (node.name === 'Identifier' && node.node.parent?.name === 'VectorSelector')
+        names.push(text.slice(node.from, node.to));
     },
   });
   return { names, error };
@@ -74,17 +78,28 @@ describe('the Grafana dashboards in deploy/grafana', () => {
     expect(dashboards.length).toBeGreaterThan(0);
     for (const { file, text } of dashboards) {
       const dash = JSON.parse(text) as { uid?: string; title?: string; panels?: Panel[] };
-      expect({ file, uid: typeof dash.uid, title: typeof dash.title }).toEqual({ file, uid: 'string', title: 'string' });
+      expect({ file, uid: typeof dash.uid, title: typeof dash.title }).toEqual({
+        file,
+        uid: 'string',
+        title: 'string',
+      });
       const queried = panelsOf(dash.panels ?? []).filter((p) => p.type !== 'row');
       expect(queried.length).toBeGreaterThan(0);
-      for (const p of queried) expect({ file, panel: p.title, targets: (p.targets ?? []).length > 0 }).toEqual({ file, panel: p.title, targets: true });
+      for (const p of queried)
+        expect({ file, panel: p.title, targets: (p.targets ?? []).length > 0 }).toEqual({
+          file,
+          panel: p.title,
+          targets: true,
+        });
     }
   });
 
   it('every PromQL expression parses and names only series the stack exports', () => {
     // Sanity of the check itself: a broken expression and an unknown series are caught.
     expect(selectedSeries('sum(rate(rota_http_requests_total[5m])').error).not.toBeNull();
-    expect(selectedSeries('rate(rota_no_such_series_total[$__rate_interval])').names).toEqual(['rota_no_such_series_total']);
+    expect(selectedSeries('rate(rota_no_such_series_total[$__rate_interval])').names).toEqual([
+      'rota_no_such_series_total',
+    ]);
 
     const problems: string[] = [];
     let expressions = 0;
@@ -96,7 +111,8 @@ describe('the Grafana dashboards in deploy/grafana', () => {
           const { names, error } = selectedSeries(target.expr);
           if (error) problems.push(`${file} · ${panel.title}: ${error}`);
           if (names.length === 0) problems.push(`${file} · ${panel.title}: selects no series`);
-          for (const name of names) if (!exported.has(name)) problems.push(`${file} · ${panel.title}: ${name} is not exported`);
+          for (const name of names)
+            if (!exported.has(name)) problems.push(`${file} · ${panel.title}: ${name} is not exported`);
         }
       }
     }

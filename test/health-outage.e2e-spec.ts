@@ -50,13 +50,18 @@ class PrivatePostgres {
     const pg = new PrivatePostgres(dir, await freePort());
     asPostgres(join(PG_BIN, 'initdb'), ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync']);
     pg.ctl('start');
-    execFileSync(join(PG_BIN, 'psql'), ['-h', '127.0.0.1', '-p', String(pg.port), '-U', 'postgres', '-qc', 'CREATE DATABASE rota'], { stdio: 'ignore' });
+    execFileSync(
+      join(PG_BIN, 'psql'),
+      ['-h', '127.0.0.1', '-p', String(pg.port), '-U', 'postgres', '-qc', 'CREATE DATABASE rota'],
+      { stdio: 'ignore' },
+    );
     return pg;
   }
 
   ctl(action: 'start' | 'stop') {
     const args = ['-D', join(this.dir, 'data'), '-l', join(this.dir, 'postgres.log'), '-w', '-t', '60'];
-    if (action === 'start') args.push('-o', `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`);
+    if (action === 'start')
+      args.push('-o', `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`);
     else args.push('-m', 'immediate');
     asPostgres(join(PG_BIN, 'pg_ctl'), [...args, action]);
   }
@@ -109,7 +114,9 @@ describe('health rollup across a database outage (a private Postgres stopped and
 
   const health = () => (runner as unknown as { deps: { health: ReturnType<typeof createHealthService> } }).deps.health;
   const events = () =>
-    prisma.$queryRaw<Array<{ type: string; payload: { status: string; previous_status: string | null; scope: string } }>>`
+    prisma.$queryRaw<
+      Array<{ type: string; payload: { status: string; previous_status: string | null; scope: string } }>
+    >`
       SELECT type, payload FROM events WHERE project_id IS NULL ORDER BY created_at, id`;
 
   it('is healthy, then down while Postgres is stopped, then healthy again, paging each change once', async () => {

@@ -23,8 +23,18 @@ async function eventually<T>(probe: () => Promise<T>, check: (v: T) => boolean):
 describe('short-lived keys (POST /v1/keys)', () => {
   let stack: Stack;
   let parent: { id: string; key: string };
-  const api = (method: Method, path: string, key: string | null, json?: unknown, headers: Record<string, string> = {}) =>
-    http(`${stack.url}${path}`, { method, headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers }, json });
+  const api = (
+    method: Method,
+    path: string,
+    key: string | null,
+    json?: unknown,
+    headers: Record<string, string> = {},
+  ) =>
+    http(`${stack.url}${path}`, {
+      method,
+      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
+      json,
+    });
   const mint = (body: unknown, key = parent.key) => api('POST', '/v1/keys', key, body);
   const openSession = async (key: string, userId?: string) => {
     const r = await api('POST', '/v1/sessions', key, { servers: ['zzopen'], ...(userId ? { user_id: userId } : {}) });
@@ -152,10 +162,14 @@ describe('short-lived keys (POST /v1/keys)', () => {
       expect(ran.status).toBe(200);
 
       const elsewhere = await api('GET', `/v1/sessions/${other.id}`, k, undefined, { 'x-request-id': 'bound-1' });
-      const unknown = await api('GET', `/v1/sessions/ses_doesnotexist`, parent.key, undefined, { 'x-request-id': 'bound-1' });
+      const unknown = await api('GET', `/v1/sessions/ses_doesnotexist`, parent.key, undefined, {
+        'x-request-id': 'bound-1',
+      });
       expect(elsewhere.status).toBe(404);
       expect(elsewhere.json).toEqual(unknown.json);
-      expect((await api('POST', `/v1/sessions/${other.id}/execute`, k, { tool: 'codespar_get_started' })).status).toBe(404);
+      expect((await api('POST', `/v1/sessions/${other.id}/execute`, k, { tool: 'codespar_get_started' })).status).toBe(
+        404,
+      );
       expect((await api('DELETE', `/v1/sessions/${other.id}`, k)).status).toBe(404);
 
       expect((await api('POST', '/v1/sessions', k, { servers: ['zzopen'] })).status).toBe(403);
@@ -200,19 +214,30 @@ describe('short-lived keys (POST /v1/keys)', () => {
       }
       // Another user's stored answer is not replayed to it under the same Idempotency-Key either.
       const idem = { 'idempotency-key': 'order-42' };
-      const first = await api('POST', `/v1/sessions/${theirs.id}/execute`, parent.key, { tool: 'codespar_get_started' }, idem);
+      const first = await api(
+        'POST',
+        `/v1/sessions/${theirs.id}/execute`,
+        parent.key,
+        { tool: 'codespar_get_started' },
+        idem,
+      );
       expect(first.status).toBe(200);
       const replay = await api('POST', `/v1/sessions/${theirs.id}/execute`, k, { tool: 'codespar_get_started' }, idem);
       expect(replay.status).toBe(404);
       expect(replay.headers.get('idempotent-replayed')).toBeNull();
       // Still open: the refused close changed nothing.
       expect((await api('GET', `/v1/sessions/${theirs.id}`, parent.key)).json.status).toBe('active');
-      expect((await api('POST', `/v1/sessions/${own.id}/execute`, k, { tool: 'codespar_get_started' })).status).toBe(200);
+      expect((await api('POST', `/v1/sessions/${own.id}/execute`, k, { tool: 'codespar_get_started' })).status).toBe(
+        200,
+      );
       expect((await api('DELETE', `/v1/sessions/${own.id}`, k)).status).toBe(200);
     });
 
     it('reach the catalog, sessions and MCP, and get 403 on every route that shows or changes the whole project', async () => {
-      const r = await mint({ scopes: ['servers:read', 'sessions:create', 'tools:execute', 'connections:write'], user_id: 'user_e' });
+      const r = await mint({
+        scopes: ['servers:read', 'sessions:create', 'tools:execute', 'connections:write'],
+        user_id: 'user_e',
+      });
       const k = r.json.key as string;
       expect((await api('GET', '/v1/servers', k)).status).toBe(200);
       const init = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
@@ -246,7 +271,8 @@ describe('short-lived keys (POST /v1/keys)', () => {
     const a = await mint({ scopes: ['sessions:create'] }, own.key);
     const b = await mint({ scopes: ['sessions:create'], user_id: 'user_z' }, own.key);
     const s = await openSession(own.key);
-    for (const k of [a.json.key, b.json.key]) expect((await api('POST', '/v1/sessions', k, { servers: ['zzopen'] })).status).toBe(201);
+    for (const k of [a.json.key, b.json.key])
+      expect((await api('POST', '/v1/sessions', k, { servers: ['zzopen'] })).status).toBe(201);
     await new ApiKeyRepository(stack.db.prisma).revoke(own.id);
     for (const k of [a.json.key, b.json.key]) {
       const r = await eventually(
@@ -295,10 +321,17 @@ describe('short-lived keys (POST /v1/keys)', () => {
   });
 
   it('limits how many keys one key mints per minute', async () => {
-    const limited = await startStack({ env: { ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', ROTA_KEYS_MINT_PER_MIN: '2' } });
+    const limited = await startStack({
+      env: { ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', ROTA_KEYS_MINT_PER_MIN: '2' },
+    });
     try {
       const k = await limited.key(['servers:read', 'keys:write']);
-      const go = () => http(`${limited.url}/v1/keys`, { method: 'POST', headers: { authorization: `Bearer ${k.key}` }, json: { scopes: ['servers:read'] } });
+      const go = () =>
+        http(`${limited.url}/v1/keys`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${k.key}` },
+          json: { scopes: ['servers:read'] },
+        });
       expect((await go()).status).toBe(201);
       expect((await go()).status).toBe(201);
       const third = await go();

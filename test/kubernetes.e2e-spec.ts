@@ -25,7 +25,9 @@ interface Report {
 /** Runs the checker on `sources` (all overlays when empty) and returns its JSON report, whatever its exit code. */
 function check(...sources: string[]): Report[] {
   try {
-    return JSON.parse(execFileSync(process.execPath, [CHECK, '--json', ...sources], { cwd: ROOT, encoding: 'utf8' })) as Report[];
+    return JSON.parse(
+      execFileSync(process.execPath, [CHECK, '--json', ...sources], { cwd: ROOT, encoding: 'utf8' }),
+    ) as Report[];
   } catch (err) {
     const stdout = (err as { stdout?: string }).stdout;
     if (!stdout) throw err;
@@ -36,7 +38,9 @@ function check(...sources: string[]): Report[] {
 type Obj = Record<string, any>;
 
 function render(overlay: string): Obj[] {
-  const text = execFileSync('kubectl', ['kustomize', join(ROOT, 'deploy/kubernetes/overlays', overlay)], { encoding: 'utf8' });
+  const text = execFileSync('kubectl', ['kustomize', join(ROOT, 'deploy/kubernetes/overlays', overlay)], {
+    encoding: 'utf8',
+  });
   return parseAllDocuments(text).map((d) => d.toJS() as Obj);
 }
 
@@ -57,45 +61,68 @@ describe('Kubernetes manifests', () => {
     for (const r of reports) {
       expect(r.errors).toEqual([]);
       for (const s of SERVICES)
-        for (const kind of ['Deployment', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'Service']) expect(r.objects).toContain(`${kind}/rota-${s}`);
-      expect(r.objects).toEqual(expect.arrayContaining(['Job/rota-migrate', 'ServiceMonitor/rota', 'NetworkPolicy/rota-metrics']));
+        for (const kind of ['Deployment', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'Service'])
+          expect(r.objects).toContain(`${kind}/rota-${s}`);
+      expect(r.objects).toEqual(
+        expect.arrayContaining(['Job/rota-migrate', 'ServiceMonitor/rota', 'NetworkPolicy/rota-metrics']),
+      );
       // The ConfigMap's name carries a hash of its content, so a change of settings rolls every Deployment.
       expect(r.objects.filter((o) => /^ConfigMap\/rota-config-[a-z0-9]{10}$/.test(o))).toHaveLength(1);
       expect(r.objects.filter((o) => o.startsWith('Secret/'))).toEqual([]);
     }
   });
 
-  it.each(OVERLAYS)('%s: secrets by reference to rota-secrets, images pinned, the backlog metric on every transport service', (overlay) => {
-    const objects = render(overlay);
-    const namespaces = new Set(objects.map((o) => o.metadata.namespace));
-    expect(namespaces.size).toBe(1);
-    const pods = objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job').map((o) => o.spec.template.spec);
-    const containers = pods.flatMap((p) => [...(p.initContainers ?? []), ...p.containers]);
-    for (const c of containers) {
-      expect(c.image).toMatch(/^[^:]+:\d+\.\d+\.\d+$/);
-      for (const e of c.env ?? []) if (e.valueFrom?.secretKeyRef) expect(e.valueFrom.secretKeyRef.name).toBe('rota-secrets');
-    }
-    const refs = (name: string) =>
-      containers.flatMap((c) => (c.env ?? []).filter((e: Obj) => e.name === name).map((e: Obj) => e.valueFrom?.secretKeyRef?.key as string | undefined));
-    expect(new Set(refs('DATABASE_URL'))).toEqual(new Set(['database-url']));
-    expect(new Set(refs('ROTA_CREDENTIALS_KEY'))).toEqual(new Set(['credentials-key']));
+  it.each(OVERLAYS)(
+    '%s: secrets by reference to rota-secrets, images pinned, the backlog metric on every transport service',
+    (overlay) => {
+      const objects = render(overlay);
+      const namespaces = new Set(objects.map((o) => o.metadata.namespace));
+      expect(namespaces.size).toBe(1);
+      const pods = objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job').map((o) => o.spec.template.spec);
+      const containers = pods.flatMap((p) => [...(p.initContainers ?? []), ...p.containers]);
+      for (const c of containers) {
+        expect(c.image).toMatch(/^[^:]+:\d+\.\d+\.\d+$/);
+        for (const e of c.env ?? [])
+          if (e.valueFrom?.secretKeyRef) expect(e.valueFrom.secretKeyRef.name).toBe('rota-secrets');
+      }
+      const refs = (name: string) =>
+        containers.flatMap((c) =>
+          (c.env ?? [])
+            .filter((e: Obj) => e.name === name)
+            .map((e: Obj) => e.valueFrom?.secretKeyRef?.key as string | undefined),
+        );
+      expect(new Set(refs('DATABASE_URL'))).toEqual(new Set(['database-url']));
+      expect(new Set(refs('ROTA_CREDENTIALS_KEY'))).toEqual(new Set(['credentials-key']));
 
-    // What the deploy step applies first (`-l 'app.kubernetes.io/component in (config,migration)'`): the Job and the ConfigMap it reads.
-    const first = objects.filter((o) => ['config', 'migration'].includes(o.metadata.labels?.['app.kubernetes.io/component']));
-    expect(first.map((o) => o.kind).sort()).toEqual(['ConfigMap', 'Job']);
-    const job = first.find((o) => o.kind === 'Job')!;
-    expect(job.spec.template.spec.containers[0].envFrom).toEqual([{ configMapRef: { name: first.find((o) => o.kind === 'ConfigMap')!.metadata.name } }]);
+      // What the deploy step applies first (`-l 'app.kubernetes.io/component in (config,migration)'`): the Job and the ConfigMap it reads.
+      const first = objects.filter((o) =>
+        ['config', 'migration'].includes(o.metadata.labels?.['app.kubernetes.io/component']),
+      );
+      expect(first.map((o) => o.kind).sort()).toEqual(['ConfigMap', 'Job']);
+      const job = first.find((o) => o.kind === 'Job')!;
+      expect(job.spec.template.spec.containers[0].envFrom).toEqual([
+        { configMapRef: { name: first.find((o) => o.kind === 'ConfigMap')!.metadata.name } },
+      ]);
 
-    // Every pod of a new version applies pending migrations before its app container starts.
-    for (const d of objects.filter((o) => o.kind === 'Deployment')) expect(d.spec.template.spec.initContainers.map((c: Obj) => c.name)).toEqual(['migrate']);
+      // Every pod of a new version applies pending migrations before its app container starts.
+      for (const d of objects.filter((o) => o.kind === 'Deployment'))
+        expect(d.spec.template.spec.initContainers.map((c: Obj) => c.name)).toEqual(['migrate']);
 
-    const hpa = (s: string) => objects.find((o) => o.kind === 'HorizontalPodAutoscaler' && o.metadata.name === `rota-${s}`)!;
-    for (const s of ['search', 'session', 'router']) {
-      const external = hpa(s).spec.metrics.find((m: Obj) => m.type === 'External');
-      expect(external.external.metric).toEqual({ name: 'rota_transport_backlog', selector: { matchLabels: { group: s } } });
-    }
-    expect(hpa('worker').spec.metrics.map((m: Obj) => m.external?.metric.name ?? m.resource.name)).toEqual(['cpu', 'rota_queue_waiting']);
-  });
+      const hpa = (s: string) =>
+        objects.find((o) => o.kind === 'HorizontalPodAutoscaler' && o.metadata.name === `rota-${s}`)!;
+      for (const s of ['search', 'session', 'router']) {
+        const external = hpa(s).spec.metrics.find((m: Obj) => m.type === 'External');
+        expect(external.external.metric).toEqual({
+          name: 'rota_transport_backlog',
+          selector: { matchLabels: { group: s } },
+        });
+      }
+      expect(hpa('worker').spec.metrics.map((m: Obj) => m.external?.metric.name ?? m.resource.name)).toEqual([
+        'cpu',
+        'rota_queue_waiting',
+      ]);
+    },
+  );
 
   it('rejects the usual mistakes', () => {
     const objects = render('production');
@@ -111,7 +138,12 @@ describe('Kubernetes manifests', () => {
     delete find('Deployment', 'rota-worker').spec.template.spec.topologySpreadConstraints;
     const withoutPdb = objects.filter((o) => !(o.kind === 'PodDisruptionBudget' && o.metadata.name === 'rota-session'));
     find('NetworkPolicy', 'rota-metrics').spec.ingress[0].from = [];
-    withoutPdb.push({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'rota-secrets' }, stringData: { 'credentials-key': 'x' } });
+    withoutPdb.push({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'rota-secrets' },
+      stringData: { 'credentials-key': 'x' },
+    });
     const config = objects.find((o) => o.kind === 'ConfigMap')!;
     config.data.ROTA_WEBHOOK_KEY = 'x';
     const file = join(dir, 'broken.yaml');

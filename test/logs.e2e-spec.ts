@@ -83,7 +83,14 @@ describe('call logs: GET /v1/logs, the SSE stream across gateway replicas, rota 
   let connectionId: string;
   const bodies: string[] = [];
 
-  const api = async (base: string, method: string, path: string, json?: unknown, headers: Record<string, string> = {}, k = key) => {
+  const api = async (
+    base: string,
+    method: string,
+    path: string,
+    json?: unknown,
+    headers: Record<string, string> = {},
+    k = key,
+  ) => {
     const r = await http(`${base}${path}`, { method, headers: { authorization: `Bearer ${k}`, ...headers }, json });
     bodies.push(r.text);
     return r;
@@ -93,8 +100,22 @@ describe('call logs: GET /v1/logs, the SSE stream across gateway replicas, rota 
     expect(s.status).toBe(201);
     return s.json.id as string;
   };
-  const execute = async (base: string, ses: string, tool: string, input: Record<string, unknown>, requestId?: string, k = key) => {
-    const r = await api(base, 'POST', `/v1/sessions/${ses}/execute`, { tool, input }, requestId ? { 'x-request-id': requestId } : {}, k);
+  const execute = async (
+    base: string,
+    ses: string,
+    tool: string,
+    input: Record<string, unknown>,
+    requestId?: string,
+    k = key,
+  ) => {
+    const r = await api(
+      base,
+      'POST',
+      `/v1/sessions/${ses}/execute`,
+      { tool, input },
+      requestId ? { 'x-request-id': requestId } : {},
+      k,
+    );
     expect(r.status).toBe(200);
     return r.json as { success: boolean; tool_call_id: string; data: any };
   };
@@ -117,7 +138,10 @@ describe('call logs: GET /v1/logs, the SSE stream across gateway replicas, rota 
     await replica2.listen(0, '127.0.0.1');
     url2 = `http://127.0.0.1:${(replica2.getHttpServer().address() as { port: number }).port}`;
     key = (await stack.key([...SCOPES], { environment: 'test' })).key;
-    const c = await api(stack.url, 'POST', '/v1/connections', { server_id: 'asaas', credentials: { api_key: ASAAS_KEY } });
+    const c = await api(stack.url, 'POST', '/v1/connections', {
+      server_id: 'asaas',
+      credentials: { api_key: ASAAS_KEY },
+    });
     expect(c.status).toBe(201);
     connectionId = c.json.id;
   });
@@ -129,13 +153,25 @@ describe('call logs: GET /v1/logs, the SSE stream across gateway replicas, rota 
 
   /** Three calls: two to the provider (one carrying personal numbers in its text), one that reaches none. */
   async function threeExecutes(base: string, ses: string, tag: string) {
-    const customer = await execute(base, ses, 'asaas/create_customer', { name: 'Maria', cpfCnpj: CPF, email: 'maria@example.com' }, `${tag}-1`);
+    const customer = await execute(
+      base,
+      ses,
+      'asaas/create_customer',
+      { name: 'Maria', cpfCnpj: CPF, email: 'maria@example.com' },
+      `${tag}-1`,
+    );
     expect(customer.success).toBe(true);
     const payment = await execute(
       base,
       ses,
       'asaas/create_payment',
-      { customer: customer.data.body.id, billingType: 'PIX', value: 49.9, dueDate: '2026-12-31', description: `cliente ${CPF_FORMATTED}, cartão ${CARD}` },
+      {
+        customer: customer.data.body.id,
+        billingType: 'PIX',
+        value: 49.9,
+        dueDate: '2026-12-31',
+        description: `cliente ${CPF_FORMATTED}, cartão ${CARD}`,
+      },
       `${tag}-2`,
     );
     expect(payment.success).toBe(true);
@@ -145,7 +181,8 @@ describe('call logs: GET /v1/logs, the SSE stream across gateway replicas, rota 
   }
 
   const noSecrets = (text: string) => {
-    for (const secret of [ASAAS_KEY, key, CPF, CPF_FORMATTED, CARD, CARD.replace(/ /g, '')]) expect(text).not.toContain(secret);
+    for (const secret of [ASAAS_KEY, key, CPF, CPF_FORMATTED, CARD, CARD.replace(/ /g, '')])
+      expect(text).not.toContain(secret);
   };
 
   it('lists three executes newest first with every field, masked, and pages, filters and scopes them', async () => {
@@ -180,7 +217,9 @@ describe('call logs: GET /v1/logs, the SSE stream across gateway replicas, rota 
     });
     expect(customer.bytes_in).toBeGreaterThan(0);
     expect(customer.bytes_out).toBeGreaterThan(0);
-    expect((payment.parameters as { description: string }).description).toBe('cliente ***.***.***-25, cartão **** **** **** 1111');
+    expect((payment.parameters as { description: string }).description).toBe(
+      'cliente ***.***.***-25, cartão **** **** **** 1111',
+    );
     expect(list).toMatchObject({
       tool: 'codespar_list_tools',
       server: null,
@@ -211,13 +250,19 @@ describe('call logs: GET /v1/logs, the SSE stream across gateway replicas, rota 
     expect((await api(stack.url, 'GET', `/v1/logs?session_id=${ses}&outcome=error`)).json.logs).toEqual([]);
     expect((await api(stack.url, 'GET', `/v1/logs?session_id=${ses}&outcome=success`)).json.logs).toHaveLength(3);
     const first = customer.called_at;
-    expect((await api(stack.url, 'GET', `/v1/logs?session_id=${ses}&to=${encodeURIComponent(first)}`)).json.logs).toEqual([]);
-    expect((await api(stack.url, 'GET', `/v1/logs?session_id=${ses}&from=${encodeURIComponent(first)}`)).json.logs).toHaveLength(3);
+    expect(
+      (await api(stack.url, 'GET', `/v1/logs?session_id=${ses}&to=${encodeURIComponent(first)}`)).json.logs,
+    ).toEqual([]);
+    expect(
+      (await api(stack.url, 'GET', `/v1/logs?session_id=${ses}&from=${encodeURIComponent(first)}`)).json.logs,
+    ).toHaveLength(3);
 
     // Refusals in the envelope.
     expect((await api(stack.url, 'GET', '/v1/logs?outcome=maybe')).json.error).toBe('invalid_query');
     expect((await api(stack.url, 'GET', '/v1/logs?cursor=bm9wZQ')).json.error).toBe('invalid_query');
-    expect((await api(stack.url, 'GET', '/v1/logs?from=2026-12-02T00:00:00Z&to=2026-12-01T00:00:00Z')).json.error).toBe('invalid_query');
+    expect((await api(stack.url, 'GET', '/v1/logs?from=2026-12-02T00:00:00Z&to=2026-12-01T00:00:00Z')).json.error).toBe(
+      'invalid_query',
+    );
     const noScope = (await stack.key(['servers:read'], { environment: 'test' })).key;
     expect((await api(stack.url, 'GET', '/v1/logs', undefined, {}, noScope)).status).toBe(403);
 
@@ -264,7 +309,13 @@ describe('call logs: GET /v1/logs, the SSE stream across gateway replicas, rota 
       );
     // MCP publishes the meta-tools: a discover whose text carries a CPF and a card number.
     const useCase = `cobrar a cliente ${CPF_FORMATTED} no cartão ${CARD}`;
-    const onSession = await mcp(`/v1/sessions/${ses}/mcp`, 1, 'codespar_discover', { use_case: useCase, limit: 3 }, 'mcp-session');
+    const onSession = await mcp(
+      `/v1/sessions/${ses}/mcp`,
+      1,
+      'codespar_discover',
+      { use_case: useCase, limit: 3 },
+      'mcp-session',
+    );
     expect(onSession.status).toBe(200);
     expect(onSession.json.result.isError).toBe(false);
     const inProject = await mcp('/mcp', 2, 'codespar_list_tools', {}, 'mcp-project');
@@ -284,8 +335,14 @@ describe('call logs: GET /v1/logs, the SSE stream across gateway replicas, rota 
       outcome: 'success',
       parameters: { use_case: 'cobrar a cliente ***.***.***-25 no cartão **** **** **** 1111', limit: 3 },
     });
-    const projectCalls = (await api(stack.url, 'GET', '/v1/logs?tool=codespar_list_tools&limit=200')).json.logs as LogEntry[];
-    expect(projectCalls.find((l) => l.request_id === 'mcp-project')).toMatchObject({ session_id: null, user_id: null, org_id: 'org_dev', outcome: 'success' });
+    const projectCalls = (await api(stack.url, 'GET', '/v1/logs?tool=codespar_list_tools&limit=200')).json
+      .logs as LogEntry[];
+    expect(projectCalls.find((l) => l.request_id === 'mcp-project')).toMatchObject({
+      session_id: null,
+      user_id: null,
+      org_id: 'org_dev',
+      outcome: 'success',
+    });
     noSecrets(JSON.stringify([viaSession, projectCalls]));
 
     // Operator keys act on the deployment, not on one project's records.
@@ -304,7 +361,13 @@ describe('call logs: GET /v1/logs, the SSE stream across gateway replicas, rota 
     const entries = events.map((e) => LogEntry.parse(JSON.parse(e.data)));
     expect(entries.map((e) => e.id)).toEqual(ids);
     expect(entries.map((e) => e.request_id)).toEqual(['sse-1', 'sse-2', 'sse-3']);
-    expect(entries[0]).toMatchObject({ session_id: ses, user_id: 'user_sse', connection_id: connectionId, upstream_status: 200, outcome: 'success' });
+    expect(entries[0]).toMatchObject({
+      session_id: ses,
+      user_id: 'user_sse',
+      connection_id: connectionId,
+      upstream_status: 200,
+      outcome: 'success',
+    });
     noSecrets(events.map((e) => e.data).join('\n'));
     // Event ids are stream positions, strictly increasing.
     const eventIds = events.map((e) => e.id!);
@@ -374,7 +437,8 @@ describe('call logs: GET /v1/logs, the SSE stream across gateway replicas, rota 
     const ses = await session('user_iso');
     const mineIds = await threeExecutes(stack.url, ses, 'iso');
     // The other project's first event is its own call, made after ours.
-    const otherSession = (await api(stack.url, 'POST', '/v1/sessions', { servers: ['asaas'] }, {}, otherKey)).json.id as string;
+    const otherSession = (await api(stack.url, 'POST', '/v1/sessions', { servers: ['asaas'] }, {}, otherKey)).json
+      .id as string;
     const theirs = await execute(stack.url, otherSession, 'codespar_list_tools', {}, 'iso-other', otherKey);
     const [first] = await otherStream.take(1);
     expect((JSON.parse(first!.data) as LogEntry).id).toBe(theirs.tool_call_id);
@@ -384,11 +448,17 @@ describe('call logs: GET /v1/logs, the SSE stream across gateway replicas, rota 
 
     expect((await http(`${stack.url}/v1/logs/stream`)).status).toBe(401);
     const noScope = (await stack.key(['servers:read'], { environment: 'test' })).key;
-    expect((await http(`${stack.url}/v1/logs/stream`, { headers: { authorization: `Bearer ${noScope}` } })).status).toBe(403);
-    const bad = await http(`${stack.url}/v1/logs/stream`, { headers: { authorization: `Bearer ${key}`, 'last-event-id': 'yesterday' } });
+    expect(
+      (await http(`${stack.url}/v1/logs/stream`, { headers: { authorization: `Bearer ${noScope}` } })).status,
+    ).toBe(403);
+    const bad = await http(`${stack.url}/v1/logs/stream`, {
+      headers: { authorization: `Bearer ${key}`, 'last-event-id': 'yesterday' },
+    });
     expect({ status: bad.status, error: bad.json?.error }).toEqual({ status: 400, error: 'invalid_last_event_id' });
     const operator = (await stack.operatorKey()).key;
-    expect((await http(`${stack.url}/v1/logs/stream`, { headers: { authorization: `Bearer ${operator}` } })).status).toBe(403);
+    expect(
+      (await http(`${stack.url}/v1/logs/stream`, { headers: { authorization: `Bearer ${operator}` } })).status,
+    ).toBe(403);
   });
 
   it('says when a resumed position was trimmed, and ends a stream whose key is revoked', async () => {

@@ -17,14 +17,23 @@ describe('MCP conformance', () => {
 
   async function connect(path = '/mcp'): Promise<Client> {
     const client = new Client({ name: 'rota-conformance', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${stack.url}${path}`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${stack.url}${path}`), {
+        requestInit: { headers: { authorization: `Bearer ${key}` } },
+      }),
+    );
     clients.push(client);
     return client;
   }
   const post = (body: string | object, headers: Record<string, string> = {}) =>
     http(`${stack.url}/mcp`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...headers },
+      headers: {
+        authorization: `Bearer ${key}`,
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+        ...headers,
+      },
       body: typeof body === 'string' ? body : JSON.stringify(body),
     });
 
@@ -68,7 +77,10 @@ describe('MCP conformance', () => {
   it('calls discover; the client validates its structured content against the outputSchema, failures included', async () => {
     const client = await connect();
     await client.listTools(); // the client validates calls against the schemas it listed
-    const found = await client.callTool({ name: 'codespar_discover', arguments: { use_case: 'send a whatsapp message', limit: 3 } });
+    const found = await client.callTool({
+      name: 'codespar_discover',
+      arguments: { use_case: 'send a whatsapp message', limit: 3 },
+    });
     expect(found.isError).toBe(false);
     expect((found.structuredContent as { data: { meta_tools: unknown } }).data.meta_tools).toEqual(expect.any(Array));
     const empty = await client.callTool({ name: 'codespar_discover', arguments: { use_case: '' } });
@@ -89,7 +101,11 @@ describe('MCP conformance', () => {
   it('malformed JSON answers JSON-RPC -32700, not the REST envelope', async () => {
     const r = await post('{"jsonrpc": "2.0", "id": 1, "method": ');
     expect(r.status).toBe(400);
-    expect(r.json).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: expect.stringMatching(/^Parse error/) }, id: null });
+    expect(r.json).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32700, message: expect.stringMatching(/^Parse error/) },
+      id: null,
+    });
     expect(r.json).not.toHaveProperty('request_id');
     // Other routes keep the envelope.
     const rest = await http(`${stack.url}/v1/tools/search`, {
@@ -103,18 +119,32 @@ describe('MCP conformance', () => {
   it('a body that is not JSON answers 415 with a JSON-RPC error, not the REST envelope', async () => {
     const r = await post('x', { 'content-type': 'text/plain' });
     expect(r.status).toBe(415);
-    expect(r.json).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringMatching(/^Unsupported Media Type/) }, id: null });
+    expect(r.json).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: expect.stringMatching(/^Unsupported Media Type/) },
+      id: null,
+    });
   });
 
   it('a body the gateway refuses (a NUL in a string) answers JSON-RPC -32600, not the REST envelope', async () => {
-    const r = await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { cursor: 'a\u0000b' } }));
+    const r = await post(
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { cursor: 'a\u0000b' } }),
+    );
     expect(r.status).toBe(400);
-    expect(r.json).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: expect.stringMatching(/^Invalid Request: .*NUL/) }, id: null });
+    expect(r.json).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: expect.stringMatching(/^Invalid Request: .*NUL/) },
+      id: null,
+    });
   });
 
   it.each([
     ['no params', { jsonrpc: '2.0', id: 3, method: 'tools/call' }, /params with the name/],
-    ['no name', { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { arguments: {} } }, /params\.name, the name of the tool/],
+    [
+      'no name',
+      { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { arguments: {} } },
+      /params\.name, the name of the tool/,
+    ],
     ['a number as name', { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 7 } }, /non-empty string/],
     [
       'arguments not an object',
@@ -124,7 +154,11 @@ describe('MCP conformance', () => {
   ])('tools/call with %s is -32602 with a readable message', async (_label, body, message) => {
     const r = await post(body);
     expect(r.status).toBe(200);
-    expect(r.json).toEqual({ jsonrpc: '2.0', id: body.id, error: { code: -32602, message: expect.stringMatching(message) } });
+    expect(r.json).toEqual({
+      jsonrpc: '2.0',
+      id: body.id,
+      error: { code: -32602, message: expect.stringMatching(message) },
+    });
     expect(r.text).not.toMatch(/"code":\s*"invalid_type"|ZodError/);
   });
 
@@ -132,12 +166,23 @@ describe('MCP conformance', () => {
     const list = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
     const evil = await post(list, { origin: 'https://evil.example' });
     expect(evil.status).toBe(403);
-    expect(evil.json).toMatchObject({ error: 'forbidden', message: expect.stringContaining('ROTA_MCP_ALLOWED_ORIGINS') });
-    const created = await http(`${stack.url}/v1/sessions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, json: { servers: ['zzpay'] } });
+    expect(evil.json).toMatchObject({
+      error: 'forbidden',
+      message: expect.stringContaining('ROTA_MCP_ALLOWED_ORIGINS'),
+    });
+    const created = await http(`${stack.url}/v1/sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      json: { servers: ['zzpay'] },
+    });
     if (created.status === 201) {
       const session = await http(`${stack.url}/v1/sessions/${created.json.id}/mcp`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${key}`, accept: 'application/json, text/event-stream', origin: 'https://evil.example' },
+        headers: {
+          authorization: `Bearer ${key}`,
+          accept: 'application/json, text/event-stream',
+          origin: 'https://evil.example',
+        },
         json: list,
       });
       expect(session.status).toBe(403);

@@ -38,12 +38,16 @@ describe('MCP over Streamable HTTP with the official SDK client', () => {
 
   async function connect(url: string, k = key, fetchImpl?: typeof fetch): Promise<Client> {
     const client = new Client({ name: 'rota-e2e', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${k}` } }, fetch: fetchImpl });
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${k}` } },
+      fetch: fetchImpl,
+    });
     await client.connect(transport);
     clients.push(client);
     return client;
   }
-  const rowsWhere = (where: Record<string, unknown>) => stack.db.prisma.sessionToolCall.findMany({ where, orderBy: { calledAt: 'asc' } });
+  const rowsWhere = (where: Record<string, unknown>) =>
+    stack.db.prisma.sessionToolCall.findMany({ where, orderBy: { calledAt: 'asc' } });
 
   beforeAll(async () => {
     stack = await startStack({ env: { ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '' } });
@@ -69,7 +73,9 @@ describe('MCP over Streamable HTTP with the official SDK client', () => {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toEqual([...META_TOOL_NAMES]);
       const published = (await http(`${stack.url}/meta-tools.json`)).json.tools;
-      expect(tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))).toEqual(published);
+      expect(tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))).toEqual(
+        published,
+      );
       expect(client.getServerCapabilities()?.tools).toBeDefined();
     });
 
@@ -87,7 +93,13 @@ describe('MCP over Streamable HTTP with the official SDK client', () => {
       );
       expect(await stack.db.prisma.session.count()).toBe(sessionsBefore);
       const [row] = await rowsWhere({ id: body.tool_call_id });
-      expect(row).toMatchObject({ sessionId: null, projectId: 'proj_dev', environment: 'live', tool: 'codespar_list_tools', success: true });
+      expect(row).toMatchObject({
+        sessionId: null,
+        projectId: 'proj_dev',
+        environment: 'live',
+        tool: 'codespar_list_tools',
+        success: true,
+      });
     });
 
     it('runs codespar_get_started and codespar_discover', async () => {
@@ -97,7 +109,10 @@ describe('MCP over Streamable HTTP with the official SDK client', () => {
       const steps = Object.fromEntries(started.data.steps.map((s: { id: string; done: boolean }) => [s.id, s.done]));
       expect(steps).toMatchObject({ connect_provider: true, open_session: false });
 
-      const found = await client.callTool({ name: 'codespar_discover', arguments: { use_case: 'criar uma cobrança pix', limit: 3 } });
+      const found = await client.callTool({
+        name: 'codespar_discover',
+        arguments: { use_case: 'criar uma cobrança pix', limit: 3 },
+      });
       expect(found.isError).toBe(false);
       const data = payload(found).data;
       expect(['embedding', 'trigram', 'empty']).toContain(data.search_strategy);
@@ -112,20 +127,28 @@ describe('MCP over Streamable HTTP with the official SDK client', () => {
       // Pay rails exist, but this project has none of their providers connected.
       const unconnected = await client.callTool({ name: 'codespar_pay', arguments: { action: 'pay' } });
       expect(unconnected.isError).toBe(true);
-      expect(payload(unconnected).data).toMatchObject({ code: 'connection_required', connect: expect.arrayContaining(['asaas']) });
+      expect(payload(unconnected).data).toMatchObject({
+        code: 'connection_required',
+        connect: expect.arrayContaining(['asaas']),
+      });
     });
 
-    it.each(['zzpay/create_payment', 'asaas/create_payment'])('calling %s gives isError with tool_not_published and writes nothing', async (name) => {
-      const before = await stack.db.prisma.sessionToolCall.count();
-      const client = await connect(`${stack.url}/mcp`);
-      const result = await client.callTool({ name, arguments: { amount: 100 } });
-      expect(result.isError).toBe(true);
-      expect(payload(result)).toMatchObject({ code: 'tool_not_published', tool: name });
-      expect(await stack.db.prisma.sessionToolCall.count()).toBe(before);
-    });
+    it.each(['zzpay/create_payment', 'asaas/create_payment'])(
+      'calling %s gives isError with tool_not_published and writes nothing',
+      async (name) => {
+        const before = await stack.db.prisma.sessionToolCall.count();
+        const client = await connect(`${stack.url}/mcp`);
+        const result = await client.callTool({ name, arguments: { amount: 100 } });
+        expect(result.isError).toBe(true);
+        expect(payload(result)).toMatchObject({ code: 'tool_not_published', tool: name });
+        expect(await stack.db.prisma.sessionToolCall.count()).toBe(before);
+      },
+    );
 
     it('is stateless: one client session served alternately by two gateway replicas', async () => {
-      const second: NestFastifyApplication = await createGateway(loadConfig(GatewayConfig, { ...stack.env, PORT: '0' }));
+      const second: NestFastifyApplication = await createGateway(
+        loadConfig(GatewayConfig, { ...stack.env, PORT: '0' }),
+      );
       await second.listen(0, '127.0.0.1');
       try {
         const other = `http://127.0.0.1:${(second.getHttpServer().address() as { port: number }).port}`;
@@ -166,7 +189,11 @@ describe('MCP over Streamable HTTP with the official SDK client', () => {
       expect(none.status).toBe(401);
       expect(none.text).toBe('{"error":"unauthorized"}');
       const readOnly = (await stack.key(['servers:read'])).key;
-      const narrow = await http(`${stack.url}/mcp`, { method: 'POST', headers: { ...headers, authorization: `Bearer ${readOnly}` }, json: rpc });
+      const narrow = await http(`${stack.url}/mcp`, {
+        method: 'POST',
+        headers: { ...headers, authorization: `Bearer ${readOnly}` },
+        json: rpc,
+      });
       expect(narrow.status).toBe(403);
       expect(narrow.json.message).toBe("API key does not have the 'tools:execute' scope.");
       for (const method of ['GET', 'DELETE']) {
@@ -209,13 +236,33 @@ describe('MCP over Streamable HTTP with the official SDK client', () => {
     });
 
     it('is a 404 for another project’s session, like one that never existed', async () => {
-      const created = await http(`${stack.url}/v1/sessions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, json: { servers: ['zzpay'] } });
+      const created = await http(`${stack.url}/v1/sessions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}` },
+        json: { servers: ['zzpay'] },
+      });
       const rpc = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
-      const headers = { accept: 'application/json, text/event-stream', authorization: `Bearer ${otherKey}`, 'x-request-id': 'mcp-404' };
-      const foreign = await http(`${stack.url}/v1/sessions/${created.json.id}/mcp`, { method: 'POST', headers, json: rpc });
-      const never = await http(`${stack.url}/v1/sessions/ses_${'B'.repeat(24)}/mcp`, { method: 'POST', headers, json: rpc });
+      const headers = {
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${otherKey}`,
+        'x-request-id': 'mcp-404',
+      };
+      const foreign = await http(`${stack.url}/v1/sessions/${created.json.id}/mcp`, {
+        method: 'POST',
+        headers,
+        json: rpc,
+      });
+      const never = await http(`${stack.url}/v1/sessions/ses_${'B'.repeat(24)}/mcp`, {
+        method: 'POST',
+        headers,
+        json: rpc,
+      });
       expect(foreign.status).toBe(404);
-      expect(foreign.json).toEqual({ error: 'session_not_found', message: 'No session with this id.', request_id: 'mcp-404' });
+      expect(foreign.json).toEqual({
+        error: 'session_not_found',
+        message: 'No session with this id.',
+        request_id: 'mcp-404',
+      });
       expect(never.json).toEqual(foreign.json);
     });
   });
@@ -225,7 +272,8 @@ describe('MCP over Streamable HTTP with the official SDK client', () => {
       const text = (await renderMetrics()).body;
       return parsePrometheusText(text).find((f) => f.name === 'rota_mcp_requests_total')?.samples ?? [];
     };
-    const value = async (labels: Record<string, string>) => (await series()).find((s) => JSON.stringify(s.labels) === JSON.stringify(labels))?.value ?? 0;
+    const value = async (labels: Record<string, string>) =>
+      (await series()).find((s) => JSON.stringify(s.labels) === JSON.stringify(labels))?.value ?? 0;
     const listBefore = await value({ method: 'tools/list', tool: '' });
     const callBefore = await value({ method: 'tools/call', tool: 'codespar_list_tools' });
     const client = await connect(`${stack.url}/mcp`);

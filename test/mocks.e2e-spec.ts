@@ -35,9 +35,15 @@ describe('mocks in the test environment', () => {
     expect(s.status).toBe(201);
     return s.json.id as string;
   };
-  const execute = (session: string, tool: string, input: Record<string, unknown>, key = testKey, headers: Record<string, string> = {}) =>
-    api(key, 'POST', `/v1/sessions/${session}/execute`, { tool, input }, headers);
-  const mock = (session: string, body: unknown, key = testKey) => api(key, 'POST', `/v1/sessions/${session}/mocks`, body);
+  const execute = (
+    session: string,
+    tool: string,
+    input: Record<string, unknown>,
+    key = testKey,
+    headers: Record<string, string> = {},
+  ) => api(key, 'POST', `/v1/sessions/${session}/execute`, { tool, input }, headers);
+  const mock = (session: string, body: unknown, key = testKey) =>
+    api(key, 'POST', `/v1/sessions/${session}/mocks`, body);
   const listMocks = (session: string, key = testKey) => api(key, 'GET', `/v1/sessions/${session}/mocks`);
   const payment = (extra: Record<string, unknown> = {}) => ({
     customer: ASAAS_SANDBOX_CUSTOMER,
@@ -47,18 +53,28 @@ describe('mocks in the test environment', () => {
     ...extra,
   });
   const sent = () => sandbox.control.counters().requests_total;
-  const mockRows = (sessionId?: string) => stack.db.prisma.sessionMock.count(sessionId ? { where: { sessionId } } : undefined);
+  const mockRows = (sessionId?: string) =>
+    stack.db.prisma.sessionMock.count(sessionId ? { where: { sessionId } } : undefined);
   const callRows = (sessionId: string) => stack.db.prisma.sessionToolCall.count({ where: { sessionId } });
 
   beforeAll(async () => {
     sandbox = await startSandbox({ port: 0 });
     stack = await startStack({
       demoCatalog: true,
-      env: { ROTA_SANDBOX_URL: sandbox.url, ROTA_PROVIDER_TIMEOUT_MS: '1500', ROTA_RPC_TIMEOUT_MS: '15000', ROTA_LOCAL_EMBEDDER: 'hash', LOG_LEVEL: 'error' },
+      env: {
+        ROTA_SANDBOX_URL: sandbox.url,
+        ROTA_PROVIDER_TIMEOUT_MS: '1500',
+        ROTA_RPC_TIMEOUT_MS: '15000',
+        ROTA_LOCAL_EMBEDDER: 'hash',
+        LOG_LEVEL: 'error',
+      },
     });
     testKey = (await stack.key([...SCOPES], { environment: 'test' })).key;
     liveKey = (await stack.key([...SCOPES], { environment: 'live' })).key;
-    const c = await api(testKey, 'POST', '/v1/connections', { server_id: 'asaas', credentials: { api_key: ASAAS_KEY } });
+    const c = await api(testKey, 'POST', '/v1/connections', {
+      server_id: 'asaas',
+      credentials: { api_key: ASAAS_KEY },
+    });
     expect(c.status).toBe(201);
   });
   afterAll(async () => {
@@ -72,7 +88,11 @@ describe('mocks in the test environment', () => {
     const before = sandbox.control.counters().charges_created;
     const r = await execute(session, 'asaas/create_payment', payment());
     expect(r.status).toBe(200);
-    expect(r.json).toMatchObject({ success: true, server: 'asaas', data: { status: 200, body: { billingType: 'PIX' } } });
+    expect(r.json).toMatchObject({
+      success: true,
+      server: 'asaas',
+      data: { status: 200, body: { billingType: 'PIX' } },
+    });
     expect(sandbox.control.counters().charges_created).toBe(before + 1);
   });
 
@@ -92,7 +112,13 @@ describe('mocks in the test environment', () => {
     ];
     for (const [label, body] of bad) {
       const r = await mock(session, body);
-      expect({ label, status: r.status, error: r.json?.error, request_id: typeof r.json?.request_id, issues: Array.isArray(r.json?.issues) }).toEqual({
+      expect({
+        label,
+        status: r.status,
+        error: r.json?.error,
+        request_id: typeof r.json?.request_id,
+        issues: Array.isArray(r.json?.issues),
+      }).toEqual({
         label,
         status: 400,
         error: 'invalid_body',
@@ -102,7 +128,9 @@ describe('mocks in the test environment', () => {
     }
     expect(await mockRows(session)).toBe(0);
     expect((await listMocks(session)).json.mocks).toEqual([]);
-    expect((await mock('ses_does_not_exist', { tool: 'asaas/create_payment', response: {}, times: 1 })).status).toBe(404);
+    expect((await mock('ses_does_not_exist', { tool: 'asaas/create_payment', response: {}, times: 1 })).status).toBe(
+      404,
+    );
     expect((await listMocks('ses_does_not_exist')).status).toBe(404);
   });
 
@@ -114,10 +142,22 @@ describe('mocks in the test environment', () => {
 
     it('answers two calls from two mocks, in order, then 422 mocks_exhausted; the sandbox sees nothing', async () => {
       // Both aliases name the same tool; the answer names it canonically.
-      const first = await mock(session, { tool: 'asaas.create_payment', response: { id: 'pay_mock_1', status: 'PENDING' }, times: 1 });
+      const first = await mock(session, {
+        tool: 'asaas.create_payment',
+        response: { id: 'pay_mock_1', status: 'PENDING' },
+        times: 1,
+      });
       expect(first.status).toBe(201);
-      expect(first.json).toEqual({ id: expect.stringMatching(/^mck_/), tool: 'asaas/create_payment', times: 1, remaining: 1 });
-      const second = await mock(session, { tool: 'ASAAS_CREATE_PAYMENT', response: { id: 'pay_mock_2', status: 'RECEIVED' } });
+      expect(first.json).toEqual({
+        id: expect.stringMatching(/^mck_/),
+        tool: 'asaas/create_payment',
+        times: 1,
+        remaining: 1,
+      });
+      const second = await mock(session, {
+        tool: 'ASAAS_CREATE_PAYMENT',
+        response: { id: 'pay_mock_2', status: 'RECEIVED' },
+      });
       expect(second.json).toMatchObject({ tool: 'asaas/create_payment', times: 1, remaining: 1 });
 
       const requests = sent();
@@ -134,12 +174,24 @@ describe('mocks in the test environment', () => {
       });
       expect(b.json).toMatchObject({ success: true, server: 'asaas', data: { id: 'pay_mock_2', status: 'RECEIVED' } });
       const row = await stack.db.prisma.sessionToolCall.findUniqueOrThrow({ where: { id: a.json.tool_call_id } });
-      expect(row).toMatchObject({ server: 'asaas', tool: 'asaas/create_payment', success: true, state: 'done', attempts: 0, upstreamStatus: null });
+      expect(row).toMatchObject({
+        server: 'asaas',
+        tool: 'asaas/create_payment',
+        success: true,
+        state: 'done',
+        attempts: 0,
+        upstreamStatus: null,
+      });
       expect(row.output).toEqual({ id: 'pay_mock_1', status: 'PENDING' });
 
       const third = await execute(session, 'asaas/create_payment', payment());
       expect(third.status).toBe(422);
-      expect(third.json).toMatchObject({ error: 'mocks_exhausted', tool: 'asaas/create_payment', message: expect.any(String), request_id: expect.any(String) });
+      expect(third.json).toMatchObject({
+        error: 'mocks_exhausted',
+        tool: 'asaas/create_payment',
+        message: expect.any(String),
+        request_id: expect.any(String),
+      });
       expect(sent()).toBe(requests);
       expect(await callRows(session)).toBe(rows + 2);
 
@@ -198,7 +250,13 @@ describe('mocks in the test environment', () => {
       const requests = sent();
       const mocked = await execute(session, 'codespar_charge', CHARGE);
       expect(mocked.status).toBe(200);
-      expect(mocked.json).toMatchObject({ success: true, error: null, server: null, tool: 'codespar_charge', data: charge });
+      expect(mocked.json).toMatchObject({
+        success: true,
+        error: null,
+        server: null,
+        tool: 'codespar_charge',
+        data: charge,
+      });
       expect(sent()).toBe(requests);
       const row = await stack.db.prisma.sessionToolCall.findUniqueOrThrow({ where: { id: mocked.json.tool_call_id } });
       expect(row).toMatchObject({ tool: 'codespar_charge', success: true, railId: null });
@@ -234,13 +292,20 @@ describe('mocks in the test environment', () => {
     it('replays an Idempotency-Key with the first mocked answer without using another', async () => {
       const m = await mock(session, { tool: 'asaas/get_payment', response: { id: 'pay_read' }, times: 2 });
       expect(m.status).toBe(201);
-      const first = await execute(session, 'asaas/get_payment', { id: 'pay_read' }, testKey, { 'idempotency-key': 'mocked-read-1' });
-      const again = await execute(session, 'asaas/get_payment', { id: 'pay_read' }, testKey, { 'idempotency-key': 'mocked-read-1' });
+      const first = await execute(session, 'asaas/get_payment', { id: 'pay_read' }, testKey, {
+        'idempotency-key': 'mocked-read-1',
+      });
+      const again = await execute(session, 'asaas/get_payment', { id: 'pay_read' }, testKey, {
+        'idempotency-key': 'mocked-read-1',
+      });
       expect(first.json.data).toEqual({ id: 'pay_read' });
       expect(again.headers.get('idempotent-replayed')).toBe('true');
       expect(again.json.tool_call_id).toBe(first.json.tool_call_id);
       const listed = await listMocks(session);
-      expect(listed.json.mocks.find((x: { id: string }) => x.id === m.json.id)).toMatchObject({ times: 2, remaining: 1 });
+      expect(listed.json.mocks.find((x: { id: string }) => x.id === m.json.id)).toMatchObject({
+        times: 2,
+        remaining: 1,
+      });
     });
   });
 
@@ -252,8 +317,14 @@ describe('mocks in the test environment', () => {
     expect((await session.execute('asaas/get_payment', { id: 'pay_sdk' })).data).toEqual({ id: 'pay_sdk' });
     expect((await session.mocks()).mocks).toEqual([{ id: m.id, tool: 'asaas/get_payment', times: 1, remaining: 0 }]);
     // execute hands refusals back as results; the other routes throw.
-    expect(await session.execute('asaas/get_payment', { id: 'pay_sdk' })).toMatchObject({ success: false, status: 422, code: 'mocks_exhausted' });
-    const live = await new Rota({ apiKey: liveKey, baseUrl: stack.url }).sessions.create('sdk-user', { servers: ['asaas'] });
+    expect(await session.execute('asaas/get_payment', { id: 'pay_sdk' })).toMatchObject({
+      success: false,
+      status: 422,
+      code: 'mocks_exhausted',
+    });
+    const live = await new Rota({ apiKey: liveKey, baseUrl: stack.url }).sessions.create('sdk-user', {
+      servers: ['asaas'],
+    });
     const refused = await live.mock('asaas/get_payment', {}).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(RotaError);
     expect(refused).toMatchObject({ status: 400, code: 'mocks_test_only' });
@@ -261,11 +332,17 @@ describe('mocks in the test environment', () => {
 
   it('hands out each answer once across two session replicas', async () => {
     const base = loadConfig(BaseConfig, stack.env);
-    const second: StartedService = await startService('session', SessionModule.forConfig(loadConfig(SessionConfig, stack.env)), base);
+    const second: StartedService = await startService(
+      'session',
+      SessionModule.forConfig(loadConfig(SessionConfig, stack.env)),
+      base,
+    );
     try {
       const session = await openSession(testKey);
       expect((await mock(session, { tool: 'asaas/get_payment', response: { ok: true }, times: 5 })).status).toBe(201);
-      const answers = await Promise.all(Array.from({ length: 12 }, () => execute(session, 'asaas/get_payment', { id: 'pay_race' })));
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, () => execute(session, 'asaas/get_payment', { id: 'pay_race' })),
+      );
       const statuses = answers.map((r) => (r.status === 200 ? 'mocked' : `${r.status} ${r.json.error}`)).sort();
       expect(statuses).toEqual([...Array(7).fill('422 mocks_exhausted'), ...Array(5).fill('mocked')].sort());
       expect((await listMocks(session)).json.mocks[0].remaining).toBe(0);
@@ -277,7 +354,11 @@ describe('mocks in the test environment', () => {
 
   it('a live session cannot have mocks, and a live key ignores any row that exists', async () => {
     const session = await openSession(liveKey);
-    const r = await mock(session, { tool: 'asaas/create_payment', response: { id: 'pay_live_mock' }, times: 3 }, liveKey);
+    const r = await mock(
+      session,
+      { tool: 'asaas/create_payment', response: { id: 'pay_live_mock' }, times: 3 },
+      liveKey,
+    );
     expect(r.status).toBe(400);
     expect(r.json).toMatchObject({ error: 'mocks_test_only', request_id: expect.any(String) });
     expect(await mockRows(session)).toBe(0);
@@ -286,7 +367,14 @@ describe('mocks in the test environment', () => {
 
     // Even a row put there behind the API's back is never read in live.
     await stack.db.prisma.sessionMock.create({
-      data: { id: 'mck_live_row', sessionId: session, tool: 'asaas/create_payment', response: { id: 'pay_live_mock' }, times: 3, remaining: 3 },
+      data: {
+        id: 'mck_live_row',
+        sessionId: session,
+        tool: 'asaas/create_payment',
+        response: { id: 'pay_live_mock' },
+        times: 3,
+        remaining: 3,
+      },
     });
     const call = await execute(session, 'asaas/create_payment', payment(), liveKey);
     expect(call.status).toBe(200);
@@ -298,11 +386,21 @@ describe('mocks in the test environment', () => {
 
     // Nor a meta-tool's: live with nothing connected, the charge names what to connect.
     await stack.db.prisma.sessionMock.create({
-      data: { id: 'mck_live_meta', sessionId: session, tool: 'codespar_charge', response: { id: 'chg_live_mock' }, times: 1, remaining: 1 },
+      data: {
+        id: 'mck_live_meta',
+        sessionId: session,
+        tool: 'codespar_charge',
+        response: { id: 'chg_live_mock' },
+        times: 1,
+        remaining: 1,
+      },
     });
     const charged = await execute(session, 'codespar_charge', CHARGE, liveKey);
     expect(charged.status).toBe(200);
-    expect(charged.json).toMatchObject({ success: false, data: { code: 'connection_required', connect: expect.arrayContaining(['asaas']) } });
+    expect(charged.json).toMatchObject({
+      success: false,
+      data: { code: 'connection_required', connect: expect.arrayContaining(['asaas']) },
+    });
     expect((await stack.db.prisma.sessionMock.findUniqueOrThrow({ where: { id: 'mck_live_meta' } })).remaining).toBe(1);
   });
 
@@ -315,12 +413,19 @@ describe('mocks in the test environment', () => {
       const rows = await callRows(plain);
       const down = await execute(plain, 'asaas/create_payment', payment());
       expect(down.status).toBe(503);
-      expect(down.json).toEqual({ code: 'mocks_engine_error', message: expect.any(String), request_id: expect.any(String) });
+      expect(down.json).toEqual({
+        code: 'mocks_engine_error',
+        message: expect.any(String),
+        request_id: expect.any(String),
+      });
       expect(down.json.error).toBeUndefined();
       expect(sent()).toBe(requests);
       expect(await callRows(plain)).toBe(rows);
 
-      for (const r of [await listMocks(plain), await mock(plain, { tool: 'asaas/get_payment', response: {}, times: 1 })]) {
+      for (const r of [
+        await listMocks(plain),
+        await mock(plain, { tool: 'asaas/get_payment', response: {}, times: 1 }),
+      ]) {
         expect(r.status).toBe(503);
         expect(r.json.code).toBe('mocks_engine_error');
       }

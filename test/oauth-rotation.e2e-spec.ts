@@ -29,19 +29,32 @@ describe('OAuth2 refresh token rotation', () => {
   };
   const tokenRequests = () => sandbox.control.counters().token_requests.melhorenvio ?? 0;
   const sealed = async () =>
-    Buffer.from((await stack.db.prisma.connection.findFirstOrThrow({ where: { serverId: 'melhorenvio', environment: 'test' } })).credentialsCiphertext!);
+    Buffer.from(
+      (await stack.db.prisma.connection.findFirstOrThrow({ where: { serverId: 'melhorenvio', environment: 'test' } }))
+        .credentialsCiphertext!,
+    );
 
   /** The user's consent, done directly at the sandbox: the authorization code exchanged for a first refresh token. */
   const firstRefreshToken = async (): Promise<string> => {
     const authorize = new URL(`${sandbox.url}/melhorenvio/oauth/authorize`);
-    authorize.search = new URLSearchParams({ response_type: 'code', client_id: CLIENT.client_id, redirect_uri: REDIRECT, state: 's' }).toString();
+    authorize.search = new URLSearchParams({
+      response_type: 'code',
+      client_id: CLIENT.client_id,
+      redirect_uri: REDIRECT,
+      state: 's',
+    }).toString();
     const consent = await fetch(authorize, { redirect: 'manual' });
     expect(consent.status).toBe(302);
     const code = new URL(consent.headers.get('location')!).searchParams.get('code')!;
     const token = await fetch(`${sandbox.url}/melhorenvio/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, ...CLIENT }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT,
+        ...CLIENT,
+      }).toString(),
     });
     expect(token.status).toBe(200);
     const body = (await token.json()) as { refresh_token: string };
@@ -53,11 +66,23 @@ describe('OAuth2 refresh token rotation', () => {
     const me = DEFAULT_CONFIG.providers.melhorenvio!;
     sandbox = await startSandbox({
       port: 0,
-      config: { providers: { melhorenvio: { ...me, auth: { ...(me.auth as Extract<AuthConfig, { type: 'oauth2' }>), token_ttl_seconds: 30 } } } },
+      config: {
+        providers: {
+          melhorenvio: {
+            ...me,
+            auth: { ...(me.auth as Extract<AuthConfig, { type: 'oauth2' }>), token_ttl_seconds: 30 },
+          },
+        },
+      },
     });
     stack = await startStack({
       demoCatalog: true,
-      env: { ROTA_SANDBOX_URL: sandbox.url, ROTA_PROVIDER_TIMEOUT_MS: '1500', ROTA_RPC_TIMEOUT_MS: '8000', ROTA_LOCAL_EMBEDDER: 'hash' },
+      env: {
+        ROTA_SANDBOX_URL: sandbox.url,
+        ROTA_PROVIDER_TIMEOUT_MS: '1500',
+        ROTA_RPC_TIMEOUT_MS: '8000',
+        ROTA_LOCAL_EMBEDDER: 'hash',
+      },
     });
     key = (await stack.key([...SCOPES], { environment: 'test' })).key;
     const s = await api('POST', '/v1/sessions', { servers: ['melhorenvio'] });
@@ -71,7 +96,10 @@ describe('OAuth2 refresh token rotation', () => {
 
   it('stores each rotated refresh token, sealed, so consecutive refreshes all succeed', async () => {
     const first = await firstRefreshToken();
-    const c = await api('POST', '/v1/connections', { server_id: 'melhorenvio', credentials: { ...CLIENT, refresh_token: first } });
+    const c = await api('POST', '/v1/connections', {
+      server_id: 'melhorenvio',
+      credentials: { ...CLIENT, refresh_token: first },
+    });
     expect(c.status).toBe(201);
 
     let before = await sealed();
@@ -83,7 +111,12 @@ describe('OAuth2 refresh token rotation', () => {
         method: 'GET',
         params: { q: 'ORD-1' },
       });
-      expect({ i, status: r.status, upstream: r.json?.status, error: r.json?.error }).toEqual({ i, status: 200, upstream: 200, error: undefined });
+      expect({ i, status: r.status, upstream: r.json?.status, error: r.json?.error }).toEqual({
+        i,
+        status: 200,
+        upstream: 200,
+        error: undefined,
+      });
       // One refresh per call (the token is always inside the refresh margin), each one accepted.
       expect(tokenRequests()).toBe(requests + 1);
       const after = await sealed();
@@ -105,7 +138,10 @@ describe('OAuth2 refresh token rotation', () => {
 
   it('a connection saved again starts over from its new refresh token and keeps rotating', async () => {
     const replaced = await firstRefreshToken();
-    await api('POST', '/v1/connections', { server_id: 'melhorenvio', credentials: { ...CLIENT, refresh_token: replaced } });
+    await api('POST', '/v1/connections', {
+      server_id: 'melhorenvio',
+      credentials: { ...CLIENT, refresh_token: replaced },
+    });
     const r = await api('POST', `/v1/sessions/${session}/proxy`, {
       server: 'melhorenvio',
       endpoint: '/api/v2/me/orders/search',

@@ -60,7 +60,10 @@ describe('the document as a client generator reads it', () => {
     await stack.close();
   });
 
-  const operations = () => Object.entries<any>(doc.paths).flatMap(([path, ops]) => Object.entries<any>(ops).map(([method, op]) => ({ path, method, op })));
+  const operations = () =>
+    Object.entries<any>(doc.paths).flatMap(([path, ops]) =>
+      Object.entries<any>(ops).map(([method, op]) => ({ path, method, op })),
+    );
 
   it('gives every operation a unique operationId and declares every path parameter', () => {
     const ids = operations().map((o) => o.op.operationId);
@@ -90,16 +93,24 @@ describe('the document as a client generator reads it', () => {
 
   it('marks /v1/servers deprecated and documents the statuses the server really answers', () => {
     expect(doc.paths['/v1/servers'].get.deprecated).toBe(true);
-    expect(Object.keys(doc.paths['/v1/connections'].post.responses)).toEqual(expect.arrayContaining(['200', '201', '413', '415']));
+    expect(Object.keys(doc.paths['/v1/connections'].post.responses)).toEqual(
+      expect.arrayContaining(['200', '201', '413', '415']),
+    );
     expect(Object.keys(doc.paths['/mcp'].post.responses)).toEqual(expect.arrayContaining(['200', '202', '400', '406']));
-    expect(doc.paths['/health/ready'].get.responses['503'].content['application/json'].schema.$ref).toBe('#/components/schemas/Readiness');
+    expect(doc.paths['/health/ready'].get.responses['503'].content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/Readiness',
+    );
     const execute = Object.keys(doc.paths['/v1/sessions/{id}/execute'].post.responses);
     expect(execute).toEqual(expect.arrayContaining(['503']));
     expect(execute).not.toContain('504');
   });
 
   it('answers 401 with WWW-Authenticate: Bearer, before reading any body', async () => {
-    const r = await http(`${stack.url}/v1/catalog/import`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"not json' });
+    const r = await http(`${stack.url}/v1/catalog/import`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"not json',
+    });
     expect(r.status).toBe(401);
     expect(r.headers.get('www-authenticate')).toBe('Bearer');
     expect(r.text).toBe('{"error":"unauthorized"}');
@@ -129,7 +140,9 @@ describe('the document as a client generator reads it', () => {
     expect(providers.response.status).toBe(200);
     expect(providers.data!.servers.length).toBeGreaterThan(0);
     expect(providers.data!.servers.length).toBeLessThanOrEqual(2);
-    expect(providers.data!.servers.every((p) => p.countries.includes('BR') || p.country === 'BR' || p.country === '*')).toBe(true);
+    expect(
+      providers.data!.servers.every((p) => p.countries.includes('BR') || p.country === 'BR' || p.country === '*'),
+    ).toBe(true);
     const servers = providers.data!.servers.map((p) => p.id).slice(0, 1);
     const created = await client.POST('/v1/sessions', { body: { servers } });
     expect({ status: created.response.status, error: created.error }).toEqual({ status: 201, error: undefined });

@@ -64,7 +64,11 @@ describe('operations: metrics, the health rollup, and health events through sign
       },
     });
     // A second worker replica on the same database and Redis prefix.
-    worker2 = await startService('worker', WorkerModule.forConfig(loadConfig(WorkerConfig, stack.env)), loadConfig(WorkerConfig, stack.env));
+    worker2 = await startService(
+      'worker',
+      WorkerModule.forConfig(loadConfig(WorkerConfig, stack.env)),
+      loadConfig(WorkerConfig, stack.env),
+    );
     operator = (await stack.operatorKey(['admin', 'servers:read', 'webhooks:write'])).key;
     project = (await stack.key(['servers:read', 'webhooks:write'])).key;
   }, 120_000);
@@ -74,8 +78,10 @@ describe('operations: metrics, the health rollup, and health events through sign
     await stack?.close();
   });
 
-  const get = (path: string, key: string) => http(`${stack.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
-  const post = (path: string, key: string, json: unknown) => http(`${stack.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, json });
+  const get = (path: string, key: string) =>
+    http(`${stack.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+  const post = (path: string, key: string, json: unknown) =>
+    http(`${stack.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, json });
 
   it('serves /metrics to operator keys only, as valid exposition text with HTTP and transport series', async () => {
     await get('/v1/health', operator);
@@ -85,7 +91,9 @@ describe('operations: metrics, the health rollup, and health events through sign
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const families = parsePrometheusText(res.text);
     const http = families.find((f) => f.name === 'rota_http_requests_total')!;
-    expect(http.samples).toContainEqual(expect.objectContaining({ labels: { method: 'GET', route: '/v1/health', status: '200' } }));
+    expect(http.samples).toContainEqual(
+      expect.objectContaining({ labels: { method: 'GET', route: '/v1/health', status: '200' } }),
+    );
     const transport = families.find((f) => f.name === 'rota_transport_client_duration_seconds')!;
     expect(transport.samples.some((s) => s.labels.pattern === 'worker.health' && s.labels.outcome === 'ok')).toBe(true);
     // No raw URL or id ever becomes a label value.
@@ -95,15 +103,31 @@ describe('operations: metrics, the health rollup, and health events through sign
   it('publishes router attempts, job outcomes and embedding coverage', async () => {
     const rpc = stack.gateway.get(RpcClient);
     const tenant = { org_id: 'org_dev', project_id: 'proj_dev', environment: 'live' as const };
-    await rpc.send('router.record', { provider_id: 'asaas', tool: 'codespar_pay', success: true, latency_ms: 120 }, { tenant });
-    await rpc.send('router.record', { provider_id: 'asaas', tool: 'codespar_pay', success: false, latency_ms: 900, error_code: 'upstream_5xx' }, { tenant });
+    await rpc.send(
+      'router.record',
+      { provider_id: 'asaas', tool: 'codespar_pay', success: true, latency_ms: 120 },
+      { tenant },
+    );
+    await rpc.send(
+      'router.record',
+      { provider_id: 'asaas', tool: 'codespar_pay', success: false, latency_ms: 900, error_code: 'upstream_5xx' },
+      { tenant },
+    );
     await stack.services.worker.app.get(HealthService).evaluateAll();
     const families = parsePrometheusText((await get('/metrics', operator)).text);
     const attempts = families.find((f) => f.name === 'rota_router_attempts_total')!;
     expect(attempts.samples).toEqual(
       expect.arrayContaining([
-        { name: 'rota_router_attempts_total', labels: { provider: 'asaas', tool: 'codespar_pay', outcome: 'success' }, value: 1 },
-        { name: 'rota_router_attempts_total', labels: { provider: 'asaas', tool: 'codespar_pay', outcome: 'failure' }, value: 1 },
+        {
+          name: 'rota_router_attempts_total',
+          labels: { provider: 'asaas', tool: 'codespar_pay', outcome: 'success' },
+          value: 1,
+        },
+        {
+          name: 'rota_router_attempts_total',
+          labels: { provider: 'asaas', tool: 'codespar_pay', outcome: 'failure' },
+          value: 1,
+        },
       ]),
     );
     const coverage = families.find((f) => f.name === 'rota_embedding_coverage_ratio')!;
@@ -119,7 +143,9 @@ describe('operations: metrics, the health rollup, and health events through sign
       const res = await http(`http://127.0.0.1:${listener.port}/metrics`);
       const families = parsePrometheusText(res.text);
       const queues = families.find((f) => f.name === 'rota_queue_jobs')!;
-      expect(new Set(queues.samples.map((s) => s.labels.queue))).toEqual(new Set(['maintenance', 'catalog', 'webhooks']));
+      expect(new Set(queues.samples.map((s) => s.labels.queue))).toEqual(
+        new Set(['maintenance', 'catalog', 'webhooks']),
+      );
       expect((await http(`http://127.0.0.1:${listener.port}/other`)).status).toBe(404);
     } finally {
       await listener.close();
@@ -129,7 +155,14 @@ describe('operations: metrics, the health rollup, and health events through sign
   it('answers the six checks for a project key and the four deployment-wide ones for an operator', async () => {
     const mine = await get('/v1/health', project);
     expect(mine.status).toBe(200);
-    expect(Object.keys(mine.json.checks).sort()).toEqual(['connections', 'credentials', 'database', 'embeddings', 'fx', 'telemetry']);
+    expect(Object.keys(mine.json.checks).sort()).toEqual([
+      'connections',
+      'credentials',
+      'database',
+      'embeddings',
+      'fx',
+      'telemetry',
+    ]);
     expect(mine.json.checks.credentials).toMatchObject({ ok: true, status: 'up' });
     // No connection in this project: `none` is off nominal.
     expect(mine.json.checks.connections).toMatchObject({ ok: false, status: 'none', count: 0 });
@@ -147,12 +180,17 @@ describe('operations: metrics, the health rollup, and health events through sign
     const bad = await receiver(() => failing);
     try {
       // The deployment must be healthy first: the worker embeds the demo catalog.
-      await until('full embedding coverage', async () => (await get('/v1/health', operator)).json.checks.embeddings.status === 'ok');
+      await until(
+        'full embedding coverage',
+        async () => (await get('/v1/health', operator)).json.checks.embeddings.status === 'ok',
+      );
       await post('/v1/fx/rates', operator, { rates: [{ base: 'USD', quote: 'BRL', rate: '5.4321' }] });
       expect((await get('/v1/health', operator)).json.status).toBe('healthy');
       // Earlier transitions (the catalog filling up) are fanned out before anyone subscribes.
       await until('the outbox drained', async () => {
-        const [row] = await stack.db.prisma.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM events WHERE dispatched_at IS NULL`;
+        const [row] = await stack.db.prisma.$queryRaw<
+          { n: number }[]
+        >`SELECT count(*)::int AS n FROM events WHERE dispatched_at IS NULL`;
         return row!.n === 0;
       });
 
@@ -165,17 +203,25 @@ describe('operations: metrics, the health rollup, and health events through sign
       const projectSub = await post('/v1/webhooks', project, { url: ok.url, events: ['system.health.recovered'] });
       expect(projectSub.json.scope).toBe('project');
       const listed = await get('/v1/webhooks', operator);
-      expect(listed.json.webhooks.map((w: { id: string }) => w.id).sort()).toEqual([sub.json.id, deadSub.json.id].sort());
+      expect(listed.json.webhooks.map((w: { id: string }) => w.id).sort()).toEqual(
+        [sub.json.id, deadSub.json.id].sort(),
+      );
       expect(JSON.stringify(listed.json)).not.toContain('whsec_');
 
       const replicas = [stack.services.worker.app.get(HealthService), worker2.app.get(HealthService)];
-      const evaluateEverywhere = () => Promise.all([...replicas.flatMap((h) => [h.evaluateAll(), h.evaluateAll()]), get('/v1/health', operator)]);
+      const evaluateEverywhere = () =>
+        Promise.all([...replicas.flatMap((h) => [h.evaluateAll(), h.evaluateAll()]), get('/v1/health', operator)]);
 
       // Stale FX: one pair observed 100 hours ago.
-      await post('/v1/fx/rates', operator, { rates: [{ base: 'EUR', quote: 'BRL', rate: '6.1', fetched_at: hoursAgo(100) }] });
+      await post('/v1/fx/rates', operator, {
+        rates: [{ base: 'EUR', quote: 'BRL', rate: '6.1', fetched_at: hoursAgo(100) }],
+      });
       await evaluateEverywhere();
       const stale = await get('/v1/health', operator);
-      expect(stale.json).toMatchObject({ status: 'degraded', checks: { fx: { ok: false, status: 'stale', stale_pairs: 1 } } });
+      expect(stale.json).toMatchObject({
+        status: 'degraded',
+        checks: { fx: { ok: false, status: 'stale', stale_pairs: 1 } },
+      });
       await until('the degraded event', async () => ok.received.length >= 1);
 
       await post('/v1/fx/rates', operator, { rates: [{ base: 'EUR', quote: 'BRL', rate: '6.2' }] });
@@ -187,7 +233,12 @@ describe('operations: metrics, the health rollup, and health events through sign
       await new Promise((r) => setTimeout(r, 500));
       const bodies = ok.received.map((r) => JSON.parse(r.body));
       expect(bodies.map((b) => b.type)).toEqual(['system.health.degraded', 'system.health.recovered']);
-      expect(bodies[0].data).toMatchObject({ scope: 'deployment', project_id: null, status: 'degraded', previous_status: 'healthy' });
+      expect(bodies[0].data).toMatchObject({
+        scope: 'deployment',
+        project_id: null,
+        status: 'degraded',
+        previous_status: 'healthy',
+      });
       expect(bodies[0].data.checks).toEqual([expect.objectContaining({ name: 'fx', status: 'stale' })]);
       expect(bodies[1].data).toMatchObject({ status: 'healthy', previous_status: 'degraded', checks: [] });
       for (const r of ok.received) {
@@ -203,7 +254,11 @@ describe('operations: metrics, the health rollup, and health events through sign
       }
       const history = await get('/v1/health/history?scope=deployment&transitions=true', operator);
       // Newest first: this cycle's two transitions (earlier ones, while the catalog filled up, follow).
-      expect(history.json.snapshots.slice(0, 2).map((s: { status: string; previous_status: string }) => [s.previous_status, s.status])).toEqual([
+      expect(
+        history.json.snapshots
+          .slice(0, 2)
+          .map((s: { status: string; previous_status: string }) => [s.previous_status, s.status]),
+      ).toEqual([
         ['degraded', 'healthy'],
         ['healthy', 'degraded'],
       ]);
@@ -243,8 +298,22 @@ describe('operations: metrics, the health rollup, and health events through sign
 
       // Another tenant's key cannot see or touch the operator's subscription.
       expect((await get(`/v1/webhooks/${deadSub.json.id}/deliveries`, project)).status).toBe(404);
-      expect((await http(`${stack.url}/v1/webhooks/${sub.json.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${project}` } })).status).toBe(404);
-      expect((await http(`${stack.url}/v1/webhooks/${sub.json.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${operator}` } })).json).toEqual({
+      expect(
+        (
+          await http(`${stack.url}/v1/webhooks/${sub.json.id}`, {
+            method: 'DELETE',
+            headers: { authorization: `Bearer ${project}` },
+          })
+        ).status,
+      ).toBe(404);
+      expect(
+        (
+          await http(`${stack.url}/v1/webhooks/${sub.json.id}`, {
+            method: 'DELETE',
+            headers: { authorization: `Bearer ${operator}` },
+          })
+        ).json,
+      ).toEqual({
         id: sub.json.id,
         deleted: true,
       });
@@ -259,12 +328,15 @@ describe('operations: metrics, the health rollup, and health events through sign
       const res = await http(`${stack.url}/dashboard/session`, { method: 'POST', json: { key } });
       expect(res.status).toBe(204);
       const setCookie = res.headers.get('set-cookie')!;
-      expect(setCookie).toMatch(/^rota_dashboard=[A-Za-z0-9_-]{43}; Path=\/dashboard; HttpOnly; SameSite=Strict; Max-Age=900$/);
+      expect(setCookie).toMatch(
+        /^rota_dashboard=[A-Za-z0-9_-]{43}; Path=\/dashboard; HttpOnly; SameSite=Strict; Max-Age=900$/,
+      );
       // The key is not in the cookie.
       expect(setCookie).not.toContain(key);
       return setCookie.split(';')[0]!;
     };
-    const view = (name: string, cookie?: string) => http(`${stack.url}/dashboard/data/${name}`, { headers: cookie ? { cookie } : {} });
+    const view = (name: string, cookie?: string) =>
+      http(`${stack.url}/dashboard/data/${name}`, { headers: cookie ? { cookie } : {} });
 
     it('serves each page as self-contained HTML under a CSP that allows only its own script', async () => {
       for (const page of ['health', 'triggers', 'router', 'router-candidates', 'queues']) {
@@ -283,7 +355,14 @@ describe('operations: metrics, the health rollup, and health events through sign
 
     it('trades a key for a cookie, answers data for that key only, and stops when the key is revoked', async () => {
       expect((await view('health')).status).toBe(401);
-      expect((await http(`${stack.url}/dashboard/session`, { method: 'POST', json: { key: 'csk_live_notakeyatallnotakeyatall00' } })).status).toBe(401);
+      expect(
+        (
+          await http(`${stack.url}/dashboard/session`, {
+            method: 'POST',
+            json: { key: 'csk_live_notakeyatallnotakeyatall00' },
+          })
+        ).status,
+      ).toBe(401);
       const created = await stack.key(['servers:read', 'webhooks:write']);
       const cookie = await cookieFor(created.key);
       const health = await view('health', cookie);
@@ -297,7 +376,11 @@ describe('operations: metrics, the health rollup, and health events through sign
       expect((await view('queues', cookie)).status).toBe(403);
       const ops = await cookieFor(operator);
       const queues = await view('queues', ops);
-      expect(queues.json.queues.map((q: { name: string }) => q.name).sort()).toEqual(['catalog', 'maintenance', 'webhooks']);
+      expect(queues.json.queues.map((q: { name: string }) => q.name).sort()).toEqual([
+        'catalog',
+        'maintenance',
+        'webhooks',
+      ]);
       expect((await view('router', ops)).status).toBe(403);
       await new ApiKeyRepository(stack.db.prisma).revoke(created.id);
       expect((await view('health', cookie)).status).toBe(401);
@@ -321,7 +404,13 @@ describe('operations: metrics, the health rollup, and health events through sign
       await until('the project event', async () => hook.received.length >= 1);
       await new Promise((r) => setTimeout(r, 300));
       expect(hook.received.map((r) => r.headers['webhook-id'] && JSON.parse(r.body).data)).toEqual([
-        expect.objectContaining({ scope: 'project', project_id: 'proj_dev', environment: 'test', status: 'degraded', previous_status: null }),
+        expect.objectContaining({
+          scope: 'project',
+          project_id: 'proj_dev',
+          environment: 'test',
+          status: 'degraded',
+          previous_status: null,
+        }),
       ]);
       const deliveries = await get(`/v1/webhooks/${other.json.id}/deliveries`, project);
       expect(deliveries.json.deliveries).toEqual([]);
@@ -346,24 +435,42 @@ describe('operations: metrics, the health rollup, and health events through sign
     expect(health.code).toBe(0);
     expect(Object.keys(JSON.parse(health.stdout).checks)).toHaveLength(6);
 
-    writeFileSync(join(dir, 'rates.json'), JSON.stringify({ base: 'USD', date: '2026-11-30', rates: { MXN: 17.05, COP: '3950.25' } }));
+    writeFileSync(
+      join(dir, 'rates.json'),
+      JSON.stringify({ base: 'USD', date: '2026-11-30', rates: { MXN: 17.05, COP: '3950.25' } }),
+    );
     const imported = await rota(operator, ['fx', 'import', join(dir, 'rates.json')]);
     expect(imported).toMatchObject({ code: 0, stdout: 'imported 2 pair(s); 0 kept a newer stored rate\n' });
     const rates = JSON.parse((await rota(operator, ['fx', 'list', '--json'])).stdout).rates;
     expect(rates).toContainEqual(
-      expect.objectContaining({ base: 'USD', quote: 'COP', rate: '3950.25', source: 'import', fetched_at: '2026-11-30T00:00:00.000Z' }),
+      expect.objectContaining({
+        base: 'USD',
+        quote: 'COP',
+        rate: '3950.25',
+        source: 'import',
+        fetched_at: '2026-11-30T00:00:00.000Z',
+      }),
     );
     writeFileSync(join(dir, 'bad.json'), JSON.stringify({ base: 'USD', rates: { BRL: -1 } }));
     const bad = await rota(operator, ['fx', 'import', join(dir, 'bad.json')]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/rates\.BRL: the rate must be a positive number/);
 
-    const created = await rota(project, ['webhooks', 'create', '--url', 'http://127.0.0.1:9/cli', '--events', 'system.health.*,call.failed']);
+    const created = await rota(project, [
+      'webhooks',
+      'create',
+      '--url',
+      'http://127.0.0.1:9/cli',
+      '--events',
+      'system.health.*,call.failed',
+    ]);
     expect(created.code).toBe(0);
     const id = /^(whk_\w+)$/m.exec(created.stdout)![1]!;
     expect(created.stdout).toMatch(/secret: whsec_/);
     expect((await rota(project, ['webhooks', 'list'])).stdout).toContain(id);
-    expect((await rota(project, ['webhooks', 'deliveries', id, '--dead', '--json'])).stdout).toContain('"deliveries": []');
+    expect((await rota(project, ['webhooks', 'deliveries', id, '--dead', '--json'])).stdout).toContain(
+      '"deliveries": []',
+    );
     expect((await rota(project, ['webhooks', 'delete', id])).stdout).toBe(`deleted ${id}\n`);
 
     const out = join(dir, 'candidates.json');
@@ -373,7 +480,9 @@ describe('operations: metrics, the health rollup, and health events through sign
     expect(report.checksum).toMatch(/^[0-9a-f]{64}$/);
     expect(report.candidates.length).toBeGreaterThan(0);
     const railed = new Set(
-      (await get('/v1/router/metrics', project)).json.rows.map((r: { provider_id: string; tool: string }) => `${r.provider_id}|${r.tool}`),
+      (await get('/v1/router/metrics', project)).json.rows.map(
+        (r: { provider_id: string; tool: string }) => `${r.provider_id}|${r.tool}`,
+      ),
     );
     for (const c of report.candidates) expect(railed.has(`${c.server_id}|${c.meta_tool}`)).toBe(false);
   });

@@ -1,7 +1,14 @@
 import { seedDemoCatalog } from '@rota/catalog';
 import { META_TOOLS } from '@rota/contracts';
 import { ProjectRepository, newId, type PrismaClient } from '@rota/db';
-import { BaseConfig, loadConfig, requestContext, RpcClient, startService, type StartedService } from '@rota/service-kit';
+import {
+  BaseConfig,
+  loadConfig,
+  requestContext,
+  RpcClient,
+  startService,
+  type StartedService,
+} from '@rota/service-kit';
 import { startFakeAnthropic, type FakeAnthropic } from '@rota/testing';
 import Redis from 'ioredis';
 import { RouterConfig } from '../apps/router/src/config';
@@ -17,13 +24,25 @@ import { http, startStack, type Stack } from './helpers/stack';
  * The demo catalog may or may not be seeded; this makes the answers below
  * independent of it.
  */
-async function forceProviders(prisma: PrismaClient, overrides: Record<string, { authType?: string; sandbox?: boolean }> = {}) {
+async function forceProviders(
+  prisma: PrismaClient,
+  overrides: Record<string, { authType?: string; sandbox?: boolean }> = {},
+) {
   for (const id of RAIL_PROVIDER_IDS) {
     const authType = overrides[id]?.authType ?? 'api_key';
     const sandboxAvailable = overrides[id]?.sandbox ?? false;
     await prisma.provider.upsert({
       where: { id_owner: { id, owner: '' } },
-      create: { id, name: id, description: `${id} provider`, category: 'payments', authType, selfServeAuth: true, baseUrls: {}, sandboxAvailable },
+      create: {
+        id,
+        name: id,
+        description: `${id} provider`,
+        category: 'payments',
+        authType,
+        selfServeAuth: true,
+        baseUrls: {},
+        sandboxAvailable,
+      },
       update: { authType, sandboxAvailable },
     });
   }
@@ -36,10 +55,15 @@ interface Tenant {
 }
 
 async function tenant(stack: Stack, environment: 'live' | 'test' = 'live', providers: string[] = []): Promise<Tenant> {
-  const project = await new ProjectRepository(stack.db.prisma).create({ orgId: 'org_dev', name: `path-c ${Math.random()}` });
+  const project = await new ProjectRepository(stack.db.prisma).create({
+    orgId: 'org_dev',
+    name: `path-c ${Math.random()}`,
+  });
   const connect = async (...ids: string[]) => {
     for (const serverId of ids)
-      await stack.db.prisma.connection.create({ data: { id: newId('conn'), projectId: project.id, environment, serverId, status: 'connected' } });
+      await stack.db.prisma.connection.create({
+        data: { id: newId('conn'), projectId: project.id, environment, serverId, status: 'connected' },
+      });
   };
   await connect(...providers);
   const { key } = await stack.key(['servers:read'], { projectId: project.id, environment });
@@ -47,7 +71,11 @@ async function tenant(stack: Stack, environment: 'live' | 'test' = 'live', provi
 }
 
 const discover = (stack: Stack, key: string, body: unknown, headers: Record<string, string> = {}) =>
-  http(`${stack.url}/v1/meta-tools/discover`, { method: 'POST', headers: { authorization: `Bearer ${key}`, ...headers }, json: body });
+  http(`${stack.url}/v1/meta-tools/discover`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, ...headers },
+    json: body,
+  });
 
 const schemaOf = (tool: string) => META_TOOLS.find((t) => t.name === tool)!.inputSchema;
 
@@ -57,10 +85,20 @@ function expectWellFormed(json: any) {
   expect(Object.keys(json.recommended)).toEqual(['tool', 'rail', 'provider_id', 'args_template', 'reasons']);
   expect(json.recommended.reasons.length).toBeGreaterThan(0);
   const props = schemaOf(json.recommended.tool).properties;
-  for (const field of Object.keys(json.recommended.args_template)) if (field !== 'missing') expect(props).toHaveProperty(field);
+  for (const field of Object.keys(json.recommended.args_template))
+    if (field !== 'missing') expect(props).toHaveProperty(field);
   expect(Array.isArray(json.recommended.args_template.missing)).toBe(true);
   json.alternatives.forEach((a: any, i: number) => {
-    expect(Object.keys(a)).toEqual(['tool', 'rail', 'provider_id', 'cost_minor', 'mean_latency_ms', 'latency_p50_ms', 'success_rate', 'reasons']);
+    expect(Object.keys(a)).toEqual([
+      'tool',
+      'rail',
+      'provider_id',
+      'cost_minor',
+      'mean_latency_ms',
+      'latency_p50_ms',
+      'success_rate',
+      'reasons',
+    ]);
     expect(a.reasons[0]).toMatch(new RegExp(`^Ranked ${i + 2} of ${json.alternatives.length + 1} `));
     expect(`${a.provider_id}/${a.rail}`).not.toBe(`${json.recommended.provider_id}/${json.recommended.rail}`);
   });
@@ -76,8 +114,21 @@ describe('path C: POST /v1/meta-tools/discover', () => {
     // Rates are read on every route here, so a test sees the rates it stores at once.
     stack = await startStack({ env: { ANTHROPIC_API_KEY: '', NL_EXTRACTOR: '', ROTA_ROUTER_FX_CACHE_MS: '0' } });
     await forceProviders(stack.db.prisma, { envia: { authType: 'none' } });
-    t = await tenant(stack, 'live', ['asaas', 'mercadopago', 'openpay', 'wise', 'transbank', 'focusnfe', 'whatsapp', 'melhorenvio']);
-    rpc = new RpcClient({ url: stack.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: stack.env.ROTA_REDIS_PREFIX!, timeoutMs: 5000 });
+    t = await tenant(stack, 'live', [
+      'asaas',
+      'mercadopago',
+      'openpay',
+      'wise',
+      'transbank',
+      'focusnfe',
+      'whatsapp',
+      'melhorenvio',
+    ]);
+    rpc = new RpcClient({
+      url: stack.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      prefix: stack.env.ROTA_REDIS_PREFIX!,
+      timeoutMs: 5000,
+    });
     await rpc.connect();
   }, 60_000);
   afterAll(async () => {
@@ -94,25 +145,47 @@ describe('path C: POST /v1/meta-tools/discover', () => {
       expectWellFormed(r.json);
       expect(r.json.recommended.tool).toBe('codespar_charge');
       expect(['asaas', 'mercadopago']).toContain(r.json.recommended.provider_id);
-      expect(r.json.recommended.args_template).toMatchObject({ action: 'charge', amount: 49.9, currency: 'BRL', country: 'BR', metadata: { order: 'A-1' } });
+      expect(r.json.recommended.args_template).toMatchObject({
+        action: 'charge',
+        amount: 49.9,
+        currency: 'BRL',
+        country: 'BR',
+        metadata: { order: 'A-1' },
+      });
       expect(r.json.recommended.args_template.method).toBe(r.json.recommended.rail);
       expect(r.json.recommended.args_template.missing).toEqual(['description', 'buyer']);
-      expect(r.json.resolved_intent).toEqual({ operation: 'charge', currency: 'BRL', country: 'BR', amount_minor: 4990, metadata: { order: 'A-1' } });
+      expect(r.json.resolved_intent).toEqual({
+        operation: 'charge',
+        currency: 'BRL',
+        country: 'BR',
+        amount_minor: 4990,
+        metadata: { order: 'A-1' },
+      });
       // The charge rails the connected BR providers can run: asaas pix and boleto, mercadopago pix and wallet.
       expect(r.json.alternatives).toHaveLength(3);
     });
 
     it('charge in CLP → codespar_charge with whole pesos (exponent 0)', async () => {
-      const r = await discover(stack, t.key, { intent: { operation: 'charge', currency: 'clp', country: 'cl', amount_minor: 15000 } });
+      const r = await discover(stack, t.key, {
+        intent: { operation: 'charge', currency: 'clp', country: 'cl', amount_minor: 15000 },
+      });
       expect(r.status).toBe(200);
       expectWellFormed(r.json);
       expect(r.json.recommended).toMatchObject({ tool: 'codespar_charge', rail: 'card', provider_id: 'transbank' });
-      expect(r.json.recommended.args_template).toMatchObject({ action: 'charge', method: 'card', amount: 15000, currency: 'CLP', country: 'CL' });
+      expect(r.json.recommended.args_template).toMatchObject({
+        action: 'charge',
+        method: 'card',
+        amount: 15000,
+        currency: 'CLP',
+        country: 'CL',
+      });
       expect(r.json.alternatives).toEqual([]);
     });
 
     it('refund → codespar_charge with action refund and charge_id to fill', async () => {
-      const r = await discover(stack, t.key, { intent: { operation: 'refund', currency: 'BRL', country: 'BR', amount_minor: 3000 } });
+      const r = await discover(stack, t.key, {
+        intent: { operation: 'refund', currency: 'BRL', country: 'BR', amount_minor: 3000 },
+      });
       expect(r.status).toBe(200);
       expectWellFormed(r.json);
       expect(r.json.recommended.tool).toBe('codespar_charge');
@@ -123,7 +196,9 @@ describe('path C: POST /v1/meta-tools/discover', () => {
     });
 
     it('payout → codespar_pay with the amount in minor units (BRL 45000 stays 45000; one route, no alternatives)', async () => {
-      const r = await discover(stack, t.key, { intent: { operation: 'payout', currency: 'BRL', country: 'BR', amount_minor: 45000, urgency: 'same_day' } });
+      const r = await discover(stack, t.key, {
+        intent: { operation: 'payout', currency: 'BRL', country: 'BR', amount_minor: 45000, urgency: 'same_day' },
+      });
       expect(r.status).toBe(200);
       expectWellFormed(r.json);
       expect(r.json.recommended).toMatchObject({ tool: 'codespar_pay', rail: 'pix', provider_id: 'asaas' });
@@ -139,25 +214,40 @@ describe('path C: POST /v1/meta-tools/discover', () => {
     });
 
     it('payout in MXN → codespar_pay over SPEI (a Rota extension of the method enum), minor units', async () => {
-      const r = await discover(stack, t.key, { intent: { operation: 'payout', currency: 'MXN', country: 'MX', amount_minor: 300000, urgency: 'instant' } });
+      const r = await discover(stack, t.key, {
+        intent: { operation: 'payout', currency: 'MXN', country: 'MX', amount_minor: 300000, urgency: 'instant' },
+      });
       expect(r.status).toBe(200);
       expectWellFormed(r.json);
       expect(r.json.recommended).toMatchObject({ tool: 'codespar_pay', rail: 'spei', provider_id: 'openpay' });
-      expect(r.json.recommended.args_template).toMatchObject({ action: 'pay', method: 'spei', amount: 300000, currency: 'MXN' });
+      expect(r.json.recommended.args_template).toMatchObject({
+        action: 'pay',
+        method: 'spei',
+        amount: 300000,
+        currency: 'MXN',
+      });
       expect(r.json.alternatives.map((a: any) => `${a.provider_id} ${a.rail}`)).toEqual(['wise spei']);
       expect(r.json.alternatives[0]).toMatchObject({ cost_minor: expect.any(Number), success_rate: 0.97 });
     });
 
     it('issue_invoice → codespar_invoice with action issue and the document type', async () => {
-      const r = await discover(stack, t.key, { intent: { operation: 'issue_invoice', currency: 'BRL', country: 'BR', recipient_kind: 'cnpj' } });
+      const r = await discover(stack, t.key, {
+        intent: { operation: 'issue_invoice', currency: 'BRL', country: 'BR', recipient_kind: 'cnpj' },
+      });
       expect(r.status).toBe(200);
       expectWellFormed(r.json);
       expect(r.json.recommended).toMatchObject({ tool: 'codespar_invoice', provider_id: 'focusnfe' });
-      expect(r.json.recommended.args_template).toEqual({ action: 'issue', type: r.json.recommended.rail, missing: ['recipient', 'items'] });
+      expect(r.json.recommended.args_template).toEqual({
+        action: 'issue',
+        type: r.json.recommended.rail,
+        missing: ['recipient', 'items'],
+      });
     });
 
     it('send_notification → codespar_notify with the channel', async () => {
-      const r = await discover(stack, t.key, { intent: { operation: 'send_notification', currency: 'MXN', country: 'MX', method: 'whatsapp' } });
+      const r = await discover(stack, t.key, {
+        intent: { operation: 'send_notification', currency: 'MXN', country: 'MX', method: 'whatsapp' },
+      });
       expect(r.status).toBe(200);
       expectWellFormed(r.json);
       expect(r.json.recommended).toMatchObject({ tool: 'codespar_notify', rail: 'whatsapp', provider_id: 'whatsapp' });
@@ -165,7 +255,9 @@ describe('path C: POST /v1/meta-tools/discover', () => {
     });
 
     it('ship → codespar_ship with action quote (not intent_unmappable), including a provider that needs no connection', async () => {
-      const r = await discover(stack, t.key, { intent: { operation: 'ship', currency: 'BRL', country: 'BR', urgency: 'next_day', metadata: { order: 9 } } });
+      const r = await discover(stack, t.key, {
+        intent: { operation: 'ship', currency: 'BRL', country: 'BR', urgency: 'next_day', metadata: { order: 9 } },
+      });
       expect(r.status).toBe(200);
       expectWellFormed(r.json);
       expect(r.json.recommended.tool).toBe('codespar_ship');
@@ -184,7 +276,8 @@ describe('path C: POST /v1/meta-tools/discover', () => {
 
   describe('amounts across currencies', () => {
     const ship = () => discover(stack, t.key, { intent: { operation: 'ship', currency: 'USD', country: 'BR' } });
-    const byProvider = (json: any) => Object.fromEntries([json.recommended, ...json.alternatives].map((x: any) => [x.provider_id, x]));
+    const byProvider = (json: any) =>
+      Object.fromEntries([json.recommended, ...json.alternatives].map((x: any) => [x.provider_id, x]));
 
     it('prices a fee kept in another currency at the stored rate, directly or through a third currency, and says so', async () => {
       // Melhor Envio prices labels in BRL only: with no rate, it has no price in USD (Envia keeps one in USD).
@@ -192,16 +285,22 @@ describe('path C: POST /v1/meta-tools/discover', () => {
       expect(before.status).toBe(200);
       expect(byProvider(before.json).melhorenvio.reasons.join(' ')).toContain('No price on record in USD');
       expect(byProvider(before.json).envia.reasons.join(' ')).not.toContain('No price on record');
-      await stack.db.prisma.fxRate.create({ data: { base: 'USD', quote: 'BRL', rate: '5', source: 'test', fetchedAt: new Date('2026-11-30T12:00:00Z') } });
+      await stack.db.prisma.fxRate.create({
+        data: { base: 'USD', quote: 'BRL', rate: '5', source: 'test', fetchedAt: new Date('2026-11-30T12:00:00Z') },
+      });
       try {
         const after = await ship();
         expect(after.status).toBe(200);
         const all = byProvider(after.json);
         // BRL 22.50 and BRL 18.90 at 0.2 USD per BRL.
         // The alternative's cost is in USD cents too.
-        expect(after.json.alternatives.map((a: any) => a.cost_minor)).toEqual([after.json.alternatives[0].provider_id === 'envia' ? 650 : 378]);
+        expect(after.json.alternatives.map((a: any) => a.cost_minor)).toEqual([
+          after.json.alternatives[0].provider_id === 'envia' ? 650 : 378,
+        ]);
         const reasons = (p: string) => all[p].reasons.join(' ');
-        expect(reasons('melhorenvio')).toMatch(/Costs USD 3\.78: a fixed BRL 18\.90 converted at 0\.200000 USD per BRL, rate of 2026-11-30/);
+        expect(reasons('melhorenvio')).toMatch(
+          /Costs USD 3\.78: a fixed BRL 18\.90 converted at 0\.200000 USD per BRL, rate of 2026-11-30/,
+        );
         expect(reasons('envia')).not.toMatch(/converted/);
         // Quoted against a third currency only: crossed through it.
         await stack.db.prisma.fxRate.deleteMany({ where: { source: 'test' } });
@@ -225,7 +324,13 @@ describe('path C: POST /v1/meta-tools/discover', () => {
     it('reads a Portuguese sentence into the intent and echoes it', async () => {
       const r = await discover(stack, t.key, { description: 'cobrar R$ 49,90 via pix de um cliente no Brasil' });
       expect(r.status).toBe(200);
-      expect(r.json.resolved_intent).toEqual({ operation: 'charge', currency: 'BRL', country: 'BR', amount_minor: 4990, method: 'pix' });
+      expect(r.json.resolved_intent).toEqual({
+        operation: 'charge',
+        currency: 'BRL',
+        country: 'BR',
+        amount_minor: 4990,
+        method: 'pix',
+      });
       expect(r.json.recommended).toMatchObject({ tool: 'codespar_charge', rail: 'pix' });
       expect(r.json.recommended.args_template.amount).toBe(49.9);
     });
@@ -302,8 +407,16 @@ describe('path C: POST /v1/meta-tools/discover', () => {
       // Telemetry is kept per environment: these calls are the live environment's.
       const live = { tenant: { org_id: 'org_dev', project_id: t.projectId, environment: 'live' as const } };
       for (let i = 0; i < 30; i++) {
-        await rpc.send('router.record', { provider_id: first, tool: 'codespar_charge', success: false, latency_ms: 2000, error_code: 'upstream_5xx' }, live);
-        await rpc.send('router.record', { provider_id: second, tool: 'codespar_charge', success: true, latency_ms: 300 }, live);
+        await rpc.send(
+          'router.record',
+          { provider_id: first, tool: 'codespar_charge', success: false, latency_ms: 2000, error_code: 'upstream_5xx' },
+          live,
+        );
+        await rpc.send(
+          'router.record',
+          { provider_id: second, tool: 'codespar_charge', success: true, latency_ms: 300 },
+          live,
+        );
       }
       const after = await discover(stack, t.key, { intent });
       expect(after.json.recommended.provider_id).toBe(second);
@@ -312,7 +425,9 @@ describe('path C: POST /v1/meta-tools/discover', () => {
       expect(demoted.latency_p50_ms).toBeGreaterThan(1000);
       expect(demoted.reasons.join(' ')).toContain('Succeeded in 0 of 30 calls');
 
-      const metrics = await http(`${stack.url}/v1/router/metrics?provider_id=${first}`, { headers: { authorization: `Bearer ${t.key}` } });
+      const metrics = await http(`${stack.url}/v1/router/metrics?provider_id=${first}`, {
+        headers: { authorization: `Bearer ${t.key}` },
+      });
       expect(metrics.status).toBe(200);
       const row = metrics.json.rows.find((x: any) => x.tool === 'codespar_charge');
       expect(row).toMatchObject({ provider_id: first, attempts: 30, success_rate: 0, last_error_code: 'upstream_5xx' });
@@ -339,14 +454,19 @@ describe('path C: POST /v1/meta-tools/discover', () => {
         expect(row.attempts_24h).toHaveLength(24);
         expect(row.latency_24h).toHaveLength(24);
         expect(row.attempts_24h.reduce((a: number, b: number) => a + b, 0)).toBe(row.attempts);
-        if (row.attempts === 0) expect(row).toMatchObject({ success_rate: null, latency_p50_ms: null, last_error_code: null });
+        if (row.attempts === 0)
+          expect(row).toMatchObject({ success_rate: null, latency_p50_ms: null, last_error_code: null });
         seen.add(`${row.provider_id}/${row.tool}`);
       }
       expect(seen.size).toBe(r.json.rows.length);
       expect(seen).toContain('stp/codespar_pay');
-      const filtered = await http(`${stack.url}/v1/router/metrics?tool=codespar_notify`, { headers: { authorization: `Bearer ${t.key}` } });
+      const filtered = await http(`${stack.url}/v1/router/metrics?tool=codespar_notify`, {
+        headers: { authorization: `Bearer ${t.key}` },
+      });
       expect(filtered.json.rows.every((x: any) => x.tool === 'codespar_notify')).toBe(true);
-      const bad = await http(`${stack.url}/v1/router/metrics?limit=5`, { headers: { authorization: `Bearer ${t.key}` } });
+      const bad = await http(`${stack.url}/v1/router/metrics?limit=5`, {
+        headers: { authorization: `Bearer ${t.key}` },
+      });
       expect(bad.status).toBe(400);
       expect(bad.json.error).toBe('invalid_query');
     });
@@ -372,7 +492,11 @@ describe('path C 424s and the eligibility repair, with two router replicas', () 
   let prefix: string;
 
   const startReplica = async () => {
-    const r = await startService('router', RouterModule.forConfig(loadConfig(RouterConfig, stack.env)), loadConfig(BaseConfig, stack.env));
+    const r = await startService(
+      'router',
+      RouterModule.forConfig(loadConfig(RouterConfig, stack.env)),
+      loadConfig(BaseConfig, stack.env),
+    );
     replicas.push(r);
     return r;
   };
@@ -381,7 +505,8 @@ describe('path C 424s and the eligibility repair, with two router replicas', () 
     replicas.splice(replicas.indexOf(r), 1);
   };
   const tenantOf = (projectId: string) => ({ org_id: 'org_dev', project_id: projectId, environment: 'live' as const });
-  const refreshes = async (projectId: string) => Number(await redis.get(eligibilityRefreshesKey(prefix, tenantOf(projectId))));
+  const refreshes = async (projectId: string) =>
+    Number(await redis.get(eligibilityRefreshesKey(prefix, tenantOf(projectId))));
 
   beforeAll(async () => {
     stack = await startStack({ env: { ANTHROPIC_API_KEY: '', NL_EXTRACTOR: '' } });
@@ -404,7 +529,9 @@ describe('path C 424s and the eligibility repair, with two router replicas', () 
     const rpc = new RpcClient({ url: stack.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix, timeoutMs: 5000 });
     await rpc.connect();
     try {
-      await requestContext.run({ requestId: 'refresh', tenant: tenantOf(t.projectId) }, () => rpc.send('router.eligibility.refresh', {}));
+      await requestContext.run({ requestId: 'refresh', tenant: tenantOf(t.projectId) }, () =>
+        rpc.send('router.eligibility.refresh', {}),
+      );
     } finally {
       await rpc.close();
     }
@@ -414,7 +541,11 @@ describe('path C 424s and the eligibility repair, with two router replicas', () 
     const answers = await Promise.all(Array.from({ length: 8 }, () => discover(stack, t.key, body)));
     for (const r of answers) {
       expect(r.status).toBe(424);
-      expect(r.json).toMatchObject({ error: 'direction_blocked', detail: expect.stringContaining('openpay spei'), request_id: expect.any(String) });
+      expect(r.json).toMatchObject({
+        error: 'direction_blocked',
+        detail: expect.stringContaining('openpay spei'),
+        request_id: expect.any(String),
+      });
       expect(typeof r.json.message).toBe('string');
     }
     // Eight refusals spread over two replicas: exactly one repair.
@@ -429,9 +560,14 @@ describe('path C 424s and the eligibility repair, with two router replicas', () 
   it('eligibility_empty, not direction_blocked, where the only rails bind nothing: they are planning data, never named', async () => {
     // wise.wire.out lists UYU but binds no action; no rail Rota can run collects or pays in Uruguay.
     const t = await tenant(stack, 'live', ['wise']);
-    const r = await discover(stack, t.key, { intent: { operation: 'charge', currency: 'UYU', country: 'UY', amount_minor: 10000 } });
+    const r = await discover(stack, t.key, {
+      intent: { operation: 'charge', currency: 'UYU', country: 'UY', amount_minor: 10000 },
+    });
     expect(r.status).toBe(424);
-    expect(r.json).toMatchObject({ error: 'eligibility_empty', detail: expect.stringContaining('Nothing in the catalog') });
+    expect(r.json).toMatchObject({
+      error: 'eligibility_empty',
+      detail: expect.stringContaining('Nothing in the catalog'),
+    });
     expect(r.json.detail).not.toMatch(/wise|stripe|adyen/);
   });
 
@@ -480,7 +616,9 @@ describe('path C descriptions with NL_EXTRACTOR=off', () => {
     const r = await discover(stack, t.key, { description: 'cobrar R$ 10 via pix' }, { 'x-request-id': 'off-1' });
     expect(r.status).toBe(501);
     expect(r.json).toMatchObject({ error: 'nl_unavailable', request_id: 'off-1' });
-    const s = await discover(stack, t.key, { intent: { operation: 'charge', currency: 'BRL', country: 'BR', amount_minor: 1000 } });
+    const s = await discover(stack, t.key, {
+      intent: { operation: 'charge', currency: 'BRL', country: 'BR', amount_minor: 1000 },
+    });
     expect(s.status).toBe(200);
   });
 });
@@ -492,7 +630,14 @@ describe('path C descriptions with the Anthropic extractor (fake Messages API)',
   beforeAll(async () => {
     fake = await startFakeAnthropic();
     // No NL_EXTRACTOR: a key makes `anthropic` the default.
-    stack = await startStack({ env: { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: fake.url, NL_EXTRACTOR: '', ROTA_NL_TIMEOUT_MS: '2000' } });
+    stack = await startStack({
+      env: {
+        ANTHROPIC_API_KEY: 'sk-ant-test',
+        ANTHROPIC_BASE_URL: fake.url,
+        NL_EXTRACTOR: '',
+        ROTA_NL_TIMEOUT_MS: '2000',
+      },
+    });
     await forceProviders(stack.db.prisma);
     t = await tenant(stack, 'live', ['openpay']);
   }, 60_000);
@@ -502,10 +647,19 @@ describe('path C descriptions with the Anthropic extractor (fake Messages API)',
   }, 60_000);
 
   it('routes the intent the model read and echoes it', async () => {
-    fake.setBehaviour({ kind: 'text', text: '{"operation":"payout","currency":"MXN","country":"MX","amount_minor":250000,"method":"spei"}' });
+    fake.setBehaviour({
+      kind: 'text',
+      text: '{"operation":"payout","currency":"MXN","country":"MX","amount_minor":250000,"method":"spei"}',
+    });
     const r = await discover(stack, t.key, { description: 'paga 2,500 pesos por SPEI a mi proveedor' });
     expect(r.status).toBe(200);
-    expect(r.json.resolved_intent).toEqual({ operation: 'payout', currency: 'MXN', country: 'MX', amount_minor: 250000, method: 'spei' });
+    expect(r.json.resolved_intent).toEqual({
+      operation: 'payout',
+      currency: 'MXN',
+      country: 'MX',
+      amount_minor: 250000,
+      method: 'spei',
+    });
     expect(r.json.recommended.args_template).toMatchObject({ action: 'pay', method: 'spei', amount: 250000 });
     expect(JSON.stringify(fake.calls.at(-1)!.body)).toContain('paga 2,500 pesos por SPEI a mi proveedor');
   });
@@ -541,7 +695,11 @@ describe('path C over the demo catalog as seeded', () => {
     ['refund', { operation: 'refund', currency: 'BRL', country: 'BR', amount_minor: 4990 }, 'codespar_charge'],
     ['payout', { operation: 'payout', currency: 'MXN', country: 'MX', amount_minor: 4_990_000 }, 'codespar_pay'],
     ['issue_invoice', { operation: 'issue_invoice', currency: 'MXN', country: 'MX' }, 'codespar_invoice'],
-    ['send_notification', { operation: 'send_notification', currency: 'CLP', country: 'CL', method: 'whatsapp' }, 'codespar_notify'],
+    [
+      'send_notification',
+      { operation: 'send_notification', currency: 'CLP', country: 'CL', method: 'whatsapp' },
+      'codespar_notify',
+    ],
     ['ship', { operation: 'ship', currency: 'CLP', country: 'CL' }, 'codespar_ship'],
   ])('%s routes for a test key through the shared sandbox', async (_op, intent, tool) => {
     if (!seeded) return; // the demo catalog file is not in this checkout

@@ -19,13 +19,18 @@ describe('calling providers: raw tools and proxyExecute', () => {
   const bodies: string[] = [];
 
   const api = async (method: string, path: string, json?: unknown, headers: Record<string, string> = {}) => {
-    const r = await http(`${stack.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...headers }, json });
+    const r = await http(`${stack.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...headers },
+      json,
+    });
     bodies.push(r.text);
     return r;
   };
   const execute = (tool: string, input: Record<string, unknown>, headers: Record<string, string> = {}) =>
     api('POST', `/v1/sessions/${session}/execute`, { tool, input }, headers);
-  const proxy = (body: Record<string, unknown>, headers: Record<string, string> = {}) => api('POST', `/v1/sessions/${session}/proxy`, body, headers);
+  const proxy = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    api('POST', `/v1/sessions/${session}/proxy`, body, headers);
   const charges = () => sandbox.control.counters().charges_created;
   const payment = (extra: Record<string, unknown> = {}) => ({
     customer: ASAAS_SANDBOX_CUSTOMER,
@@ -39,7 +44,12 @@ describe('calling providers: raw tools and proxyExecute', () => {
     sandbox = await startSandbox({ port: 0 });
     stack = await startStack({
       demoCatalog: true,
-      env: { ROTA_SANDBOX_URL: sandbox.url, ROTA_PROVIDER_TIMEOUT_MS: '1500', ROTA_RPC_TIMEOUT_MS: '8000', ROTA_LOCAL_EMBEDDER: 'hash' },
+      env: {
+        ROTA_SANDBOX_URL: sandbox.url,
+        ROTA_PROVIDER_TIMEOUT_MS: '1500',
+        ROTA_RPC_TIMEOUT_MS: '8000',
+        ROTA_LOCAL_EMBEDDER: 'hash',
+      },
     });
     key = (await stack.key([...SCOPES], { environment: 'test' })).key;
     const c = await api('POST', '/v1/connections', { server_id: 'asaas', credentials: { api_key: ASAAS_KEY } });
@@ -97,7 +107,11 @@ describe('calling providers: raw tools and proxyExecute', () => {
 
   it('answers connection_required and sends nothing when the provider is not connected', async () => {
     const before = sandbox.control.counters().requests_total;
-    const r = await execute('mercadopago/create_payment', { transaction_amount: 10, payment_method_id: 'pix', payer: { email: 'a@b.co' } });
+    const r = await execute('mercadopago/create_payment', {
+      transaction_amount: 10,
+      payment_method_id: 'pix',
+      payer: { email: 'a@b.co' },
+    });
     expect(r.json).toMatchObject({ success: false, data: { code: 'connection_required' } });
     expect(sandbox.control.counters().requests_total).toBe(before);
   });
@@ -105,13 +119,17 @@ describe('calling providers: raw tools and proxyExecute', () => {
   it('reports outcome_unknown when the provider accepts and never answers, and a retry with the key does not charge again', async () => {
     sandbox.control.addFault({ provider: 'asaas', route: 'create_payment', mode: 'timeout_after_accept', times: 1 });
     const before = charges();
-    const r = await execute('asaas/create_payment', payment({ externalReference: 'lost' }), { 'idempotency-key': 'charge-lost' });
+    const r = await execute('asaas/create_payment', payment({ externalReference: 'lost' }), {
+      'idempotency-key': 'charge-lost',
+    });
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ success: false, data: { code: 'outcome_unknown' } });
     expect(charges()).toBe(before + 1);
     const row = await stack.db.prisma.sessionToolCall.findUniqueOrThrow({ where: { id: r.json.tool_call_id } });
     expect(row.state).toBe('outcome_unknown');
-    const again = await execute('asaas/create_payment', payment({ externalReference: 'lost' }), { 'idempotency-key': 'charge-lost' });
+    const again = await execute('asaas/create_payment', payment({ externalReference: 'lost' }), {
+      'idempotency-key': 'charge-lost',
+    });
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.json.data.code).toBe('outcome_unknown');
     expect(charges()).toBe(before + 1);
@@ -123,10 +141,19 @@ describe('calling providers: raw tools and proxyExecute', () => {
       credentials: { client_id: 'sandbox-mp-client', client_secret: 'sandbox-mp-secret' },
     });
     expect(c.status).toBe(201);
-    const body = { transaction_amount: 25.5, payment_method_id: 'pix', description: 'order 77', payer: { email: 'buyer@example.com' } };
+    const body = {
+      transaction_amount: 25.5,
+      payment_method_id: 'pix',
+      description: 'order 77',
+      payer: { email: 'buyer@example.com' },
+    };
     for (let i = 0; i < 3; i++) {
       const r = await execute('mercadopago/create_payment', body);
-      expect({ i, success: r.json.success, data: r.json.success ? undefined : r.json.data }).toEqual({ i, success: true, data: undefined });
+      expect({ i, success: r.json.success, data: r.json.success ? undefined : r.json.data }).toEqual({
+        i,
+        success: true,
+        data: undefined,
+      });
     }
     expect(sandbox.control.counters().token_requests.mercadopago).toBe(1);
     await api('DELETE', `/v1/connections/${c.json.id}`);
@@ -146,9 +173,20 @@ describe('calling providers: raw tools and proxyExecute', () => {
 
   it("refuses Rota's own refusals with their codes, sending nothing", async () => {
     const before = sandbox.control.counters().requests_total;
-    for (const endpoint of ['https://evil.example/x', '//evil.example/x', '/../admin', '/v3/%2e%2e/admin', '/v3/%252e%252e/admin', 'v3/payments']) {
+    for (const endpoint of [
+      'https://evil.example/x',
+      '//evil.example/x',
+      '/../admin',
+      '/v3/%2e%2e/admin',
+      '/v3/%252e%252e/admin',
+      'v3/payments',
+    ]) {
       const r = await proxy({ server: 'asaas', endpoint, method: 'GET' });
-      expect({ endpoint, status: r.status, error: r.json.error }).toEqual({ endpoint, status: 400, error: 'invalid_endpoint' });
+      expect({ endpoint, status: r.status, error: r.json.error }).toEqual({
+        endpoint,
+        status: 400,
+        error: 'invalid_endpoint',
+      });
     }
     for (const name of ['Authorization', 'cookie', 'access_token', 'Proxy-Authorization']) {
       const r = await proxy({ server: 'asaas', endpoint: '/v3/payments', method: 'GET', headers: { [name]: 'x' } });

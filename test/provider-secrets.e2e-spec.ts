@@ -43,7 +43,11 @@ describe('credentials stay out of responses, logs, rows and Redis', () => {
   ];
 
   const api = async (method: string, path: string, json?: unknown, headers: Record<string, string> = {}) => {
-    const r = await http(`${stack.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...headers }, json });
+    const r = await http(`${stack.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...headers },
+      json,
+    });
     bodies.push(r.text);
     return r;
   };
@@ -83,12 +87,20 @@ describe('credentials stay out of responses, logs, rows and Redis', () => {
     );
     expect(charge.json).toMatchObject({ success: true });
     expect((await execute('asaas/get_payment', { id: charge.json.data.body.id })).json.success).toBe(true);
-    const mp = await execute('mercadopago/create_payment', { transaction_amount: 9.9, payment_method_id: 'pix', payer: { email: 'a@example.com' } });
+    const mp = await execute('mercadopago/create_payment', {
+      transaction_amount: 9.9,
+      payment_method_id: 'pix',
+      payer: { email: 'a@example.com' },
+    });
     expect(mp.json).toMatchObject({ success: true });
-    expect((await proxy({ server: 'mercadopago', endpoint: '/v1/payments/search', method: 'GET' })).json.status).toBe(200);
+    expect((await proxy({ server: 'mercadopago', endpoint: '/v1/payments/search', method: 'GET' })).json.status).toBe(
+      200,
+    );
     expect((await proxy({ server: 'asaas', endpoint: '/v3/finance/balance', method: 'GET' })).json.status).toBe(200);
     // Basic auth reaches the provider (a 404 for an unknown invoice, not a 401).
-    expect((await proxy({ server: 'focusnfe', endpoint: '/v2/nfse/secrets-test', method: 'GET' })).json.status).not.toBe(401);
+    expect(
+      (await proxy({ server: 'focusnfe', endpoint: '/v2/nfse/secrets-test', method: 'GET' })).json.status,
+    ).not.toBe(401);
     // A credential the provider refuses: the refusal is reported, the value is not.
     const refused = await proxy({ server: 'whatsapp', endpoint: '/v19.0/123/message_templates', method: 'GET' });
     expect(refused.json.status).toBe(401);
@@ -112,7 +124,9 @@ describe('credentials stay out of responses, logs, rows and Redis', () => {
     );
     const rowHits: string[] = [];
     for (const { table_name: t } of tables) {
-      const rows = await stack.db.prisma.$queryRawUnsafe<Array<{ t: string }>>(`SELECT (to_jsonb(r) - 'embedding')::text AS t FROM "${t}" r`);
+      const rows = await stack.db.prisma.$queryRawUnsafe<Array<{ t: string }>>(
+        `SELECT (to_jsonb(r) - 'embedding')::text AS t FROM "${t}" r`,
+      );
       for (const r of rows) for (const h of hits(r.t)) rowHits.push(`${t}: ${h.slice(0, 6)}…`);
     }
     expect(rowHits).toEqual([]);

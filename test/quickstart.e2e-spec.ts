@@ -20,7 +20,10 @@ const ROOT = resolve(__dirname, '..');
 function envInit(dir: string, env: Record<string, string> = {}) {
   const out = execFileSync(
     'bash',
-    ['-c', `source "${ROOT}/scripts/env-init.sh" >/dev/null; printf '%s\\n' "$ROTA_CREDENTIALS_KEY" "$ROTA_WEBHOOK_KEY" "$ROTA_PUBLIC_URL"`],
+    [
+      '-c',
+      `source "${ROOT}/scripts/env-init.sh" >/dev/null; printf '%s\\n' "$ROTA_CREDENTIALS_KEY" "$ROTA_WEBHOOK_KEY" "$ROTA_PUBLIC_URL"`,
+    ],
     { cwd: dir, env: { PATH: process.env.PATH!, HOME: dir, ...env }, encoding: 'utf8' },
   );
   const [credentials, webhook, publicUrl] = out.trimEnd().split('\n');
@@ -37,7 +40,9 @@ async function verifyingReceiver() {
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
     req.on('end', () => {
       try {
-        verified.push(new Webhook(secret).verify(body, req.headers as Record<string, string>) as (typeof verified)[number]);
+        verified.push(
+          new Webhook(secret).verify(body, req.headers as Record<string, string>) as (typeof verified)[number],
+        );
         res.writeHead(204).end();
       } catch {
         rejected.push(req.headers);
@@ -107,7 +112,9 @@ describe('quick start: the .env scripts/up.sh writes, public URLs, and paging th
     expect(envInit(dir, { HOST: '::', PORT: '8080' }).publicUrl).toBe('http://[::1]:8080');
     expect(envInit(dir, { HOST: 'fd00::5', PORT: '8080' }).publicUrl).toBe('http://[fd00::5]:8080');
     expect(envInit(dir, { HOST: 'rota.internal', PORT: '80' }).publicUrl).toBe('http://rota.internal:80');
-    expect(envInit(dir, { ROTA_PUBLIC_URL: 'https://rota.example.com', PORT: '3100' }).publicUrl).toBe('https://rota.example.com');
+    expect(envInit(dir, { ROTA_PUBLIC_URL: 'https://rota.example.com', PORT: '3100' }).publicUrl).toBe(
+      'https://rota.example.com',
+    );
   });
 
   describe('a stack started with those keys and no ROTA_PUBLIC_URL', () => {
@@ -136,7 +143,8 @@ describe('quick start: the .env scripts/up.sh writes, public URLs, and paging th
       await stack?.close();
     });
 
-    const get = (path: string, key: string) => http(`${stack.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+    const get = (path: string, key: string) =>
+      http(`${stack.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
     const post = (path: string, key: string, json: unknown) =>
       http(`${stack.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, json });
 
@@ -145,30 +153,47 @@ describe('quick start: the .env scripts/up.sh writes, public URLs, and paging th
       const doc = await http(`${stack.url}/openapi.json`);
       expect(doc.json.servers).toEqual([{ url: stack.url, description: 'This gateway' }]);
 
-      const { key } = await stack.key(['sessions:create', 'tools:execute', 'connections:write', 'servers:read'], { environment: 'test' });
+      const { key } = await stack.key(['sessions:create', 'tools:execute', 'connections:write', 'servers:read'], {
+        environment: 'test',
+      });
       const session = await post('/v1/sessions', key, { servers: ['mercadopago'] });
       expect(session.status).toBe(201);
       expect(session.json.mcp.url).toBe(`${stack.url}/v1/sessions/${session.json.id}/mcp`);
 
       const started = await post(`/v1/sessions/${session.json.id}/execute`, key, {
         tool: 'codespar_manage_connections',
-        input: { action: 'connect_start', server_id: 'mercadopago', credentials: { client_id: 'qs-client', client_secret: 'qs-secret' } },
+        input: {
+          action: 'connect_start',
+          server_id: 'mercadopago',
+          credentials: { client_id: 'qs-client', client_secret: 'qs-secret' },
+        },
       });
-      expect(started.json).toMatchObject({ success: true, data: { method: 'authorization', redirect_uri: `${stack.url}/v1/connections/oauth/callback` } });
-      expect(new URL(started.json.data.authorization_url).searchParams.get('redirect_uri')).toBe(`${stack.url}/v1/connections/oauth/callback`);
+      expect(started.json).toMatchObject({
+        success: true,
+        data: { method: 'authorization', redirect_uri: `${stack.url}/v1/connections/oauth/callback` },
+      });
+      expect(new URL(started.json.data.authorization_url).searchParams.get('redirect_uri')).toBe(
+        `${stack.url}/v1/connections/oauth/callback`,
+      );
     });
 
     it('`rota webhooks create` subscribes a local receiver, and a forced health transition reaches it as one verified event', async () => {
       const receiver = await verifyingReceiver();
       try {
-        await until('full embedding coverage', async () => (await get('/v1/health', operator)).json.checks.embeddings.status === 'ok', 60_000);
+        await until(
+          'full embedding coverage',
+          async () => (await get('/v1/health', operator)).json.checks.embeddings.status === 'ok',
+          60_000,
+        );
         await post('/v1/fx/rates', operator, { rates: [{ base: 'USD', quote: 'BRL', rate: '5.4321' }] });
         const health = stack.services.worker.app.get(HealthService);
         await health.evaluateAll();
         expect((await get('/v1/health', operator)).json.status).toBe('healthy');
         // Transitions from before the subscription (the catalog filling up) are fanned out first.
         await until('the outbox drained', async () => {
-          const [row] = await stack.db.prisma.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM events WHERE dispatched_at IS NULL`;
+          const [row] = await stack.db.prisma.$queryRaw<
+            { n: number }[]
+          >`SELECT count(*)::int AS n FROM events WHERE dispatched_at IS NULL`;
           return row!.n === 0;
         });
 
@@ -186,7 +211,9 @@ describe('quick start: the .env scripts/up.sh writes, public URLs, and paging th
 
         // Stale FX rates: one pair last observed 100 hours ago degrades the deployment.
         await post('/v1/fx/rates', operator, {
-          rates: [{ base: 'EUR', quote: 'BRL', rate: '6.1', fetched_at: new Date(Date.now() - 100 * 3600_000).toISOString() }],
+          rates: [
+            { base: 'EUR', quote: 'BRL', rate: '6.1', fetched_at: new Date(Date.now() - 100 * 3600_000).toISOString() },
+          ],
         });
         await health.evaluateAll();
         expect((await get('/v1/health', operator)).json.status).toBe('degraded');

@@ -19,8 +19,12 @@ const INTER = { client_id: 'sandbox-inter-client', client_secret: 'sandbox-inter
 const NFSE_PASSWORD = 'sandbox-nfse-password';
 
 /** Names the agent must never see in `data`: every provider id and display name these rails use. */
-const CATALOG = JSON.parse(readFileSync(join(__dirname, '../packages/catalog/data/demo-catalog.json'), 'utf8')) as { servers: { id: string; name: string }[] };
-const PROVIDER_WORDS = CATALOG.servers.filter((s) => PROVIDERS.includes(s.id)).flatMap((s) => [s.id, s.name.toLowerCase()]);
+const CATALOG = JSON.parse(readFileSync(join(__dirname, '../packages/catalog/data/demo-catalog.json'), 'utf8')) as {
+  servers: { id: string; name: string }[];
+};
+const PROVIDER_WORDS = CATALOG.servers
+  .filter((s) => PROVIDERS.includes(s.id))
+  .flatMap((s) => [s.id, s.name.toLowerCase()]);
 
 /**
  * The provider names found in a normalised result. Links handed to a payer
@@ -62,7 +66,11 @@ describe('acting meta-tools against the sandbox: pay, wallet, checkout, invoice,
   const bodies: string[] = [];
 
   const api = async (method: string, path: string, json?: unknown, headers: Record<string, string> = {}) => {
-    const r = await http(`${stack.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...headers }, json });
+    const r = await http(`${stack.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...headers },
+      json,
+    });
     bodies.push(r.text);
     return r;
   };
@@ -82,8 +90,15 @@ describe('acting meta-tools against the sandbox: pay, wallet, checkout, invoice,
 
   /** A Melhor Envio refresh token, as the authorization code flow leaves one. */
   async function melhorEnvioRefreshToken(): Promise<string> {
-    const query = new URLSearchParams({ response_type: 'code', client_id: 'sandbox-me-client', redirect_uri: ME_REDIRECT, state: 'rails-a' });
-    const authorize = await fetch(`${sandbox.url}/melhorenvio/oauth/authorize?${query.toString()}`, { redirect: 'manual' });
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: 'sandbox-me-client',
+      redirect_uri: ME_REDIRECT,
+      state: 'rails-a',
+    });
+    const authorize = await fetch(`${sandbox.url}/melhorenvio/oauth/authorize?${query.toString()}`, {
+      redirect: 'manual',
+    });
     expect(authorize.status).toBe(302);
     const code = new URL(authorize.headers.get('location')!).searchParams.get('code')!;
     const form = new URLSearchParams({
@@ -122,7 +137,11 @@ describe('acting meta-tools against the sandbox: pay, wallet, checkout, invoice,
   beforeAll(async () => {
     sandbox = await startSandbox({
       port: 0,
-      config: { providers: { nfse: { kind: 'nfse', auth: { type: 'basic', username: 'sandbox-nfse-token', password: NFSE_PASSWORD } } } },
+      config: {
+        providers: {
+          nfse: { kind: 'nfse', auth: { type: 'basic', username: 'sandbox-nfse-token', password: NFSE_PASSWORD } },
+        },
+      },
     });
     stack = await startStack({
       demoCatalog: true,
@@ -140,7 +159,11 @@ describe('acting meta-tools against the sandbox: pay, wallet, checkout, invoice,
     await connect('inter', INTER);
     await connect('mercadopago', { client_id: 'sandbox-mp-client', client_secret: 'sandbox-mp-secret' });
     await connect('focusnfe', { username: 'sandbox-nfse-token', password: NFSE_PASSWORD });
-    await connect('melhorenvio', { client_id: 'sandbox-me-client', client_secret: 'sandbox-me-secret', refresh_token: await melhorEnvioRefreshToken() });
+    await connect('melhorenvio', {
+      client_id: 'sandbox-me-client',
+      client_secret: 'sandbox-me-secret',
+      refresh_token: await melhorEnvioRefreshToken(),
+    });
     await connect('whatsapp', { token: 'sandbox-whatsapp-token' });
     const s = await api('POST', '/v1/sessions', { servers: PROVIDERS });
     expect(s.status).toBe(201);
@@ -209,7 +232,14 @@ describe('acting meta-tools against the sandbox: pay, wallet, checkout, invoice,
       [
         'codespar_pay',
         'pay',
-        () => ({ action: 'pay', method: 'pix', amount: 4990, currency: 'BRL', recipient: 'ana@example.com', description: 'fornecedor' }),
+        () => ({
+          action: 'pay',
+          method: 'pix',
+          amount: 4990,
+          currency: 'BRL',
+          recipient: 'ana@example.com',
+          description: 'fornecedor',
+        }),
         (d, railId) => {
           expect(railId).toMatch(/^(asaas|inter)\.pix\.out$/);
           expect(d).toMatchObject({
@@ -232,7 +262,12 @@ describe('acting meta-tools against the sandbox: pay, wallet, checkout, invoice,
           expect(d).toMatchObject({ id: refs.payment, status: 'completed', amount_minor: 4990, currency: 'BRL' });
         },
       ],
-      ['codespar_wallet', 'balance', () => ({ action: 'balance' }), (d) => expect(d).toEqual({ available_minor: expect.any(Number), currency: 'BRL' })],
+      [
+        'codespar_wallet',
+        'balance',
+        () => ({ action: 'balance' }),
+        (d) => expect(d).toEqual({ available_minor: expect.any(Number), currency: 'BRL' }),
+      ],
       [
         'codespar_wallet',
         'statement',
@@ -240,7 +275,11 @@ describe('acting meta-tools against the sandbox: pay, wallet, checkout, invoice,
         (d) => {
           expect(d.currency).toBe('BRL');
           expect(d.entries.length).toBeGreaterThanOrEqual(1);
-          expect(d.entries[0]).toMatchObject({ id: expect.any(String), date: expect.any(String), amount_minor: expect.any(Number) });
+          expect(d.entries[0]).toMatchObject({
+            id: expect.any(String),
+            date: expect.any(String),
+            amount_minor: expect.any(Number),
+          });
         },
       ],
       [
@@ -255,15 +294,31 @@ describe('acting meta-tools against the sandbox: pay, wallet, checkout, invoice,
       [
         'codespar_checkout',
         'create',
-        () => ({ items: [{ name: 'Camiseta', quantity: 2, unit_price: 59.9 }], paymentMethod: 'pix', buyer: { name: 'Ana', email: 'ana@example.com' } }),
-        (d) => expect(d).toMatchObject({ id: expect.any(String), status: 'open', url: expect.stringMatching(/^http/), amount_minor: 11980, currency: 'BRL' }),
+        () => ({
+          items: [{ name: 'Camiseta', quantity: 2, unit_price: 59.9 }],
+          paymentMethod: 'pix',
+          buyer: { name: 'Ana', email: 'ana@example.com' },
+        }),
+        (d) =>
+          expect(d).toMatchObject({
+            id: expect.any(String),
+            status: 'open',
+            url: expect.stringMatching(/^http/),
+            amount_minor: 11980,
+            currency: 'BRL',
+          }),
       ],
       [
         'codespar_invoice',
         'issue',
         () => ({ action: 'issue', ...nfse }),
         (d, railId) => {
-          expect(d).toMatchObject({ id: expect.any(String), status: 'issued', type: 'nfse', number: expect.any(String) });
+          expect(d).toMatchObject({
+            id: expect.any(String),
+            status: 'issued',
+            type: 'nfse',
+            number: expect.any(String),
+          });
           refs.invoice = d.id;
           rails.invoice = railId;
         },
@@ -280,7 +335,12 @@ describe('acting meta-tools against the sandbox: pay, wallet, checkout, invoice,
       [
         'codespar_invoice',
         'amend',
-        () => ({ action: 'amend', type: 'nfse', invoice_id: refs.invoice, reason: 'Serviço não prestado, emitida por engano' }),
+        () => ({
+          action: 'amend',
+          type: 'nfse',
+          invoice_id: refs.invoice,
+          reason: 'Serviço não prestado, emitida por engano',
+        }),
         (d, railId) => {
           expect(railId).toBe(rails.invoice);
           expect(d).toMatchObject({ id: refs.invoice, status: 'canceled', type: 'nfse' });
@@ -292,7 +352,12 @@ describe('acting meta-tools against the sandbox: pay, wallet, checkout, invoice,
         () => ({ action: 'quote', service_level: 'cheapest', origin, destination, items: parcel }),
         (d) => {
           expect(d.quotes.length).toBeGreaterThan(0);
-          expect(d.quotes[0]).toMatchObject({ service_id: expect.any(String), carrier: expect.any(String), price_minor: expect.any(Number), currency: 'BRL' });
+          expect(d.quotes[0]).toMatchObject({
+            service_id: expect.any(String),
+            carrier: expect.any(String),
+            price_minor: expect.any(Number),
+            currency: 'BRL',
+          });
         },
       ],
       [
@@ -323,8 +388,14 @@ describe('acting meta-tools against the sandbox: pay, wallet, checkout, invoice,
       [
         'codespar_notify',
         'send',
-        () => ({ channel: 'whatsapp', to: '+55 11 98765-4321', template: 'pedido_enviado', variables: { '1': 'Ana', '2': 'ME123BR' } }),
-        (d) => expect(d).toMatchObject({ id: expect.stringMatching(/^wamid\./), status: 'accepted', channel: 'whatsapp' }),
+        () => ({
+          channel: 'whatsapp',
+          to: '+55 11 98765-4321',
+          template: 'pedido_enviado',
+          variables: { '1': 'Ana', '2': 'ME123BR' },
+        }),
+        (d) =>
+          expect(d).toMatchObject({ id: expect.stringMatching(/^wamid\./), status: 'accepted', channel: 'whatsapp' }),
       ],
     ])('%s %s', async (tool, action, input, check) => {
       const before = transfers();
@@ -349,7 +420,14 @@ describe('acting meta-tools against the sandbox: pay, wallet, checkout, invoice,
   });
 
   describe('codespar_pay over two Pix rails', () => {
-    const PAY = { action: 'pay', method: 'pix', amount: 1990, currency: 'BRL', recipient: 'fornecedor@example.com', description: 'frete' };
+    const PAY = {
+      action: 'pay',
+      method: 'pix',
+      amount: 1990,
+      currency: 'BRL',
+      recipient: 'fornecedor@example.com',
+      description: 'frete',
+    };
     /** The rail the router ranks first for a payment now, and the other one. */
     let first = '';
     let second = '';
@@ -398,7 +476,11 @@ describe('acting meta-tools against the sandbox: pay, wallet, checkout, invoice,
     /** The rail that ranks first right now (telemetry moves it), found with one real payment. */
     async function topRail(): Promise<{ top: string; next: string; paymentId: string }> {
       const probe = await ok('codespar_pay', { ...PAY, description: 'ranking probe' });
-      return { top: probe.railId, next: probe.railId === 'asaas.pix.out' ? 'inter.pix.out' : 'asaas.pix.out', paymentId: probe.data.id };
+      return {
+        top: probe.railId,
+        next: probe.railId === 'asaas.pix.out' ? 'inter.pix.out' : 'asaas.pix.out',
+        paymentId: probe.data.id,
+      };
     }
 
     it('tries the second rail when the first refuses connections (never received): one transfer, two attempts on the row', async () => {
@@ -412,7 +494,10 @@ describe('acting meta-tools against the sandbox: pay, wallet, checkout, invoice,
       } finally {
         await setBase(provider, `${sandbox.url}/${provider}`);
       }
-      expect({ success: r.json.success, data: r.json.success ? 'ok' : r.json.data }).toEqual({ success: true, data: 'ok' });
+      expect({ success: r.json.success, data: r.json.success ? 'ok' : r.json.data }).toEqual({
+        success: true,
+        data: 'ok',
+      });
       expect(providerNamesIn(r.json.data)).toEqual([]);
       expect(transfers()).toBe(before.transfers + 1);
       // The first provider saw nothing of it.
@@ -432,9 +517,16 @@ describe('acting meta-tools against the sandbox: pay, wallet, checkout, invoice,
       const { top, next } = await topRail();
       const provider = providerOf(top);
       sandbox.control.addFault({ provider, route: PAY_ROUTE[provider]!.pay, mode: '429', times: 1 });
-      const before = { transfers: transfers(), top: created(provider, 'transfers'), requests: requests(provider, PAY_ROUTE[provider]!.pay) };
+      const before = {
+        transfers: transfers(),
+        top: created(provider, 'transfers'),
+        requests: requests(provider, PAY_ROUTE[provider]!.pay),
+      };
       const r = await execute('codespar_pay', PAY);
-      expect({ success: r.json.success, data: r.json.success ? 'ok' : r.json.data }).toEqual({ success: true, data: 'ok' });
+      expect({ success: r.json.success, data: r.json.success ? 'ok' : r.json.data }).toEqual({
+        success: true,
+        data: 'ok',
+      });
       expect(transfers()).toBe(before.transfers + 1);
       expect(created(provider, 'transfers')).toBe(before.top);
       expect(requests(provider, PAY_ROUTE[provider]!.pay)).toBe(before.requests + 1);
@@ -449,7 +541,13 @@ describe('acting meta-tools against the sandbox: pay, wallet, checkout, invoice,
     /** Arms the same fault on both rails' money route: a call that wrongly moved on would hit it twice. */
     const armBoth = (mode: 'timeout_after_accept' | 'refuse' | '5xx') => {
       for (const provider of ['asaas', 'inter'])
-        sandbox.control.addFault({ provider, route: PAY_ROUTE[provider]!.pay, mode, times: 1, ...(mode === '5xx' ? { status: 503 } : {}) });
+        sandbox.control.addFault({
+          provider,
+          route: PAY_ROUTE[provider]!.pay,
+          mode,
+          times: 1,
+          ...(mode === '5xx' ? { status: 503 } : {}),
+        });
     };
 
     it('never tries another rail once the provider accepted and went silent: outcome_unknown, one send, one transfer, a replay sends nothing', async () => {
@@ -479,7 +577,9 @@ describe('acting meta-tools against the sandbox: pay, wallet, checkout, invoice,
       expect(r.json).toMatchObject({ success: false, data: { code: 'outcome_unknown' } });
       expect(payRequests()).toBe(before.pay + 1);
       expect(transfers()).toBe(before.transfers);
-      expect((await row(r.json.tool_call_id)).attemptLog).toEqual([expect.objectContaining({ outcome: 'outcome_unknown' })]);
+      expect((await row(r.json.tool_call_id)).attemptLog).toEqual([
+        expect.objectContaining({ outcome: 'outcome_unknown' }),
+      ]);
     });
 
     it('never tries another rail after a 503 the provider does not document as "not processed"', async () => {
@@ -490,7 +590,9 @@ describe('acting meta-tools against the sandbox: pay, wallet, checkout, invoice,
       expect(providerNamesIn(r.json.data)).toEqual([]);
       expect(payRequests()).toBe(before.pay + 1);
       expect(transfers()).toBe(before.transfers);
-      expect((await row(r.json.tool_call_id)).attemptLog).toEqual([expect.objectContaining({ outcome: 'answered', upstream_status: 503 })]);
+      expect((await row(r.json.tool_call_id)).attemptLog).toEqual([
+        expect.objectContaining({ outcome: 'answered', upstream_status: 503 }),
+      ]);
     });
 
     it('ranks a rail that keeps refusing below the other on live telemetry, and then fails over the other way', async () => {
@@ -508,7 +610,10 @@ describe('acting meta-tools against the sandbox: pay, wallet, checkout, invoice,
         sandbox.control.addFault({ provider, route: PAY_ROUTE[provider]!.pay, mode: '429', times: 1 });
         const r = await execute('codespar_pay', PAY);
         sandbox.control.clearFaults();
-        expect({ success: r.json.success, data: r.json.success ? 'ok' : r.json.data }).toEqual({ success: true, data: 'ok' });
+        expect({ success: r.json.success, data: r.json.success ? 'ok' : r.json.data }).toEqual({
+          success: true,
+          data: 'ok',
+        });
         const log = (await row(r.json.tool_call_id)).attemptLog as Array<{ rail_id: string; outcome: string }>;
         if (log[0]!.rail_id === next) flippedAfter = i;
         else
@@ -529,7 +634,10 @@ describe('acting meta-tools against the sandbox: pay, wallet, checkout, invoice,
       } finally {
         await setBase(other, `${sandbox.url}/${other}`);
       }
-      expect({ success: r.json.success, data: r.json.success ? 'ok' : r.json.data }).toEqual({ success: true, data: 'ok' });
+      expect({ success: r.json.success, data: r.json.success ? 'ok' : r.json.data }).toEqual({
+        success: true,
+        data: 'ok',
+      });
       expect(transfers()).toBe(before.transfers + 1);
       expect(requests(other, PAY_ROUTE[other]!.pay)).toBe(before.sent);
       expect((await row(r.json.tool_call_id)).attemptLog).toEqual([
@@ -540,7 +648,10 @@ describe('acting meta-tools against the sandbox: pay, wallet, checkout, invoice,
 
     it('feeds every attempt to the router metrics, per rail', async () => {
       const attempts = async () => {
-        const rows = (await api('GET', '/v1/router/metrics?tool=codespar_pay')).json.rows as Array<{ provider_id: string; attempts: number }>;
+        const rows = (await api('GET', '/v1/router/metrics?tool=codespar_pay')).json.rows as Array<{
+          provider_id: string;
+          attempts: number;
+        }>;
         return Object.fromEntries(rows.map((x) => [x.provider_id, x.attempts]));
       };
       // Telemetry is sent without holding up the answer: wait for it to land.
@@ -561,7 +672,14 @@ describe('acting meta-tools against the sandbox: pay, wallet, checkout, invoice,
     // Runs last: every answer above is in `bodies`.
     expect(bodies.length).toBeGreaterThan(30);
     for (const b of bodies)
-      for (const secret of ['sandbox-asaas-key', 'sandbox-inter-secret', 'sandbox-mp-secret', 'sandbox-me-secret', NFSE_PASSWORD, 'sandbox-whatsapp-token'])
+      for (const secret of [
+        'sandbox-asaas-key',
+        'sandbox-inter-secret',
+        'sandbox-mp-secret',
+        'sandbox-me-secret',
+        NFSE_PASSWORD,
+        'sandbox-whatsapp-token',
+      ])
         expect(b).not.toContain(secret);
   });
 });

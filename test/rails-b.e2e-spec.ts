@@ -20,8 +20,12 @@ const CARDHOLDER = 'usr-2aSandboxCardholder00000001';
 const PROGRAMME = 'afg-2aSandboxProgramme000000001';
 const CPF = { regular: '52998224725', sanctioned: '11144477735', pep: '39053344705' };
 
-const CATALOG = JSON.parse(readFileSync(join(__dirname, '../packages/catalog/data/demo-catalog.json'), 'utf8')) as { servers: { id: string; name: string }[] };
-const PROVIDER_WORDS = CATALOG.servers.filter((s) => PROVIDERS.includes(s.id)).flatMap((s) => [s.id, s.name.toLowerCase()]);
+const CATALOG = JSON.parse(readFileSync(join(__dirname, '../packages/catalog/data/demo-catalog.json'), 'utf8')) as {
+  servers: { id: string; name: string }[];
+};
+const PROVIDER_WORDS = CATALOG.servers
+  .filter((s) => PROVIDERS.includes(s.id))
+  .flatMap((s) => [s.id, s.name.toLowerCase()]);
 
 /** Provider ids or names anywhere in a normalised result, keys included. */
 function providerNamesIn(data: unknown): string[] {
@@ -45,7 +49,11 @@ describe('acting meta-tools against the sandbox: shop, crypto_pay, kyc, ledger, 
   const bodies: string[] = [];
 
   const api = async (method: string, path: string, json?: unknown, headers: Record<string, string> = {}) => {
-    const r = await http(`${stack.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...headers }, json });
+    const r = await http(`${stack.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...headers },
+      json,
+    });
     bodies.push(r.text);
     return r;
   };
@@ -114,7 +122,13 @@ describe('acting meta-tools against the sandbox: shop, crypto_pay, kyc, ledger, 
       const found = await ok('codespar_shop', { action: 'search', query: 'fone', limit: 5 });
       expect(found.railId).toBe('vtex.storefront.out');
       expect(found.data.products).toEqual([
-        expect.objectContaining({ id: '1', name: expect.any(String), price_minor: 19990, currency: 'BRL', merchant: expect.any(String) }),
+        expect.objectContaining({
+          id: '1',
+          name: expect.any(String),
+          price_minor: 19990,
+          currency: 'BRL',
+          merchant: expect.any(String),
+        }),
       ]);
       expect((await ok('codespar_shop', { action: 'search', query: 'geladeira' })).data.products).toEqual([]);
       expect(created('vtex', 'orders')).toBe(before);
@@ -126,11 +140,24 @@ describe('acting meta-tools against the sandbox: shop, crypto_pay, kyc, ledger, 
         paymentMethod: 'pix',
         items: [{ id: '1', quantity: 1, price_minor: 19990, merchant_id: '1' }],
         buyer: { name: 'Ana Maria Souza', email: 'ana@example.com', document: '529.982.247-25' },
-        address: { postal_code: '01310-100', street: 'Avenida Paulista', number: 1000, neighborhood: 'Bela Vista', city: 'São Paulo', state: 'SP' },
+        address: {
+          postal_code: '01310-100',
+          street: 'Avenida Paulista',
+          number: 1000,
+          neighborhood: 'Bela Vista',
+          city: 'São Paulo',
+          state: 'SP',
+        },
       };
       const before = created('vtex', 'orders');
       order = await ok('codespar_shop', input, { 'idempotency-key': 'rails-b-order' });
-      expect(order.data).toMatchObject({ id: expect.any(String), status: 'awaiting_payment', total_minor: 21490, currency: 'BRL', payment: { method: 'pix' } });
+      expect(order.data).toMatchObject({
+        id: expect.any(String),
+        status: 'awaiting_payment',
+        total_minor: 21490,
+        currency: 'BRL',
+        payment: { method: 'pix' },
+      });
       expect(order.objectRef).toBe(order.data.id);
       const again = await execute('codespar_shop', input, { 'idempotency-key': 'rails-b-order' });
       expect(again.headers.get('idempotent-replayed')).toBe('true');
@@ -145,7 +172,10 @@ describe('acting meta-tools against the sandbox: shop, crypto_pay, kyc, ledger, 
       expect(pending.railId).toBe(order.railId);
       expect(pending.data).toMatchObject({ id, status: 'awaiting_payment' });
       expect(sandbox.control.markPaid('vtex', id)).toBe(true);
-      expect((await ok('codespar_shop', { action: 'checkout_status', checkout_session_id: id })).data).toMatchObject({ id, status: 'paid' });
+      expect((await ok('codespar_shop', { action: 'checkout_status', checkout_session_id: id })).data).toMatchObject({
+        id,
+        status: 'paid',
+      });
       expect(requests('vtex', 'get_order')).toBe(reads + 2);
     });
   });
@@ -162,19 +192,35 @@ describe('acting meta-tools against the sandbox: shop, crypto_pay, kyc, ledger, 
         counterparty: { address, name: 'Fornecedor', country: 'MX' },
       });
       expect(sent.railId).toBe('circle.usdc.none');
-      expect(sent.data).toMatchObject({ id: expect.any(String), status: 'pending', amount: '25.5', currency: 'USDC', network: 'polygon' });
+      expect(sent.data).toMatchObject({
+        id: expect.any(String),
+        status: 'pending',
+        amount: '25.5',
+        currency: 'USDC',
+        network: 'polygon',
+      });
       expect(created('circle', 'transfers')).toBe(before + 1);
     });
 
     it('refuses a coin amount finer than the coin divides, sending nothing', async () => {
       const before = counters().requests_total;
-      const r = await execute('codespar_crypto_pay', { direction: 'send', amount: 0.0000001, currency: 'USDC', counterparty: { address } });
+      const r = await execute('codespar_crypto_pay', {
+        direction: 'send',
+        amount: 0.0000001,
+        currency: 'USDC',
+        counterparty: { address },
+      });
       expect(r.json).toMatchObject({ success: false, data: { code: 'invalid_args' } });
       expect(counters().requests_total).toBe(before);
     });
 
     it('receive: a deposit address on the network asked for', async () => {
-      const got = await ok('codespar_crypto_pay', { direction: 'receive', amount: 100, currency: 'USDC', network: 'base' });
+      const got = await ok('codespar_crypto_pay', {
+        direction: 'receive',
+        amount: 100,
+        currency: 'USDC',
+        network: 'base',
+      });
       expect(got.data).toMatchObject({ status: 'awaiting_deposit', currency: 'USDC', network: 'base' });
       expect(got.data.address).toMatch(/^0x[0-9a-f]{40}$/);
     });
@@ -183,14 +229,17 @@ describe('acting meta-tools against the sandbox: shop, crypto_pay, kyc, ledger, 
   describe('codespar_kyc', () => {
     const buyer = { name: 'Ana Maria Souza', document: CPF.regular, country: 'BR' };
 
-    it.each(['identity', 'document', 'risk-score', 'sanctions', 'onboarding'])('%s, then status on the rail that started it', async (checkType) => {
-      const started = await ok('codespar_kyc', { check_type: checkType, buyer });
-      expect(started.data).toMatchObject({ id: expect.any(String), status: 'processing', result: 'pending' });
-      expect(started.objectRef).toBe(started.data.id);
-      const read = await ok('codespar_kyc', { check_type: 'status', buyer: {}, verification_id: started.data.id });
-      expect(read.railId).toBe(started.railId);
-      expect(read.data).toMatchObject({ id: started.data.id, status: 'completed', result: 'approved' });
-    });
+    it.each(['identity', 'document', 'risk-score', 'sanctions', 'onboarding'])(
+      '%s, then status on the rail that started it',
+      async (checkType) => {
+        const started = await ok('codespar_kyc', { check_type: checkType, buyer });
+        expect(started.data).toMatchObject({ id: expect.any(String), status: 'processing', result: 'pending' });
+        expect(started.objectRef).toBe(started.data.id);
+        const read = await ok('codespar_kyc', { check_type: 'status', buyer: {}, verification_id: started.data.id });
+        expect(read.railId).toBe(started.railId);
+        expect(read.data).toMatchObject({ id: started.data.id, status: 'completed', result: 'approved' });
+      },
+    );
 
     it('onboarding-business checks a company by its CNPJ', async () => {
       const started = await ok('codespar_kyc', {
@@ -216,7 +265,13 @@ describe('acting meta-tools against the sandbox: shop, crypto_pay, kyc, ledger, 
   describe('codespar_ledger', () => {
     it('account, entry, balance, receipt and receipts, in minor units', async () => {
       const customer = `cus_${randomUUID()}`;
-      const account = await ok('codespar_ledger', { action: 'account', name: 'Carteira da Ana', asset: 'BRL', type: 'deposit', consumer_id: customer });
+      const account = await ok('codespar_ledger', {
+        action: 'account',
+        name: 'Carteira da Ana',
+        asset: 'BRL',
+        type: 'deposit',
+        consumer_id: customer,
+      });
       expect(account.data).toMatchObject({ id: expect.any(String), name: 'Carteira da Ana' });
       const id = account.data.id as string;
 
@@ -230,7 +285,11 @@ describe('acting meta-tools against the sandbox: shop, crypto_pay, kyc, ledger, 
       });
       expect(entry.data).toMatchObject({ id: expect.any(String), status: 'applied', amount_minor: 15000 });
 
-      expect((await ok('codespar_ledger', { action: 'balance', account: id })).data).toMatchObject({ account: id, balance_minor: 15000, asset: 'BRL' });
+      expect((await ok('codespar_ledger', { action: 'balance', account: id })).data).toMatchObject({
+        account: id,
+        balance_minor: 15000,
+        asset: 'BRL',
+      });
       const receipt = await ok('codespar_ledger', { action: 'receipt', receipt_id: entry.data.id });
       expect(receipt.railId).toBe(entry.railId);
       expect(receipt.data).toMatchObject({ id: entry.data.id, amount_minor: 15000 });
@@ -242,15 +301,31 @@ describe('acting meta-tools against the sandbox: shop, crypto_pay, kyc, ledger, 
   describe('codespar_issue', () => {
     it('card-virtual, then card-control and card-get on the rail that issued it', async () => {
       const before = created('pomelo', 'cards');
-      const card = await ok('codespar_issue', { action: 'card-virtual', cardholder_id: CARDHOLDER, program_id: PROGRAMME });
-      expect(card.data).toMatchObject({ id: expect.any(String), status: 'active', type: 'virtual', last4: expect.stringMatching(/^\d{4}$/) });
+      const card = await ok('codespar_issue', {
+        action: 'card-virtual',
+        cardholder_id: CARDHOLDER,
+        program_id: PROGRAMME,
+      });
+      expect(card.data).toMatchObject({
+        id: expect.any(String),
+        status: 'active',
+        type: 'virtual',
+        last4: expect.stringMatching(/^\d{4}$/),
+      });
       expect(created('pomelo', 'cards')).toBe(before + 1);
       const id = card.data.id as string;
 
-      const frozen = await ok('codespar_issue', { action: 'card-control', card_id: id, control: 'freeze', reason: 'viagem' });
+      const frozen = await ok('codespar_issue', {
+        action: 'card-control',
+        card_id: id,
+        control: 'freeze',
+        reason: 'viagem',
+      });
       expect(frozen.railId).toBe(card.railId);
       expect(frozen.data).toMatchObject({ id, status: 'frozen' });
-      expect((await ok('codespar_issue', { action: 'card-control', card_id: id, control: 'unfreeze' })).data).toMatchObject({ id, status: 'active' });
+      expect(
+        (await ok('codespar_issue', { action: 'card-control', card_id: id, control: 'unfreeze' })).data,
+      ).toMatchObject({ id, status: 'active' });
       const read = await ok('codespar_issue', { action: 'card-get', card_id: id });
       expect(read.railId).toBe(card.railId);
       expect(read.data).toMatchObject({ id, status: 'active', type: 'virtual' });
@@ -262,7 +337,15 @@ describe('acting meta-tools against the sandbox: shop, crypto_pay, kyc, ledger, 
         action: 'card-physical',
         cardholder_id: CARDHOLDER,
         program_id: PROGRAMME,
-        shipping_address: { street: 'Rua Augusta', number: 500, complement: 'ap 12', postal_code: '01305-000', city: 'São Paulo', state: 'SP', country: 'BR' },
+        shipping_address: {
+          street: 'Rua Augusta',
+          number: 500,
+          complement: 'ap 12',
+          postal_code: '01305-000',
+          city: 'São Paulo',
+          state: 'SP',
+          country: 'BR',
+        },
       });
       expect(card.data).toMatchObject({ status: 'issued', type: 'physical' });
     });
@@ -270,7 +353,13 @@ describe('acting meta-tools against the sandbox: shop, crypto_pay, kyc, ledger, 
 
   it('answers connection_required, sending nothing, for a tool none of whose providers is connected', async () => {
     const before = counters().requests_total;
-    const r = await execute('codespar_charge', { method: 'pix', amount: 10, currency: 'BRL', description: 'x', buyer: { name: 'Ana', document: CPF.regular } });
+    const r = await execute('codespar_charge', {
+      method: 'pix',
+      amount: 10,
+      currency: 'BRL',
+      description: 'x',
+      buyer: { name: 'Ana', document: CPF.regular },
+    });
     expect(r.json).toMatchObject({ success: false, data: { code: 'connection_required' } });
     expect(counters().requests_total).toBe(before);
   });

@@ -30,7 +30,16 @@ const CREDENTIALS: Record<string, Record<string, string>> = {
 };
 
 /** The local currency a rail that moves no money is asked about in each country. */
-const LOCAL: Record<string, string> = { BR: 'BRL', MX: 'MXN', CO: 'COP', CL: 'CLP', AR: 'ARS', PE: 'PEN', EC: 'USD', UY: 'UYU' };
+const LOCAL: Record<string, string> = {
+  BR: 'BRL',
+  MX: 'MXN',
+  CO: 'COP',
+  CL: 'CLP',
+  AR: 'ARS',
+  PE: 'PEN',
+  EC: 'USD',
+  UY: 'UYU',
+};
 
 interface Cell {
   operation: PathCOperation;
@@ -58,29 +67,64 @@ function matrix(): Cell[] {
           cells.set(`${operation}|${currency}|${country}`, { operation, currency, country });
         }
     }
-  return [...cells.values()].sort((a, b) => `${a.operation}${a.country}${a.currency}`.localeCompare(`${b.operation}${b.country}${b.currency}`));
+  return [...cells.values()].sort((a, b) =>
+    `${a.operation}${a.country}${a.currency}`.localeCompare(`${b.operation}${b.country}${b.currency}`),
+  );
 }
 
-const BUYER = { name: 'Ana Lima Souza', document: '529.982.247-25', email: 'ana@example.com', phone: '+55 11 98765 4321' };
+const BUYER = {
+  name: 'Ana Lima Souza',
+  document: '529.982.247-25',
+  email: 'ana@example.com',
+  phone: '+55 11 98765 4321',
+};
 const CLABE = '002010077777777771';
-const RECIPIENT_BY_CURRENCY: Record<string, unknown> = { BRL: 'fornecedor@example.com', MXN: { clabe: CLABE, name: 'Jorge Ramírez' } };
+const RECIPIENT_BY_CURRENCY: Record<string, unknown> = {
+  BRL: 'fornecedor@example.com',
+  MXN: { clabe: CLABE, name: 'Jorge Ramírez' },
+};
 
 /** What a caller adds to path C's args_template for each tool: its `missing` fields and what the rails require. */
 function fill(tool: string, cell: Cell): Record<string, unknown> {
   switch (tool) {
     case 'codespar_charge':
-      return { description: 'Pedido LATAM 1001', buyer: BUYER, metadata: { return_url: 'https://shop.example.com/return' } };
+      return {
+        description: 'Pedido LATAM 1001',
+        buyer: BUYER,
+        metadata: { return_url: 'https://shop.example.com/return' },
+      };
     case 'codespar_pay':
       return { recipient: RECIPIENT_BY_CURRENCY[cell.currency], description: 'Fornecedor' };
     case 'codespar_invoice':
       return {
-        recipient: { name: 'Comercializadora Exemplo', document: '11.222.333/0001-81', email: 'fiscal@example.com', tax_id: 'CEX010101AB1', zip: '64000' },
+        recipient: {
+          name: 'Comercializadora Exemplo',
+          document: '11.222.333/0001-81',
+          email: 'fiscal@example.com',
+          tax_id: 'CEX010101AB1',
+          zip: '64000',
+        },
         items: [{ description: 'Consultoria', quantity: 2, unit_price: 150, product_key: '80101500' }],
       };
     case 'codespar_ship':
       return {
-        origin: { country: cell.country, name: 'Loja', street: 'Av. Paulista', number: 1000, city: 'São Paulo', state: 'SP', postal_code: '01310-100' },
-        destination: { name: 'Ana', street: 'Rua B', number: 20, city: 'Rio de Janeiro', state: 'RJ', postal_code: '20040-002' },
+        origin: {
+          country: cell.country,
+          name: 'Loja',
+          street: 'Av. Paulista',
+          number: 1000,
+          city: 'São Paulo',
+          state: 'SP',
+          postal_code: '01310-100',
+        },
+        destination: {
+          name: 'Ana',
+          street: 'Rua B',
+          number: 20,
+          city: 'Rio de Janeiro',
+          state: 'RJ',
+          postal_code: '20040-002',
+        },
         items: [{ name: 'Livro', weight: 0.8, height: 4, width: 16, length: 23, quantity: 1, unit_price: 59.9 }],
       };
     case 'codespar_notify':
@@ -106,8 +150,15 @@ describe('rails across Latin America: path C recommends only what execute runs',
     http(`${stack.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...headers }, json });
 
   async function melhorEnvioRefreshToken(): Promise<string> {
-    const query = new URLSearchParams({ response_type: 'code', client_id: 'sandbox-me-client', redirect_uri: ME_REDIRECT, state: 'latam' });
-    const authorize = await fetch(`${sandbox.url}/melhorenvio/oauth/authorize?${query.toString()}`, { redirect: 'manual' });
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: 'sandbox-me-client',
+      redirect_uri: ME_REDIRECT,
+      state: 'latam',
+    });
+    const authorize = await fetch(`${sandbox.url}/melhorenvio/oauth/authorize?${query.toString()}`, {
+      redirect: 'manual',
+    });
     const code = new URL(authorize.headers.get('location')!).searchParams.get('code')!;
     const form = new URLSearchParams({
       grant_type: 'authorization_code',
@@ -126,7 +177,11 @@ describe('rails across Latin America: path C recommends only what execute runs',
 
   async function credentialsFor(provider: string): Promise<Record<string, string>> {
     if (provider === 'melhorenvio')
-      return { client_id: 'sandbox-me-client', client_secret: 'sandbox-me-secret', refresh_token: await melhorEnvioRefreshToken() };
+      return {
+        client_id: 'sandbox-me-client',
+        client_secret: 'sandbox-me-secret',
+        refresh_token: await melhorEnvioRefreshToken(),
+      };
     const c = CREDENTIALS[provider];
     if (!c) throw new Error(`no sandbox credentials for ${provider}`);
     return c;
@@ -134,7 +189,10 @@ describe('rails across Latin America: path C recommends only what execute runs',
 
   /** A new project in the test environment, with nothing connected. */
   async function freshProject(): Promise<string> {
-    const project = await new ProjectRepository(stack.db.prisma).create({ orgId: 'org_dev', name: `latam ${Math.random()}` });
+    const project = await new ProjectRepository(stack.db.prisma).create({
+      orgId: 'org_dev',
+      name: `latam ${Math.random()}`,
+    });
     return (await stack.key([...SCOPES], { projectId: project.id, environment: 'test' })).key;
   }
 
@@ -153,7 +211,11 @@ describe('rails across Latin America: path C recommends only what execute runs',
   beforeAll(async () => {
     sandbox = await startSandbox({
       port: 0,
-      config: { providers: { nfse: { kind: 'nfse', auth: { type: 'basic', username: 'sandbox-nfse-token', password: NFSE_PASSWORD } } } },
+      config: {
+        providers: {
+          nfse: { kind: 'nfse', auth: { type: 'basic', username: 'sandbox-nfse-token', password: NFSE_PASSWORD } },
+        },
+      },
     });
     stack = await startStack({
       demoCatalog: true,
@@ -210,86 +272,126 @@ describe('rails across Latin America: path C recommends only what execute runs',
     expect(providers('send_notification', 'BRL', 'BR', 'whatsapp')).toBeGreaterThanOrEqual(2);
   });
 
-  it.each(cells.map((c) => [`${c.operation} ${c.currency} ${c.country}`, c] as const))('%s: recommended runs', async (_name, cell) => {
-    const key = await freshProject();
-    const intent = {
-      operation: cell.operation,
-      currency: cell.currency,
-      country: cell.country,
-      ...(cell.operation.match(/charge|refund|payout/) ? { amount_minor: 250000 } : {}),
-    };
-    const routed = await call(key, 'POST', '/v1/meta-tools/discover', { intent });
-    expect({ status: routed.status, body: routed.status === 200 ? undefined : routed.json }).toEqual({ status: 200, body: undefined });
-    const rec = routed.json.recommended;
-    // Every offered rail binds the operation's action.
-    for (const option of [rec, ...routed.json.alternatives]) {
-      const bound = RAILS.some(
-        (r) => r.provider_id === option.provider_id && r.method === option.rail && r.tool === option.tool && r.actions[ACTION_FOR_OPERATION[cell.operation]],
-      );
-      expect({ option: `${option.provider_id}/${option.rail}`, bound }).toEqual({ option: `${option.provider_id}/${option.rail}`, bound: true });
-    }
+  it.each(cells.map((c) => [`${c.operation} ${c.currency} ${c.country}`, c] as const))(
+    '%s: recommended runs',
+    async (_name, cell) => {
+      const key = await freshProject();
+      const intent = {
+        operation: cell.operation,
+        currency: cell.currency,
+        country: cell.country,
+        ...(cell.operation.match(/charge|refund|payout/) ? { amount_minor: 250000 } : {}),
+      };
+      const routed = await call(key, 'POST', '/v1/meta-tools/discover', { intent });
+      expect({ status: routed.status, body: routed.status === 200 ? undefined : routed.json }).toEqual({
+        status: 200,
+        body: undefined,
+      });
+      const rec = routed.json.recommended;
+      // Every offered rail binds the operation's action.
+      for (const option of [rec, ...routed.json.alternatives]) {
+        const bound = RAILS.some(
+          (r) =>
+            r.provider_id === option.provider_id &&
+            r.method === option.rail &&
+            r.tool === option.tool &&
+            r.actions[ACTION_FOR_OPERATION[cell.operation]],
+        );
+        expect({ option: `${option.provider_id}/${option.rail}`, bound }).toEqual({
+          option: `${option.provider_id}/${option.rail}`,
+          bound: true,
+        });
+      }
 
-    await connect(key, rec.provider_id);
-    const sessionId = await session(key, [rec.provider_id]);
-    const { missing: _missing, ...template } = rec.args_template;
-    let input: Record<string, unknown> = { ...template, ...fill(rec.tool, cell) };
-    if (cell.operation === 'refund') {
-      const charged = await call(key, 'POST', `/v1/sessions/${sessionId}/execute`, { tool: rec.tool, input: { ...input, action: 'charge' } });
-      expect({ success: charged.json.success, data: charged.json.success ? undefined : charged.json.data }).toEqual({ success: true, data: undefined });
-      expect(sandbox.control.markPaid(rec.provider_id, charged.json.data.id)).toBe(true);
-      input = { ...input, charge_id: charged.json.data.id };
-    }
-    const r = await call(key, 'POST', `/v1/sessions/${sessionId}/execute`, { tool: rec.tool, input });
-    expect({ success: r.json.success, data: r.json.success ? undefined : r.json.data }).toEqual({ success: true, data: undefined });
-    const row = await stack.db.prisma.sessionToolCall.findUniqueOrThrow({ where: { id: r.json.tool_call_id } });
-    expect(row.railId).toMatch(new RegExp(`^${rec.provider_id}\\.${rec.rail}\\.`));
-  });
+      await connect(key, rec.provider_id);
+      const sessionId = await session(key, [rec.provider_id]);
+      const { missing: _missing, ...template } = rec.args_template;
+      let input: Record<string, unknown> = { ...template, ...fill(rec.tool, cell) };
+      if (cell.operation === 'refund') {
+        const charged = await call(key, 'POST', `/v1/sessions/${sessionId}/execute`, {
+          tool: rec.tool,
+          input: { ...input, action: 'charge' },
+        });
+        expect({ success: charged.json.success, data: charged.json.success ? undefined : charged.json.data }).toEqual({
+          success: true,
+          data: undefined,
+        });
+        expect(sandbox.control.markPaid(rec.provider_id, charged.json.data.id)).toBe(true);
+        input = { ...input, charge_id: charged.json.data.id };
+      }
+      const r = await call(key, 'POST', `/v1/sessions/${sessionId}/execute`, { tool: rec.tool, input });
+      expect({ success: r.json.success, data: r.json.success ? undefined : r.json.data }).toEqual({
+        success: true,
+        data: undefined,
+      });
+      const row = await stack.db.prisma.sessionToolCall.findUniqueOrThrow({ where: { id: r.json.tool_call_id } });
+      expect(row.railId).toMatch(new RegExp(`^${rec.provider_id}\\.${rec.rail}\\.`));
+    },
+  );
 
   it.each([
     ['BR', 'asaas', 'mercadopago', { method: 'pix', amount: 49.9, currency: 'BRL', country: 'BR' }],
     ['MX', 'openpay', 'mercadopago', { method: 'oxxo', amount: 499, currency: 'MXN', country: 'MX' }],
-  ] as const)('%s: fails over to the second charge rail when the first refuses connections, and charges once', async (_country, a, b, charge) => {
-    const key = await freshProject();
-    await connect(key, a);
-    await connect(key, b);
-    const sessionId = await session(key, [a, b]);
-    const input = { ...charge, description: 'Pedido 2001', buyer: BUYER };
-    const execute = () => call(key, 'POST', `/v1/sessions/${sessionId}/execute`, { tool: 'codespar_charge', input });
-    const rowOf = (id: string) => stack.db.prisma.sessionToolCall.findUniqueOrThrow({ where: { id } });
-    // Which one the router ranks first, from a call that goes through.
-    const probe = await execute();
-    expect(probe.json.success).toBe(true);
-    const first = (await rowOf(probe.json.tool_call_id)).railId!;
-    const firstProvider = first.split('.')[0]!;
-    const secondProvider = firstProvider === a ? b : a;
-    const before = sandbox.control.counters();
-    const charges = (p: string, c = sandbox.control.counters()) => c.created[p]?.charges ?? 0;
-    expect(await setTestBaseUrl(stack, firstProvider, 'http://127.0.0.1:1')).toBe(1);
-    try {
-      const r = await execute();
-      expect({ success: r.json.success, data: r.json.success ? undefined : r.json.data }).toEqual({ success: true, data: undefined });
-      const row = await rowOf(r.json.tool_call_id);
-      expect(row.railId).toBe(`${secondProvider}.${charge.method}.in`);
-      expect(row.attemptLog).toEqual([
-        expect.objectContaining({ rail_id: first, outcome: 'not_sent' }),
-        expect.objectContaining({ rail_id: `${secondProvider}.${charge.method}.in`, outcome: 'answered' }),
-      ]);
-      const after = sandbox.control.counters();
-      expect(charges(secondProvider, after)).toBe(charges(secondProvider, before) + 1);
-      expect(charges(firstProvider, after)).toBe(charges(firstProvider, before));
-    } finally {
-      expect(await setTestBaseUrl(stack, firstProvider, `${sandbox.url}/${firstProvider}`)).toBe(1);
-    }
-  });
+  ] as const)(
+    '%s: fails over to the second charge rail when the first refuses connections, and charges once',
+    async (_country, a, b, charge) => {
+      const key = await freshProject();
+      await connect(key, a);
+      await connect(key, b);
+      const sessionId = await session(key, [a, b]);
+      const input = { ...charge, description: 'Pedido 2001', buyer: BUYER };
+      const execute = () => call(key, 'POST', `/v1/sessions/${sessionId}/execute`, { tool: 'codespar_charge', input });
+      const rowOf = (id: string) => stack.db.prisma.sessionToolCall.findUniqueOrThrow({ where: { id } });
+      // Which one the router ranks first, from a call that goes through.
+      const probe = await execute();
+      expect(probe.json.success).toBe(true);
+      const first = (await rowOf(probe.json.tool_call_id)).railId!;
+      const firstProvider = first.split('.')[0]!;
+      const secondProvider = firstProvider === a ? b : a;
+      const before = sandbox.control.counters();
+      const charges = (p: string, c = sandbox.control.counters()) => c.created[p]?.charges ?? 0;
+      expect(await setTestBaseUrl(stack, firstProvider, 'http://127.0.0.1:1')).toBe(1);
+      try {
+        const r = await execute();
+        expect({ success: r.json.success, data: r.json.success ? undefined : r.json.data }).toEqual({
+          success: true,
+          data: undefined,
+        });
+        const row = await rowOf(r.json.tool_call_id);
+        expect(row.railId).toBe(`${secondProvider}.${charge.method}.in`);
+        expect(row.attemptLog).toEqual([
+          expect.objectContaining({ rail_id: first, outcome: 'not_sent' }),
+          expect.objectContaining({ rail_id: `${secondProvider}.${charge.method}.in`, outcome: 'answered' }),
+        ]);
+        const after = sandbox.control.counters();
+        expect(charges(secondProvider, after)).toBe(charges(secondProvider, before) + 1);
+        expect(charges(firstProvider, after)).toBe(charges(firstProvider, before));
+      } finally {
+        expect(await setTestBaseUrl(stack, firstProvider, `${sandbox.url}/${firstProvider}`)).toBe(1);
+      }
+    },
+  );
 
   it('a provider refusal reaches the agent as provider_refused with a reason and no provider name; a missing document as invalid_args', async () => {
     const key = await freshProject();
     await connect(key, 'asaas');
     const sessionId = await session(key, ['asaas']);
-    const execute = (input: Record<string, unknown>) => call(key, 'POST', `/v1/sessions/${sessionId}/execute`, { tool: 'codespar_charge', input });
+    const execute = (input: Record<string, unknown>) =>
+      call(key, 'POST', `/v1/sessions/${sessionId}/execute`, { tool: 'codespar_charge', input });
     const before = sandbox.control.counters().requests_total;
-    const missing = await execute({ method: 'pix', amount: 49.9, currency: 'BRL', description: 'Pedido', buyer: { name: 'Ana', email: 'ana@example.com' } });
-    expect({ status: missing.status, success: missing.json.success, code: missing.json.data.code, row: missing.json.tool_call_id }).toEqual({
+    const missing = await execute({
+      method: 'pix',
+      amount: 49.9,
+      currency: 'BRL',
+      description: 'Pedido',
+      buyer: { name: 'Ana', email: 'ana@example.com' },
+    });
+    expect({
+      status: missing.status,
+      success: missing.json.success,
+      code: missing.json.data.code,
+      row: missing.json.tool_call_id,
+    }).toEqual({
       status: 200,
       success: false,
       code: 'invalid_args',
@@ -301,7 +403,11 @@ describe('rails across Latin America: path C recommends only what execute runs',
 
     const small = await execute({ method: 'pix', amount: 2, currency: 'BRL', description: 'Pedido', buyer: BUYER });
     expect(small.json.success).toBe(false);
-    expect(small.json.data).toMatchObject({ code: 'provider_refused', reason: 'amount_below_minimum', upstream_status: 400 });
+    expect(small.json.data).toMatchObject({
+      code: 'provider_refused',
+      reason: 'amount_below_minimum',
+      upstream_status: 400,
+    });
     expect(small.json.data.message).toContain('R$ 5,00');
     expect(JSON.stringify(small.json.data)).not.toMatch(/asaas|sandbox-asaas-key|cus_/i);
   });

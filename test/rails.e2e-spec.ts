@@ -21,7 +21,11 @@ describe('rails: codespar_charge through the router', () => {
   const bodies: string[] = [];
 
   const api = async (method: string, path: string, json?: unknown, headers: Record<string, string> = {}) => {
-    const r = await http(`${stack.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...headers }, json });
+    const r = await http(`${stack.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...headers },
+      json,
+    });
     bodies.push(r.text);
     return r;
   };
@@ -37,7 +41,12 @@ describe('rails: codespar_charge through the router', () => {
     sandbox = await startSandbox({ port: 0 });
     stack = await startStack({
       demoCatalog: true,
-      env: { ROTA_SANDBOX_URL: sandbox.url, ROTA_PROVIDER_TIMEOUT_MS: '1500', ROTA_RPC_TIMEOUT_MS: '8000', ROTA_LOCAL_EMBEDDER: 'hash' },
+      env: {
+        ROTA_SANDBOX_URL: sandbox.url,
+        ROTA_PROVIDER_TIMEOUT_MS: '1500',
+        ROTA_RPC_TIMEOUT_MS: '8000',
+        ROTA_LOCAL_EMBEDDER: 'hash',
+      },
     });
     key = (await stack.key([...SCOPES], { environment: 'test' })).key;
     const connect = async (server: string, credentials: Record<string, string>) =>
@@ -66,7 +75,13 @@ describe('rails: codespar_charge through the router', () => {
       data: undefined,
     });
     expect(r.json.server).toBeNull();
-    expect(r.json.data).toMatchObject({ status: 'pending', amount_minor: 4990, currency: 'BRL', method: 'pix', pix: { copia_e_cola: expect.any(String) } });
+    expect(r.json.data).toMatchObject({
+      status: 'pending',
+      amount_minor: 4990,
+      currency: 'BRL',
+      method: 'pix',
+      pix: { copia_e_cola: expect.any(String) },
+    });
     // A hosted payment page lives on the provider's domain; every other field is provider-neutral.
     const { payment_url: _page, ...neutral } = r.json.data;
     expect(JSON.stringify(neutral)).not.toMatch(/asaas|mercado/i);
@@ -74,7 +89,9 @@ describe('rails: codespar_charge through the router', () => {
     const call = await row(r.json.tool_call_id);
     expect(call).toMatchObject({ state: 'done', success: true, tool: 'codespar_charge', objectRef: r.json.data.id });
     expect(call.railId).toMatch(/^(asaas|mercadopago)\.pix\.in$/);
-    expect(call.attemptLog).toEqual([expect.objectContaining({ rail_id: call.railId, outcome: 'answered', upstream_status: expect.any(Number) })]);
+    expect(call.attemptLog).toEqual([
+      expect.objectContaining({ rail_id: call.railId, outcome: 'answered', upstream_status: expect.any(Number) }),
+    ]);
     // Exactly one create-payment request reached the provider, authenticated with the injected credential and keyed.
     const provider = call.railId!.split('.')[0]!;
     const now = sandbox.control.counters();
@@ -98,7 +115,10 @@ describe('rails: codespar_charge through the router', () => {
     const provider = firstRail.split('.')[0]!;
     expect(sandbox.control.markPaid(provider, chargeId)).toBe(true);
     const r = await execute('codespar_charge', { ...CHARGE, action: 'refund', charge_id: chargeId, amount: 10 });
-    expect({ success: r.json.success, data: r.json.data }).toMatchObject({ success: true, data: { charge_id: chargeId, amount_minor: 1000, currency: 'BRL' } });
+    expect({ success: r.json.success, data: r.json.data }).toMatchObject({
+      success: true,
+      data: { charge_id: chargeId, amount_minor: 1000, currency: 'BRL' },
+    });
     expect((await row(r.json.tool_call_id)).railId).toBe(firstRail);
   });
 
@@ -131,7 +151,10 @@ describe('rails: codespar_charge through the router', () => {
     try {
       const before = charges();
       const r = await execute('codespar_charge', CHARGE);
-      expect({ success: r.json.success, data: r.json.success ? undefined : r.json.data }).toEqual({ success: true, data: undefined });
+      expect({ success: r.json.success, data: r.json.success ? undefined : r.json.data }).toEqual({
+        success: true,
+        data: undefined,
+      });
       expect(charges()).toBe(before + 1);
       const call = await row(r.json.tool_call_id);
       expect(call.railId).toBe(`${other}.pix.in`);
@@ -193,12 +216,17 @@ describe('rails: codespar_charge through the router', () => {
       const call = await row(r.json.tool_call_id);
       expect(call.railId).toBe(`${other}.pix.in`);
       expect(call.attemptLog).toEqual([expect.objectContaining({ rail_id: `${other}.pix.in`, outcome: 'answered' })]);
-      expect(sandbox.control.counters().requests[provider]?.create_payment ?? 0).toBe(seen.requests[provider]?.create_payment ?? 0);
+      expect(sandbox.control.counters().requests[provider]?.create_payment ?? 0).toBe(
+        seen.requests[provider]?.create_payment ?? 0,
+      );
     } finally {
       const restored =
         provider === 'asaas'
           ? await saveConnection(api, 'asaas', { api_key: 'sandbox-asaas-key' })
-          : await saveConnection(api, 'mercadopago', { client_id: 'sandbox-mp-client', client_secret: 'sandbox-mp-secret' });
+          : await saveConnection(api, 'mercadopago', {
+              client_id: 'sandbox-mp-client',
+              client_secret: 'sandbox-mp-secret',
+            });
       expect([200, 201]).toContain(restored.status);
     }
   });
@@ -223,7 +251,11 @@ describe('rails: codespar_charge through the router', () => {
       const before = sandbox.control.counters().requests_total;
       const refused = await execute('codespar_charge', CHARGE);
       expect(refused.status).toBe(403);
-      expect(refused.json).toMatchObject({ ruleType: 'allow_providers', ruleId: expect.any(String), reason: expect.any(String) });
+      expect(refused.json).toMatchObject({
+        ruleType: 'allow_providers',
+        ruleId: expect.any(String),
+        reason: expect.any(String),
+      });
       expect(refused.json.error).toBeUndefined();
       expect(sandbox.control.counters().requests_total).toBe(before);
     } finally {
@@ -232,6 +264,7 @@ describe('rails: codespar_charge through the router', () => {
   });
 
   it('keeps credentials out of every response', () => {
-    for (const b of bodies) for (const secret of ['sandbox-asaas-key', 'sandbox-mp-secret']) expect(b).not.toContain(secret);
+    for (const b of bodies)
+      for (const secret of ['sandbox-asaas-key', 'sandbox-mp-secret']) expect(b).not.toContain(secret);
   });
 });

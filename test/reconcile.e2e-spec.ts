@@ -49,10 +49,17 @@ describe('calls.reconcile asks the provider by idempotency key', () => {
       env: { ROTA_SANDBOX_URL: sandbox.url, ROTA_RPC_TIMEOUT_MS: '8000', ROTA_LOCAL_EMBEDDER: 'hash' },
     });
     key = (await stack.key([...SCOPES], { environment: 'test' })).key;
-    expect((await api('POST', '/v1/connections', { server_id: 'asaas', credentials: { api_key: 'sandbox-asaas-key' } })).status).toBe(201);
     expect(
-      (await api('POST', '/v1/connections', { server_id: 'mercadopago', credentials: { client_id: 'sandbox-mp-client', client_secret: 'sandbox-mp-secret' } }))
+      (await api('POST', '/v1/connections', { server_id: 'asaas', credentials: { api_key: 'sandbox-asaas-key' } }))
         .status,
+    ).toBe(201);
+    expect(
+      (
+        await api('POST', '/v1/connections', {
+          server_id: 'mercadopago',
+          credentials: { client_id: 'sandbox-mp-client', client_secret: 'sandbox-mp-secret' },
+        })
+      ).status,
     ).toBe(201);
     const s = await api('POST', '/v1/sessions', { servers: ['asaas', 'mercadopago', 'melhorenvio'] });
     expect(s.status).toBe(201);
@@ -77,7 +84,13 @@ describe('calls.reconcile asks the provider by idempotency key', () => {
   it('completes an Asaas charge the provider made, and a retry with the caller’s key gets it without a second charge', async () => {
     const first = await execute(
       'asaas/create_payment',
-      { customer: ASAAS_SANDBOX_CUSTOMER, billingType: 'PIX', value: 80, dueDate: '2026-12-20', externalReference: 'reconcile-1' },
+      {
+        customer: ASAAS_SANDBOX_CUSTOMER,
+        billingType: 'PIX',
+        value: 80,
+        dueDate: '2026-12-20',
+        externalReference: 'reconcile-1',
+      },
       { 'idempotency-key': 'reconcile-asaas' },
     );
     expect(first.json).toMatchObject({ success: true });
@@ -91,11 +104,21 @@ describe('calls.reconcile asks the provider by idempotency key', () => {
     expect(lookups()).toBe(before + 1);
     const done = await row(first.json.tool_call_id);
     expect(done).toMatchObject({ state: 'done', success: true, upstreamStatus: 200 });
-    expect(done.output).toMatchObject({ status: 200, body: { id: paymentId, value: 80 }, reconciled: { looked_up: true, outcome: 'found' } });
+    expect(done.output).toMatchObject({
+      status: 200,
+      body: { id: paymentId, value: 80 },
+      reconciled: { looked_up: true, outcome: 'found' },
+    });
 
     const again = await execute(
       'asaas/create_payment',
-      { customer: ASAAS_SANDBOX_CUSTOMER, billingType: 'PIX', value: 80, dueDate: '2026-12-20', externalReference: 'reconcile-1' },
+      {
+        customer: ASAAS_SANDBOX_CUSTOMER,
+        billingType: 'PIX',
+        value: 80,
+        dueDate: '2026-12-20',
+        externalReference: 'reconcile-1',
+      },
       { 'idempotency-key': 'reconcile-asaas' },
     );
     expect(again.headers.get('idempotent-replayed')).toBe('true');
@@ -112,11 +135,19 @@ describe('calls.reconcile asks the provider by idempotency key', () => {
     try {
       const streamed = async (id: string) => {
         const entries = await redis.xrevrange(logStreamKey(stack.env.ROTA_REDIS_PREFIX!), '+', '-', 'COUNT', 200);
-        return entries.map(([, fields]) => JSON.parse(fields[fields.indexOf(LOG_STREAM_FIELDS.data) + 1]!)).filter((e: { id: string }) => e.id === id);
+        return entries
+          .map(([, fields]) => JSON.parse(fields[fields.indexOf(LOG_STREAM_FIELDS.data) + 1]!))
+          .filter((e: { id: string }) => e.id === id);
       };
       const first = await execute(
         'asaas/create_payment',
-        { customer: ASAAS_SANDBOX_CUSTOMER, billingType: 'PIX', value: 12, dueDate: '2026-12-20', externalReference: 'reconcile-stream' },
+        {
+          customer: ASAAS_SANDBOX_CUSTOMER,
+          billingType: 'PIX',
+          value: 12,
+          dueDate: '2026-12-20',
+          externalReference: 'reconcile-stream',
+        },
         { 'idempotency-key': 'reconcile-stream' },
       );
       expect(first.json).toMatchObject({ success: true });
@@ -131,7 +162,13 @@ describe('calls.reconcile asks the provider by idempotency key', () => {
         if (events.length < 2) await new Promise((r) => setTimeout(r, 100));
       }
       expect(events).toHaveLength(2);
-      expect(events[0]).toMatchObject({ id, project_id: expect.any(String), outcome: 'success', upstream_status: 200, tool: 'asaas/create_payment' });
+      expect(events[0]).toMatchObject({
+        id,
+        project_id: expect.any(String),
+        outcome: 'success',
+        upstream_status: 200,
+        tool: 'asaas/create_payment',
+      });
       expect(JSON.stringify(events[0])).not.toContain('sandbox-asaas-key');
     } finally {
       redis.disconnect();
@@ -139,7 +176,12 @@ describe('calls.reconcile asks the provider by idempotency key', () => {
   });
 
   it('completes a Mercado Pago payment the same way, with an OAuth2 token', async () => {
-    const body = { transaction_amount: 31.5, payment_method_id: 'pix', description: 'reconcile', payer: { email: 'buyer@example.com' } };
+    const body = {
+      transaction_amount: 31.5,
+      payment_method_id: 'pix',
+      description: 'reconcile',
+      payer: { email: 'buyer@example.com' },
+    };
     const first = await execute('mercadopago/create_payment', body, { 'idempotency-key': 'reconcile-mp' });
     expect(first.json).toMatchObject({ success: true });
     await crashAfterSending(first.json.tool_call_id);
@@ -147,7 +189,10 @@ describe('calls.reconcile asks the provider by idempotency key', () => {
     expect(await sweep()).toEqual({ found: 1, unknown: 0 });
     const done = await row(first.json.tool_call_id);
     expect(done).toMatchObject({ state: 'done', success: true });
-    expect(done.output).toMatchObject({ body: { id: first.json.data.body.id, transaction_amount: 31.5 }, reconciled: { outcome: 'found' } });
+    expect(done.output).toMatchObject({
+      body: { id: first.json.data.body.id, transaction_amount: 31.5 },
+      reconciled: { outcome: 'found' },
+    });
   });
 
   it('marks the call outcome_unknown, saying it looked, when the provider holds nothing under the key', async () => {
@@ -159,12 +204,18 @@ describe('calls.reconcile asks the provider by idempotency key', () => {
     });
     // The request never reached the provider under this key (it crashed before sending, say).
     await crashAfterSending(first.json.tool_call_id);
-    await stack.db.prisma.sessionToolCall.update({ where: { id: first.json.tool_call_id }, data: { providerIdempotencyKey: 'rota-never-sent' } });
+    await stack.db.prisma.sessionToolCall.update({
+      where: { id: first.json.tool_call_id },
+      data: { providerIdempotencyKey: 'rota-never-sent' },
+    });
 
     expect(await sweep()).toEqual({ found: 0, unknown: 1 });
     const unknown = await row(first.json.tool_call_id);
     expect(unknown.state).toBe('outcome_unknown');
-    expect(unknown.output).toMatchObject({ code: 'outcome_unknown', reconciled: { looked_up: true, outcome: 'not_found' } });
+    expect(unknown.output).toMatchObject({
+      code: 'outcome_unknown',
+      reconciled: { looked_up: true, outcome: 'not_found' },
+    });
   });
 
   it('marks the call outcome_unknown without asking when the catalog gives the provider no lookup', async () => {
@@ -190,6 +241,63 @@ describe('calls.reconcile asks the provider by idempotency key', () => {
     const requests = sandbox.control.counters().requests_total;
     expect(await sweep()).toEqual({ found: 0, unknown: 1 });
     expect(sandbox.control.counters().requests_total).toBe(requests);
-    expect((await row(stale)).output).toMatchObject({ code: 'outcome_unknown', reconciled: { looked_up: false, outcome: 'not_supported' } });
+    expect((await row(stale)).output).toMatchObject({
+      code: 'outcome_unknown',
+      reconciled: { looked_up: false, outcome: 'not_supported' },
+    });
+  });
+
+  it('looks up a call that ended outcome_unknown (the provider took it and never answered): a retry with the key gets it, reconciled, on execute and the proxy', async () => {
+    const input = {
+      customer: ASAAS_SANDBOX_CUSTOMER,
+      billingType: 'PIX',
+      value: 21,
+      dueDate: '2026-12-20',
+      externalReference: 'reconcile-unknown',
+    };
+    sandbox.control.addFault({ provider: 'asaas', route: 'create_payment', mode: 'timeout_after_accept', times: 2 });
+    const charges = sandbox.control.counters().charges_created;
+    const first = await execute('asaas/create_payment', input, { 'idempotency-key': 'reconcile-unknown' });
+    expect(first.json).toMatchObject({ success: false, data: { code: 'outcome_unknown' } });
+    const proxyBody = {
+      server: 'asaas',
+      endpoint: '/v3/payments',
+      method: 'POST',
+      body: { ...input, externalReference: 'reconcile-unknown-proxy' },
+    };
+    const proxied = await api('POST', `/v1/sessions/${session}/proxy`, proxyBody, {
+      'idempotency-key': 'reconcile-unknown-proxy',
+    });
+    expect(proxied.status).toBe(503);
+    expect(proxied.json).toMatchObject({ error: 'outcome_unknown' });
+    expect(sandbox.control.counters().charges_created).toBe(charges + 2);
+    // Old enough for the sweep (the 503 names no call row, so both are found by their state).
+    expect(
+      await stack.db.prisma.$executeRawUnsafe(
+        `UPDATE session_tool_calls SET called_at = now() - interval '10 minutes' WHERE state = 'outcome_unknown' AND called_at > now() - interval '5 minutes'`,
+      ),
+    ).toBe(2);
+
+    expect(await sweep()).toEqual({ found: 2, unknown: 0 });
+    const again = await execute('asaas/create_payment', input, { 'idempotency-key': 'reconcile-unknown' });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.json).toMatchObject({
+      success: true,
+      tool_call_id: first.json.tool_call_id,
+      data: { status: 200, body: { value: 21 }, reconciled: true },
+    });
+    const proxyAgain = await api('POST', `/v1/sessions/${session}/proxy`, proxyBody, {
+      'idempotency-key': 'reconcile-unknown-proxy',
+    });
+    expect(proxyAgain.status).toBe(200);
+    expect(proxyAgain.headers.get('idempotent-replayed')).toBe('true');
+    expect(proxyAgain.json).toMatchObject({
+      status: 200,
+      data: { externalReference: 'reconcile-unknown-proxy' },
+      reconciled: true,
+    });
+    expect(sandbox.control.counters().charges_created).toBe(charges + 2);
+    // Asked once: a second sweep finds nothing left to settle.
+    expect(await sweep()).toEqual({ found: 0, unknown: 0 });
   });
 });

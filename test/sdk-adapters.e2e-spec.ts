@@ -12,12 +12,16 @@ const DISCOVER_ARGS = { use_case: 'send a whatsapp message', limit: 3 };
 /** Runs one of test/adapters/*.mjs as its own Node program (ES modules, the built SDK) and parses what it printed. */
 function program(name: string, env: Record<string, string>): Promise<any> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(__dirname, 'adapters', `${name}.mjs`)], { env: { PATH: process.env.PATH ?? '', ...env } });
+    const child = spawn(process.execPath, [join(__dirname, 'adapters', `${name}.mjs`)], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`${name}.mjs exited ${code}: ${err}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`${name}.mjs exited ${code}: ${err}`)),
+    );
   });
 }
 
@@ -34,7 +38,13 @@ describe('@rota/sdk framework adapters, each through a fake model that calls cod
 
   beforeAll(async () => {
     stack = await startStack({
-      env: { ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', NL_EXTRACTOR: '', ROTA_RPC_TIMEOUT_MS: '30000', ROTA_DISCOVER_TIMEOUT_MS: '25000' },
+      env: {
+        ANTHROPIC_API_KEY: '',
+        OPENAI_API_KEY: '',
+        NL_EXTRACTOR: '',
+        ROTA_RPC_TIMEOUT_MS: '30000',
+        ROTA_DISCOVER_TIMEOUT_MS: '25000',
+      },
     });
     await stack.db.prisma.provider.upsert({
       where: { id_owner: { id: 'asaas', owner: '' } },
@@ -86,7 +96,9 @@ describe('@rota/sdk framework adapters, each through a fake model that calls cod
       const out = await program('openai', { ...env, MODEL_BASE_URL: model.baseURL });
       expect(out.tools).toBe(15);
       expect(model.calls).toHaveLength(2);
-      expect(model.calls[0]!.body.tools.map((t: { function: { name: string } }) => t.function.name)).toContain('codespar_discover');
+      expect(model.calls[0]!.body.tools.map((t: { function: { name: string } }) => t.function.name)).toContain(
+        'codespar_discover',
+      );
       expect(out.results).toHaveLength(1);
       expect(out.results[0].tool_call_id).toBe('call_1');
       discovered(out.results[0].content);
@@ -101,7 +113,9 @@ describe('@rota/sdk framework adapters, each through a fake model that calls cod
   it('the Anthropic SDK', async () => {
     const model: FakeAnthropic = await startFakeAnthropic((call) => {
       const messages = (call.body as { messages: Array<{ role: string; content: unknown }> }).messages;
-      const answered = messages.some((m) => Array.isArray(m.content) && m.content.some((b: { type?: string }) => b.type === 'tool_result'));
+      const answered = messages.some(
+        (m) => Array.isArray(m.content) && m.content.some((b: { type?: string }) => b.type === 'tool_result'),
+      );
       if (answered) return { kind: 'text', text: 'The message is on its way.' };
       return {
         kind: 'raw',
@@ -126,7 +140,10 @@ describe('@rota/sdk framework adapters, each through a fake model that calls cod
       expect(sent.tools.find((t) => t.name === 'codespar_discover')?.input_schema.type).toBe('object');
       expect(out.results).toEqual([expect.objectContaining({ type: 'tool_result', tool_use_id: 'toolu_1' })]);
       discovered(out.results[0].content);
-      expect(out.final).toMatchObject({ role: 'assistant', content: [{ type: 'text', text: 'The message is on its way.' }] });
+      expect(out.final).toMatchObject({
+        role: 'assistant',
+        content: [{ type: 'text', text: 'The message is on its way.' }],
+      });
     } finally {
       await model.close();
     }

@@ -19,7 +19,13 @@ describe('@rota/sdk against the stack', () => {
   beforeAll(async () => {
     // A generous RPC deadline: the machine running the suite may be busy.
     stack = await startStack({
-      env: { ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', NL_EXTRACTOR: '', ROTA_RPC_TIMEOUT_MS: '30000', ROTA_DISCOVER_TIMEOUT_MS: '25000' },
+      env: {
+        ANTHROPIC_API_KEY: '',
+        OPENAI_API_KEY: '',
+        NL_EXTRACTOR: '',
+        ROTA_RPC_TIMEOUT_MS: '30000',
+        ROTA_DISCOVER_TIMEOUT_MS: '25000',
+      },
     });
     const { key } = await stack.key(['servers:read', 'sessions:create', 'tools:execute']);
     rota = new Rota({ apiKey: key, baseUrl: stack.url, timeoutMs: 30_000 });
@@ -56,7 +62,10 @@ describe('@rota/sdk against the stack', () => {
   afterAll(() => stack.close());
 
   it('tools.search answers path A typed', async () => {
-    const r: ToolSearchResponse = await rota.tools.search({ intent: 'send a whatsapp notification to a customer', limit: 3 });
+    const r: ToolSearchResponse = await rota.tools.search({
+      intent: 'send a whatsapp notification to a customer',
+      limit: 3,
+    });
     expect(r.source).toBe('fallback');
     expect(r.hits.length).toBeGreaterThan(0);
     for (const hit of r.hits) expect(META_TOOL_NAMES).toContain(hit.tool_name);
@@ -68,11 +77,15 @@ describe('@rota/sdk against the stack', () => {
   });
 
   it('metaTools.discover answers path C typed, and throws a RotaError with the 424 code', async () => {
-    const r: RouteResponse = await rota.metaTools.discover({ intent: { operation: 'charge', currency: 'BRL', country: 'BR', amount_minor: 1000 } });
+    const r: RouteResponse = await rota.metaTools.discover({
+      intent: { operation: 'charge', currency: 'BRL', country: 'BR', amount_minor: 1000 },
+    });
     expect(r.recommended.tool).toBe('codespar_charge');
     expect(r.recommended.provider_id).toBe('asaas');
 
-    const err = await rota.metaTools.discover({ intent: { operation: 'charge', currency: 'JPY', country: 'JP' } }).catch((e: unknown) => e);
+    const err = await rota.metaTools
+      .discover({ intent: { operation: 'charge', currency: 'JPY', country: 'JP' } })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RotaError);
     expect((err as RotaError).status).toBeGreaterThanOrEqual(400);
     expect((err as RotaError).code).toBe(((err as RotaError).body as { error: string }).error);
@@ -101,7 +114,9 @@ describe('@rota/sdk against the stack', () => {
     const r = await session.execute('codespar_get_started', {});
     expect(r).toMatchObject({ success: false, code: 'session_not_active', status: 409 });
     // proxyExecute throws on Rota's own refusals (a provider's answer would come back as data).
-    await expect(session.proxyExecute({ server: 'asaas', endpoint: '/v3/payments', method: 'GET' })).rejects.toMatchObject({
+    await expect(
+      session.proxyExecute({ server: 'asaas', endpoint: '/v3/payments', method: 'GET' }),
+    ).rejects.toMatchObject({
       name: 'RotaError',
       status: 409,
       code: 'session_not_active',
@@ -114,17 +129,26 @@ describe('@rota/sdk against the stack', () => {
     const { key: adminKey } = await stack.key(['servers:read', 'policy:write', 'approvals:write']);
     const admin = new Rota({ apiKey: adminKey, baseUrl: stack.url, timeoutMs: 30_000 });
     await admin.api.put('/v1/policy', {
-      body: { rules: [{ type: 'approval_above', tool: 'codespar_pay', currency: 'BRL', above_minor: 1000, ttl_seconds: 600 }] },
+      body: {
+        rules: [{ type: 'approval_above', tool: 'codespar_pay', currency: 'BRL', above_minor: 1000, ttl_seconds: 600 }],
+      },
     });
     const session = await rota.sessions.create('user_123', { servers: ['asaas'] });
     const pay = { action: 'pay', method: 'pix', amount: 5000, currency: 'BRL', recipient: 'pix-key-sdk' };
     try {
       const refused = await session.execute('codespar_pay', pay);
-      expect(refused).toMatchObject({ success: false, status: 403, code: 'policy_denied', data: { ruleType: 'approval_above' } });
+      expect(refused).toMatchObject({
+        success: false,
+        status: 403,
+        code: 'policy_denied',
+        data: { ruleType: 'approval_above' },
+      });
       const approvalId = (refused.data as { approval_id: string }).approval_id;
       expect(approvalId).toMatch(/^apr_/);
       // The SDK's error type reads the same body.
-      await expect(rota.api.post('/v1/approvals/{id}/approve', { params: { path: { id: approvalId } } })).rejects.toMatchObject({
+      await expect(
+        rota.api.post('/v1/approvals/{id}/approve', { params: { path: { id: approvalId } } }),
+      ).rejects.toMatchObject({
         name: 'RotaError',
         status: 403,
       });
@@ -160,7 +184,9 @@ describe('@rota/sdk against the stack', () => {
     expect(session.mcp.url).toBe(`${stack.url}/v1/sessions/${session.id}/mcp`);
     expect(session.mcp.headers.Authorization).toMatch(/^Bearer csk_live_/);
     const client = new Client({ name: 'sdk-e2e', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(session.mcp.url), { requestInit: { headers: session.mcp.headers } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(session.mcp.url), { requestInit: { headers: session.mcp.headers } }),
+    );
     const { tools } = await client.listTools();
     expect(tools).toHaveLength(15);
     await client.close();
@@ -171,10 +197,19 @@ describe('@rota/sdk against the stack', () => {
     const session = await rota.sessions.create(null, { servers: ['asaas'] });
     const view = await rota.api.get('/v1/sessions/{id}', { params: { path: { id: session.id } } });
     expect(view.status).toBe('active');
-    await expect(rota.sessions.get('ses_doesnotexist')).rejects.toMatchObject({ status: 404, code: 'session_not_found' });
-    await expect(rota.api.post('/v1/sessions', { body: { servers: [] } })).rejects.toMatchObject({ status: 400, code: 'invalid_body' });
+    await expect(rota.sessions.get('ses_doesnotexist')).rejects.toMatchObject({
+      status: 404,
+      code: 'session_not_found',
+    });
+    await expect(rota.api.post('/v1/sessions', { body: { servers: [] } })).rejects.toMatchObject({
+      status: 400,
+      code: 'invalid_body',
+    });
     const anonymous = new Rota({ apiKey: 'csk_live_00000000000000000000000000000000', baseUrl: stack.url });
-    await expect(anonymous.metaTools.discover({ description: 'charge a customer in Brazil' })).rejects.toMatchObject({ status: 401, code: 'unauthorized' });
+    await expect(anonymous.metaTools.discover({ description: 'charge a customer in Brazil' })).rejects.toMatchObject({
+      status: 401,
+      code: 'unauthorized',
+    });
     await session.close();
   });
 });

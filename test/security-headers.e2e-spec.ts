@@ -12,11 +12,15 @@ describe('security headers per route, and 405 for a known path with the wrong me
   let key: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: run scripts/ensure-chromium.sh, or set ROTA_CHROMIUM`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(`No Chromium at ${CHROMIUM}: run scripts/ensure-chromium.sh, or set ROTA_CHROMIUM`);
     mkdirSync(ARTIFACTS, { recursive: true });
     stack = await startStack();
     key = (await stack.key(['servers:read', 'sessions:create'])).key;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+    });
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -29,7 +33,9 @@ describe('security headers per route, and 405 for a known path with the wrong me
       await http(`${stack.url}/v1/servers`),
       await http(`${stack.url}/no/such/path`),
     ]) {
-      expect(r.headers.get('content-security-policy')).toBe("default-src 'none';frame-ancestors 'none';base-uri 'none';form-action 'none'");
+      expect(r.headers.get('content-security-policy')).toBe(
+        "default-src 'none';frame-ancestors 'none';base-uri 'none';form-action 'none'",
+      );
       expect(r.headers.get('cross-origin-resource-policy')).toBe('same-origin');
       expect(r.headers.get('cross-origin-opener-policy')).toBe('same-origin');
       expect(r.headers.get('x-content-type-options')).toBe('nosniff');
@@ -42,7 +48,11 @@ describe('security headers per route, and 405 for a known path with the wrong me
   it('public JSON stays readable from other origins', async () => {
     for (const path of ['/meta-tools.json', '/v1/meta-tools.json', '/openapi.json', '/health/live']) {
       const r = await http(`${stack.url}${path}`, { headers: { origin: 'https://agent.example' } });
-      expect({ path, status: r.status, corp: r.headers.get('cross-origin-resource-policy') }).toEqual({ path, status: 200, corp: 'cross-origin' });
+      expect({ path, status: r.status, corp: r.headers.get('cross-origin-resource-policy') }).toEqual({
+        path,
+        status: 200,
+        corp: 'cross-origin',
+      });
       if (path !== '/health/live') expect(r.headers.get('access-control-allow-origin')).toBe('*');
       expect(r.headers.get('x-content-type-options')).toBe('nosniff');
     }
@@ -55,12 +65,18 @@ describe('security headers per route, and 405 for a known path with the wrong me
     expect(put.json).toMatchObject({ error: 'method_not_allowed', request_id: expect.any(String) });
     expect(put.headers.get('x-content-type-options')).toBe('nosniff');
 
-    const session = await http(`${stack.url}/v1/sessions/ses_x`, { method: 'PUT', headers: { authorization: `Bearer ${key}` } });
+    const session = await http(`${stack.url}/v1/sessions/ses_x`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(session.status).toBe(405);
     expect(session.headers.get('allow')!.split(', ').sort()).toEqual(['DELETE', 'GET', 'HEAD']);
 
     const postMeta = await http(`${stack.url}/meta-tools.json`, { method: 'POST', json: {} });
-    expect({ status: postMeta.status, allow: postMeta.headers.get('allow') }).toEqual({ status: 405, allow: 'GET, HEAD' });
+    expect({ status: postMeta.status, allow: postMeta.headers.get('allow') }).toEqual({
+      status: 405,
+      allow: 'GET, HEAD',
+    });
     // A path nothing serves is still a 404, whatever the method.
     expect((await http(`${stack.url}/v1/nothing-here`, { method: 'PUT', json: {} })).status).toBe(404);
 
@@ -69,7 +85,8 @@ describe('security headers per route, and 405 for a known path with the wrong me
     expect(created.headers.allow).toBeDefined();
     expect(created.description).toContain('method_not_allowed');
     for (const [path, ops] of Object.entries<Record<string, { responses: Record<string, unknown> }>>(doc.paths)) {
-      for (const [method, op] of Object.entries(ops)) expect({ path, method, has405: '405' in op.responses }).toEqual({ path, method, has405: true });
+      for (const [method, op] of Object.entries(ops))
+        expect({ path, method, has405: '405' in op.responses }).toEqual({ path, method, has405: true });
     }
   });
 

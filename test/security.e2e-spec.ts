@@ -40,7 +40,9 @@ describe('gateway hardening', () => {
     });
     // One provider for the sessions below (created, not upserted, so it does not depend on how provider ids are keyed).
     const { country, ...zzpay } = PROVIDERS[0];
-    await stack.db.prisma.provider.create({ data: { ...zzpay, countries: [country], baseUrls: { live: 'https://zzpay.invalid' } } });
+    await stack.db.prisma.provider.create({
+      data: { ...zzpay, countries: [country], baseUrls: { live: 'https://zzpay.invalid' } },
+    });
     ({ key } = await stack.key(['servers:read', 'sessions:create', 'tools:execute']));
   });
 
@@ -50,12 +52,26 @@ describe('gateway hardening', () => {
 
   describe('session MCP URL', () => {
     it('never takes the host from the request', async () => {
-      const headers = { ...auth(key), host: 'evil.example', 'x-forwarded-host': 'evil.example', 'content-type': 'application/json' };
-      const created = await raw(stack.url, { method: 'POST', path: '/v1/sessions', headers, body: JSON.stringify({ servers: ['zzpay'] }) });
+      const headers = {
+        ...auth(key),
+        host: 'evil.example',
+        'x-forwarded-host': 'evil.example',
+        'content-type': 'application/json',
+      };
+      const created = await raw(stack.url, {
+        method: 'POST',
+        path: '/v1/sessions',
+        headers,
+        body: JSON.stringify({ servers: ['zzpay'] }),
+      });
       expect(created.status).toBe(201);
       // The gateway listens on 127.0.0.1 and ROTA_PUBLIC_URL is unset: the URL is the listener's.
       expect(created.json.mcp.url).toBe(`${stack.url}/v1/sessions/${created.json.id}/mcp`);
-      const read = await raw(stack.url, { method: 'GET', path: `/v1/sessions/${created.json.id}`, headers: { ...auth(key), host: 'evil.example' } });
+      const read = await raw(stack.url, {
+        method: 'GET',
+        path: `/v1/sessions/${created.json.id}`,
+        headers: { ...auth(key), host: 'evil.example' },
+      });
       expect(read.status).toBe(200);
       expect(read.json.mcp.url).toBe(created.json.mcp.url);
       expect(JSON.stringify([created.json, read.json])).not.toContain('evil.example');
@@ -63,12 +79,21 @@ describe('gateway hardening', () => {
   });
 
   describe('MCP batches', () => {
-    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'codespar_list_tools', arguments: {} } });
+    const call = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'codespar_list_tools', arguments: {} },
+    });
 
     it.each(['/mcp', 'session'])('are refused whole on %s, running nothing', async (which) => {
       let path = '/mcp';
       if (which === 'session') {
-        const s = await http(`${stack.url}/v1/sessions`, { method: 'POST', headers: auth(key), json: { servers: ['zzpay'] } });
+        const s = await http(`${stack.url}/v1/sessions`, {
+          method: 'POST',
+          headers: auth(key),
+          json: { servers: ['zzpay'] },
+        });
         path = `/v1/sessions/${s.json.id}/mcp`;
       }
       const before = await stack.db.prisma.sessionToolCall.count();
@@ -78,7 +103,11 @@ describe('gateway hardening', () => {
         json: [call(1), call(2), call(3)],
       });
       expect(r.status).toBe(400);
-      expect(r.json).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: expect.stringContaining('batch') }, id: null });
+      expect(r.json).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32600, message: expect.stringContaining('batch') },
+        id: null,
+      });
       expect(await stack.db.prisma.sessionToolCall.count()).toBe(before);
     });
   });
@@ -87,7 +116,11 @@ describe('gateway hardening', () => {
     it('answers an oversized header section 431 headers_too_large in the envelope', async () => {
       const r = await http(`${stack.url}/health/live`, { headers: { 'x-padding': 'a'.repeat(64 * 1024) } });
       expect(r.status).toBe(431);
-      expect(r.json).toEqual({ error: 'headers_too_large', message: expect.any(String), request_id: r.headers.get('x-request-id') });
+      expect(r.json).toEqual({
+        error: 'headers_too_large',
+        message: expect.any(String),
+        request_id: r.headers.get('x-request-id'),
+      });
     });
   });
 
@@ -102,12 +135,25 @@ describe('gateway hardening', () => {
 
     it('counts only 401s, then answers guesses 429 on every replica until the window ends, and still serves a valid key', async () => {
       // Successes never count against the address.
-      for (let i = 0; i < FAIL_LIMIT + 2; i++) expect((await http(`${stack.url}/v1/servers`, { headers: auth(key) })).status).toBe(200);
+      for (let i = 0; i < FAIL_LIMIT + 2; i++)
+        expect((await http(`${stack.url}/v1/servers`, { headers: auth(key) })).status).toBe(200);
       // A 403 is not a failed authentication either.
       const { key: readOnly } = await stack.key(['servers:read']);
-      expect((await http(`${stack.url}/v1/sessions`, { method: 'POST', headers: auth(readOnly), json: { servers: ['zzpay'] } })).status).toBe(403);
+      expect(
+        (
+          await http(`${stack.url}/v1/sessions`, {
+            method: 'POST',
+            headers: auth(readOnly),
+            json: { servers: ['zzpay'] },
+          })
+        ).status,
+      ).toBe(403);
 
-      const attempts: Record<string, string>[] = [{}, { authorization: 'Bearer nonsense' }, auth(`csk_live_${'x'.repeat(32)}`)];
+      const attempts: Record<string, string>[] = [
+        {},
+        { authorization: 'Bearer nonsense' },
+        auth(`csk_live_${'x'.repeat(32)}`),
+      ];
       for (const headers of attempts.slice(0, FAIL_LIMIT)) {
         const r = await http(`${stack.url}/v1/servers`, { headers });
         expect(r.status).toBe(401);
@@ -118,7 +164,12 @@ describe('gateway hardening', () => {
       const served = await http(`${stack.url}/v1/servers`, { headers: { ...auth(key), 'x-request-id': 'served-1' } });
       expect(served.status).toBe(200);
       // Guesses from that address get 429 with its Retry-After, malformed or well formed.
-      for (const headers of [{}, { authorization: 'Bearer nonsense' }, auth(`csk_live_${'y'.repeat(32)}`), auth(`csk_live_${'y'.repeat(32)}`)]) {
+      for (const headers of [
+        {},
+        { authorization: 'Bearer nonsense' },
+        auth(`csk_live_${'y'.repeat(32)}`),
+        auth(`csk_live_${'y'.repeat(32)}`),
+      ]) {
         const limited = await http(`${stack.url}/v1/servers`, { headers: { ...headers, 'x-request-id': 'limited-1' } });
         expect(limited.status).toBe(429);
         expect(limited.json).toEqual({ error: 'rate_limited', message: expect.any(String), request_id: 'limited-1' });
@@ -128,13 +179,17 @@ describe('gateway hardening', () => {
         expect(retryAfter).toBeLessThanOrEqual(600);
       }
       // A forwarded address counts for nothing when no proxy is trusted.
-      const forged = await http(`${stack.url}/v1/servers`, { headers: { ...auth(`csk_live_${'z'.repeat(32)}`), 'x-forwarded-for': '198.51.100.7' } });
+      const forged = await http(`${stack.url}/v1/servers`, {
+        headers: { ...auth(`csk_live_${'z'.repeat(32)}`), 'x-forwarded-for': '198.51.100.7' },
+      });
       expect(forged.status).toBe(429);
 
       // The count lives in Redis under the configured prefix, so another replica sees it.
       const other = await createGateway(loadConfig(GatewayConfig, { ...stack.env, PORT: '0' }));
       // A replica behind a trusted proxy (this machine) counts the forwarded address instead.
-      const proxied = await createGateway(loadConfig(GatewayConfig, { ...stack.env, PORT: '0', ROTA_TRUSTED_PROXIES: '127.0.0.1/32,::1' }));
+      const proxied = await createGateway(
+        loadConfig(GatewayConfig, { ...stack.env, PORT: '0', ROTA_TRUSTED_PROXIES: '127.0.0.1/32,::1' }),
+      );
       try {
         await other.listen(0, '127.0.0.1');
         await proxied.listen(0, '127.0.0.1');

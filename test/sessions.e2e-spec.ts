@@ -19,7 +19,11 @@ type Method = 'GET' | 'POST' | 'DELETE';
 
 function client(stack: Stack) {
   return (method: Method, path: string, key: string | null, json?: unknown, headers: Record<string, string> = {}) =>
-    http(`${stack.url}${path}`, { method, headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers }, json });
+    http(`${stack.url}${path}`, {
+      method,
+      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
+      json,
+    });
 }
 
 /** Everything a 404 says apart from its request id. */
@@ -40,10 +44,18 @@ describe('connections, sessions and execute', () => {
   };
   const execute = (id: string, tool: string, input?: unknown, k = key, headers: Record<string, string> = {}) =>
     api('POST', `/v1/sessions/${id}/execute`, k, input === undefined ? { tool } : { tool, input }, headers);
-  const callRows = (sessionId: string) => stack.db.prisma.sessionToolCall.findMany({ where: { sessionId }, orderBy: { calledAt: 'asc' } });
+  const callRows = (sessionId: string) =>
+    stack.db.prisma.sessionToolCall.findMany({ where: { sessionId }, orderBy: { calledAt: 'asc' } });
 
   beforeAll(async () => {
-    stack = await startStack({ env: { ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', ROTA_CREDENTIALS_KEY: CREDENTIALS_KEY, ROTA_CREDENTIALS_KEY_ID: 'k2026' } });
+    stack = await startStack({
+      env: {
+        ANTHROPIC_API_KEY: '',
+        OPENAI_API_KEY: '',
+        ROTA_CREDENTIALS_KEY: CREDENTIALS_KEY,
+        ROTA_CREDENTIALS_KEY_ID: 'k2026',
+      },
+    });
     api = client(stack);
     const other = await insertOtherProject(stack.db.prisma);
     await insertProviders(stack.db.prisma, other);
@@ -58,8 +70,23 @@ describe('connections, sessions and execute', () => {
     it('stores credentials sealed, answers 201 without them, and replaces them with 200', async () => {
       const r = await api('POST', '/v1/connections', key, { server_id: 'zzpay', credentials: { api_key: SECRET } });
       expect(r.status).toBe(201);
-      expect(Object.keys(r.json).sort()).toEqual(['auth_type', 'created_at', 'environment', 'has_credentials', 'id', 'server_id', 'status', 'updated_at']);
-      expect(r.json).toMatchObject({ server_id: 'zzpay', environment: 'live', status: 'connected', auth_type: 'api_key', has_credentials: true });
+      expect(Object.keys(r.json).sort()).toEqual([
+        'auth_type',
+        'created_at',
+        'environment',
+        'has_credentials',
+        'id',
+        'server_id',
+        'status',
+        'updated_at',
+      ]);
+      expect(r.json).toMatchObject({
+        server_id: 'zzpay',
+        environment: 'live',
+        status: 'connected',
+        auth_type: 'api_key',
+        has_credentials: true,
+      });
       expect(r.json.id).toMatch(/^conn_[A-Za-z0-9]{24}$/);
       expect(r.text).not.toContain(SECRET);
 
@@ -69,7 +96,10 @@ describe('connections, sessions and execute', () => {
       expect(stored.includes(Buffer.from(SECRET))).toBe(false);
       expect(stored.includes(Buffer.from('api_key'))).toBe(false);
 
-      const again = await api('POST', '/v1/connections', key, { server_id: 'zzpay', credentials: { api_key: `${SECRET}_2` } });
+      const again = await api('POST', '/v1/connections', key, {
+        server_id: 'zzpay',
+        credentials: { api_key: `${SECRET}_2` },
+      });
       expect(again.status).toBe(200);
       expect(again.json.id).toBe(r.json.id);
       const after = await stack.db.prisma.connection.findUniqueOrThrow({ where: { id: r.json.id } });
@@ -92,7 +122,12 @@ describe('connections, sessions and execute', () => {
     it('needs no credentials for a provider whose auth is none, and reports it not_required', async () => {
       const r = await api('POST', '/v1/connections', key, { server_id: 'zzopen' });
       expect(r.status).toBe(201);
-      expect(r.json).toMatchObject({ server_id: 'zzopen', status: 'not_required', has_credentials: false, auth_type: 'none' });
+      expect(r.json).toMatchObject({
+        server_id: 'zzopen',
+        status: 'not_required',
+        has_credentials: false,
+        auth_type: 'none',
+      });
     });
 
     it('400 invalid_body with issues when a provider that needs credentials gets none', async () => {
@@ -103,15 +138,32 @@ describe('connections, sessions and execute', () => {
           error: 'invalid_body',
           message: 'The request body is invalid.',
           request_id: 'conn-1',
-          issues: [{ path: ['credentials'], message: 'zzmsg authenticates with api_key; send its credentials.', code: 'custom' }],
+          issues: [
+            {
+              path: ['credentials'],
+              message: 'zzmsg authenticates with api_key; send its credentials.',
+              code: 'custom',
+            },
+          ],
         });
       }
     });
 
     it('400 unknown_servers with unknown for a provider id that names nothing', async () => {
-      const r = await api('POST', '/v1/connections', key, { server_id: 'nope', credentials: { api_key: SECRET } }, { 'x-request-id': 'conn-2' });
+      const r = await api(
+        'POST',
+        '/v1/connections',
+        key,
+        { server_id: 'nope', credentials: { api_key: SECRET } },
+        { 'x-request-id': 'conn-2' },
+      );
       expect(r.status).toBe(400);
-      expect(r.json).toEqual({ error: 'unknown_servers', message: 'No provider has the id "nope".', unknown: ['nope'], request_id: 'conn-2' });
+      expect(r.json).toEqual({
+        error: 'unknown_servers',
+        message: 'No provider has the id "nope".',
+        unknown: ['nope'],
+        request_id: 'conn-2',
+      });
       expect(r.text).not.toContain(SECRET);
     });
 
@@ -132,9 +184,15 @@ describe('connections, sessions and execute', () => {
       const none = await api('POST', '/v1/connections', null, { server_id: 'zzpay', credentials: { api_key: 'x' } });
       expect(none.status).toBe(401);
       expect(none.text).toBe('{"error":"unauthorized"}');
-      const noWrite = await api('POST', '/v1/connections', readOnly, { server_id: 'zzpay', credentials: { api_key: 'x' } });
+      const noWrite = await api('POST', '/v1/connections', readOnly, {
+        server_id: 'zzpay',
+        credentials: { api_key: 'x' },
+      });
       expect(noWrite.status).toBe(403);
-      expect(noWrite.json).toMatchObject({ error: 'forbidden', message: "API key does not have the 'connections:write' scope." });
+      expect(noWrite.json).toMatchObject({
+        error: 'forbidden',
+        message: "API key does not have the 'connections:write' scope.",
+      });
       const execOnly = (await stack.key(['tools:execute'])).key;
       const noRead = await api('GET', '/v1/connections', execOnly);
       expect(noRead.status).toBe(403);
@@ -151,14 +209,21 @@ describe('connections, sessions and execute', () => {
     });
 
     it('deletes only within the project and environment; a second delete is 404', async () => {
-      const created = await api('POST', '/v1/connections', key, { server_id: 'zzmsg', credentials: { api_key: 'temp' } });
+      const created = await api('POST', '/v1/connections', key, {
+        server_id: 'zzmsg',
+        credentials: { api_key: 'temp' },
+      });
       const id = created.json.id as string;
       const h = { 'x-request-id': 'del-1' };
       const foreign = await api('DELETE', `/v1/connections/${id}`, otherKey, undefined, h);
       const wrongEnv = await api('DELETE', `/v1/connections/${id}`, testKey, undefined, h);
       const never = await api('DELETE', '/v1/connections/conn_never', key, undefined, h);
       expect(foreign.status).toBe(404);
-      expect(foreign.json).toEqual({ error: 'connection_not_found', message: 'No connection with this id.', request_id: 'del-1' });
+      expect(foreign.json).toEqual({
+        error: 'connection_not_found',
+        message: 'No connection with this id.',
+        request_id: 'del-1',
+      });
       expect(wrongEnv.json).toEqual(foreign.json);
       expect(never.json).toEqual(foreign.json);
 
@@ -174,10 +239,27 @@ describe('connections, sessions and execute', () => {
 
   describe('sessions', () => {
     it('201 with exactly the documented fields and the session MCP URL', async () => {
-      const r = await api('POST', '/v1/sessions', key, { servers: ['zzpay', 'zzopen'], user_id: 'user_123', metadata: { order: 'A1' } });
+      const r = await api('POST', '/v1/sessions', key, {
+        servers: ['zzpay', 'zzopen'],
+        user_id: 'user_123',
+        metadata: { order: 'A1' },
+      });
       expect(r.status).toBe(201);
-      expect(Object.keys(r.json).sort()).toEqual(['created_at', 'environment', 'id', 'mcp', 'servers', 'status', 'user_id']);
-      expect(r.json).toMatchObject({ user_id: 'user_123', servers: ['zzpay', 'zzopen'], status: 'active', environment: 'live' });
+      expect(Object.keys(r.json).sort()).toEqual([
+        'created_at',
+        'environment',
+        'id',
+        'mcp',
+        'servers',
+        'status',
+        'user_id',
+      ]);
+      expect(r.json).toMatchObject({
+        user_id: 'user_123',
+        servers: ['zzpay', 'zzopen'],
+        status: 'active',
+        environment: 'live',
+      });
       expect(r.json.id).toMatch(/^ses_[A-Za-z0-9]{24}$/);
       expect(r.json.mcp).toEqual({ url: `${stack.url}/v1/sessions/${r.json.id}/mcp`, transport: 'streamable-http' });
       expect(new Date(r.json.created_at).toISOString()).toBe(r.json.created_at);
@@ -197,7 +279,11 @@ describe('connections, sessions and execute', () => {
     it('400 invalid_body with issues for an empty servers array (minimum 1)', async () => {
       const r = await api('POST', '/v1/sessions', key, { servers: [] }, { 'x-request-id': 'ses-1' });
       expect(r.status).toBe(400);
-      expect(r.json).toMatchObject({ error: 'invalid_body', message: 'The request body is invalid.', request_id: 'ses-1' });
+      expect(r.json).toMatchObject({
+        error: 'invalid_body',
+        message: 'The request body is invalid.',
+        request_id: 'ses-1',
+      });
       expect(r.json.issues).toEqual([expect.objectContaining({ path: ['servers'], code: 'too_small' })]);
     });
 
@@ -216,7 +302,13 @@ describe('connections, sessions and execute', () => {
     });
 
     it('400 unknown_servers listing only the ids that name nothing, in the order sent', async () => {
-      const r = await api('POST', '/v1/sessions', key, { servers: ['ghost', 'zzpay', 'phantom'] }, { 'x-request-id': 'ses-2' });
+      const r = await api(
+        'POST',
+        '/v1/sessions',
+        key,
+        { servers: ['ghost', 'zzpay', 'phantom'] },
+        { 'x-request-id': 'ses-2' },
+      );
       expect(r.status).toBe(400);
       expect(r.json).toEqual({
         error: 'unknown_servers',
@@ -277,7 +369,10 @@ describe('connections, sessions and execute', () => {
 
     it('expires after the idle time: execute answers 409 with status expired', async () => {
       const id = await newSession();
-      await stack.db.prisma.session.update({ where: { id }, data: { lastActiveAt: new Date(Date.now() - 31 * 60_000) } });
+      await stack.db.prisma.session.update({
+        where: { id },
+        data: { lastActiveAt: new Date(Date.now() - 31 * 60_000) },
+      });
       const r = await execute(id, 'codespar_list_tools', {}, key, { 'x-request-id': 'idle-1' });
       expect(r.status).toBe(409);
       expect(r.json).toEqual({
@@ -320,7 +415,11 @@ describe('connections, sessions and execute', () => {
       const id = await newSession();
       const r = await api('POST', `/v1/sessions/${id}/execute`, key, body, { 'x-request-id': 'body-1' });
       expect(r.status).toBe(400);
-      expect(r.json).toMatchObject({ error: 'invalid_body', message: 'The request body is invalid.', request_id: 'body-1' });
+      expect(r.json).toMatchObject({
+        error: 'invalid_body',
+        message: 'The request body is invalid.',
+        request_id: 'body-1',
+      });
       expect(r.json.issues.length).toBeGreaterThan(0);
     });
 
@@ -361,7 +460,11 @@ describe('connections, sessions and execute', () => {
     it('tool resolution comes before coercion: an unknown tool with bad arguments is Tool not registered', async () => {
       const id = await newSession();
       const r = await execute(id, 'zzpay/does_not_exist', { amount: 'lots' });
-      expect(r.json).toMatchObject({ success: false, error: 'Tool not registered', data: { code: 'tool_not_registered' } });
+      expect(r.json).toMatchObject({
+        success: false,
+        error: 'Tool not registered',
+        data: { code: 'tool_not_registered' },
+      });
     });
   });
 
@@ -370,13 +473,28 @@ describe('connections, sessions and execute', () => {
       const id = await newSession();
       const r = await execute(id, 'codespar_list_tools');
       expect(r.status).toBe(200);
-      expect(Object.keys(r.json).sort()).toEqual(['called_at', 'data', 'duration', 'error', 'server', 'success', 'tool', 'tool_call_id']);
+      expect(Object.keys(r.json).sort()).toEqual([
+        'called_at',
+        'data',
+        'duration',
+        'error',
+        'server',
+        'success',
+        'tool',
+        'tool_call_id',
+      ]);
       expect(r.json).toMatchObject({ success: true, error: null, server: null, tool: 'codespar_list_tools' });
       expect(r.json.tool_call_id).toMatch(/^tc_[A-Za-z0-9]{24}$/);
       expect(typeof r.json.duration).toBe('number');
       const rows = await callRows(id);
       expect(rows).toHaveLength(1);
-      expect(rows[0]).toMatchObject({ id: r.json.tool_call_id, tool: 'codespar_list_tools', success: true, projectId: 'proj_dev', environment: 'live' });
+      expect(rows[0]).toMatchObject({
+        id: r.json.tool_call_id,
+        tool: 'codespar_list_tools',
+        success: true,
+        projectId: 'proj_dev',
+        environment: 'live',
+      });
       expect(rows[0]!.calledAt.toISOString()).toBe(r.json.called_at);
     });
 
@@ -385,10 +503,20 @@ describe('connections, sessions and execute', () => {
       const r = await execute(id, 'codespar_list_tools');
       const names = r.json.data.tools.map((t: { name: string }) => t.name);
       expect(names.slice(0, 15)).toEqual([...META_TOOL_NAMES]);
-      expect(names).toEqual(expect.arrayContaining(['codespar_list_tools', 'zzpay/create_payment', 'zzpay/get_payment', 'zzopen/quote_shipping']));
+      expect(names).toEqual(
+        expect.arrayContaining([
+          'codespar_list_tools',
+          'zzpay/create_payment',
+          'zzpay/get_payment',
+          'zzopen/quote_shipping',
+        ]),
+      );
       expect(names).not.toContain('zzmsg/send_whatsapp');
       expect(names).not.toContain('zzpay/private_refund');
-      expect(r.json.data.tools.find((t: { name: string }) => t.name === 'zzpay/create_payment')).toMatchObject({ meta_tool: false, server_id: 'zzpay' });
+      expect(r.json.data.tools.find((t: { name: string }) => t.name === 'zzpay/create_payment')).toMatchObject({
+        meta_tool: false,
+        server_id: 'zzpay',
+      });
       expect(r.json.data.servers).toEqual([
         { server_id: 'zzopen', connection_status: 'not_required' },
         { server_id: 'zzpay', connection_status: 'connected' },
@@ -419,7 +547,14 @@ describe('connections, sessions and execute', () => {
 
     it('coerces strings to integers, numbers and booleans from the tool schema before the provider call is written down', async () => {
       const id = await newSession();
-      const r = await execute(id, 'zzpay/create_payment', { amount: ' 1500 ', capture: 'TRUE', installments: '2.5', note: 77, method: 'pix', extra: 'kept' });
+      const r = await execute(id, 'zzpay/create_payment', {
+        amount: ' 1500 ',
+        capture: 'TRUE',
+        installments: '2.5',
+        note: 77,
+        method: 'pix',
+        extra: 'kept',
+      });
       expect(r.status).toBe(200);
       // zzpay's live address is loopback: the call is recorded, then refused before anything is sent.
       expect(r.json).toMatchObject({
@@ -431,7 +566,14 @@ describe('connections, sessions and execute', () => {
       expect(r.json.error).toMatch(/address Rota does not call/);
       const [row] = await callRows(id);
       expect(row).toMatchObject({ id: r.json.tool_call_id, server: 'zzpay', success: false });
-      expect(row!.input).toEqual({ amount: 1500, capture: true, installments: 2.5, note: '77', method: 'pix', extra: 'kept' });
+      expect(row!.input).toEqual({
+        amount: 1500,
+        capture: true,
+        installments: 2.5,
+        note: '77',
+        method: 'pix',
+        extra: 'kept',
+      });
     });
 
     it.each([
@@ -454,7 +596,10 @@ describe('connections, sessions and execute', () => {
     it('meta-tool arguments are coerced too (limit "abc" is invalid_args before the search runs)', async () => {
       const id = await newSession();
       const r = await execute(id, 'codespar_discover', { use_case: 'pix', limit: 'abc' });
-      expect(r.json).toMatchObject({ success: false, data: { code: 'invalid_args', issues: [expect.objectContaining({ path: ['limit'] })] } });
+      expect(r.json).toMatchObject({
+        success: false,
+        data: { code: 'invalid_args', issues: [expect.objectContaining({ path: ['limit'] })] },
+      });
     });
 
     it('meta-tool arguments must keep every keyword of the schema (checkout needs at least one item), nothing written', async () => {
@@ -474,7 +619,12 @@ describe('connections, sessions and execute', () => {
       for (const input of [{ use_case: '' }, {}, { query: '   ' }]) {
         const r = await execute(id, 'codespar_discover', input);
         expect(r.status).toBe(200);
-        expect(r.json).toMatchObject({ success: false, tool: 'codespar_discover', tool_call_id: null, data: { code: 'invalid_args' } });
+        expect(r.json).toMatchObject({
+          success: false,
+          tool: 'codespar_discover',
+          tool_call_id: null,
+          data: { code: 'invalid_args' },
+        });
         expect(typeof r.json.error).toBe('string');
       }
       expect(await callRows(id)).toEqual([]);
@@ -495,7 +645,10 @@ describe('connections, sessions and execute', () => {
 
     it('codespar_discover runs in the search service with coerced arguments and is recorded', async () => {
       const id = await newSession();
-      const r = await execute(id, 'codespar_discover', { use_case: 'send a whatsapp message to a customer', limit: '3' });
+      const r = await execute(id, 'codespar_discover', {
+        use_case: 'send a whatsapp message to a customer',
+        limit: '3',
+      });
       expect(r.status).toBe(200);
       expect(r.json.success).toBe(true);
       expect(r.json.data).toMatchObject({ use_case: 'send a whatsapp message to a customer' });
@@ -516,7 +669,10 @@ describe('connections, sessions and execute', () => {
       expect(await callRows(closed)).toEqual([]);
 
       const foreign = await newSession();
-      const r404 = await api('POST', `/v1/sessions/${foreign}/execute`, otherKey, { tool: 'codespar_discover', input: { use_case: 'cobrar via pix' } });
+      const r404 = await api('POST', `/v1/sessions/${foreign}/execute`, otherKey, {
+        tool: 'codespar_discover',
+        input: { use_case: 'cobrar via pix' },
+      });
       expect(r404.status).toBe(404);
       expect(r404.json.error).toBe('session_not_found');
       expect(await callRows(foreign)).toEqual([]);
@@ -534,8 +690,17 @@ describe('connections, sessions and execute', () => {
       expect(r.json.success).toBe(true);
       const data = r.json.data;
       expect(data.steps.map((s: { step: number }) => s.step)).toEqual(data.steps.map((_: unknown, i: number) => i + 1));
-      expect(data.steps.map((s: { id: string }) => s.id)).toEqual(['api_key', 'connect_provider', 'open_session', 'discover', 'first_call']);
-      expect(data.steps.find((s: { id: string }) => s.id === 'connect_provider')).toMatchObject({ done: true, tool: 'codespar_manage_connections' });
+      expect(data.steps.map((s: { id: string }) => s.id)).toEqual([
+        'api_key',
+        'connect_provider',
+        'open_session',
+        'discover',
+        'first_call',
+      ]);
+      expect(data.steps.find((s: { id: string }) => s.id === 'connect_provider')).toMatchObject({
+        done: true,
+        tool: 'codespar_manage_connections',
+      });
       expect(data.steps.find((s: { id: string }) => s.id === 'open_session').done).toBe(true);
       expect(data.connected).toContain('zzpay');
       expect(data.suggested_tools[0].tool).toBe('codespar_charge');
@@ -552,7 +717,9 @@ describe('connections, sessions and execute', () => {
       const id = await newSession(['zzpay', 'zzcert', 'zzopen']);
       const list = await execute(id, 'codespar_manage_connections', { action: 'list' });
       expect(list.json.success).toBe(true);
-      const byId = Object.fromEntries(list.json.data.connections.map((c: { server_id: string; status: string }) => [c.server_id, c.status]));
+      const byId = Object.fromEntries(
+        list.json.data.connections.map((c: { server_id: string; status: string }) => [c.server_id, c.status]),
+      );
       expect(byId).toMatchObject({ zzpay: 'connected', zzcert: 'disconnected', zzopen: 'not_required' });
       expect(list.text).not.toContain(SECRET);
 
@@ -560,12 +727,29 @@ describe('connections, sessions and execute', () => {
       expect(one.json.data).toEqual({
         action: 'status',
         environment: 'live',
-        connections: [{ server_id: 'zzcert', name: 'ZZ Cert Bank', category: 'banking', auth_type: 'certificate', status: 'disconnected', connected_at: null }],
+        connections: [
+          {
+            server_id: 'zzcert',
+            name: 'ZZ Cert Bank',
+            category: 'banking',
+            auth_type: 'certificate',
+            status: 'disconnected',
+            connected_at: null,
+          },
+        ],
       });
       // A key acts in its own environment only: naming the other one is refused, and nothing is written.
-      const inTest = await execute(id, 'codespar_manage_connections', { action: 'status', server_id: 'zzpay', environment: 'test' });
+      const inTest = await execute(id, 'codespar_manage_connections', {
+        action: 'status',
+        server_id: 'zzpay',
+        environment: 'test',
+      });
       expect(inTest.json).toMatchObject({ success: false, data: { code: 'invalid_args' }, tool_call_id: null });
-      const inLive = await execute(id, 'codespar_manage_connections', { action: 'status', server_id: 'zzpay', environment: 'live' });
+      const inLive = await execute(id, 'codespar_manage_connections', {
+        action: 'status',
+        server_id: 'zzpay',
+        environment: 'live',
+      });
       expect(inLive.json.data.connections[0].status).toBe('connected');
 
       const unknown = await execute(id, 'codespar_manage_connections', { action: 'status', server_id: 'ghost' });
@@ -606,7 +790,11 @@ describe('connections, sessions and execute', () => {
       const id = await newSession();
       for (const [tool, input, code] of [
         // Charge rails exist, but none of their providers is connected here: nothing is sent.
-        ['codespar_charge', { amount: '50', currency: 'BRL', method: 'pix', description: 'x', buyer: {} }, 'connection_required'],
+        [
+          'codespar_charge',
+          { amount: '50', currency: 'BRL', method: 'pix', description: 'x', buyer: {} },
+          'connection_required',
+        ],
         // zzcert's catalog entry does not say how it authenticates: nothing to connect through.
         ['codespar_manage_connections', { action: 'connect_start', server_id: 'zzcert' }, 'provider_not_callable'],
         // zzpay's live address is loopback, which Rota does not call.
@@ -628,7 +816,14 @@ describe('execute with the quota and the action scope gate enforced', () => {
   let key: string;
 
   beforeAll(async () => {
-    stack = await startStack({ env: { ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', ROTA_QUOTA_ENFORCE: 'true', META_TOOL_ACTION_SCOPES_ENFORCE: 'true' } });
+    stack = await startStack({
+      env: {
+        ANTHROPIC_API_KEY: '',
+        OPENAI_API_KEY: '',
+        ROTA_QUOTA_ENFORCE: 'true',
+        META_TOOL_ACTION_SCOPES_ENFORCE: 'true',
+      },
+    });
     api = client(stack);
     const other = await insertOtherProject(stack.db.prisma);
     await insertProviders(stack.db.prisma, other);
@@ -637,7 +832,8 @@ describe('execute with the quota and the action scope gate enforced', () => {
   afterAll(() => stack.close());
 
   const open = async (k: string) => (await api('POST', '/v1/sessions', k, { servers: ['zzpay'] })).json.id as string;
-  const exec = (id: string, k: string, body: unknown, rid = 'q-1') => api('POST', `/v1/sessions/${id}/execute`, k, body, { 'x-request-id': rid });
+  const exec = (id: string, k: string, body: unknown, rid = 'q-1') =>
+    api('POST', `/v1/sessions/${id}/execute`, k, body, { 'x-request-id': rid });
 
   it('403 quota_exceeded with plan, limit and used once the org used its monthly calls, before tool resolution', async () => {
     await stack.db.prisma.org.update({ where: { id: 'org_dev' }, data: { quotaMonthlyCalls: 2 } });
@@ -670,7 +866,11 @@ describe('execute with the quota and the action scope gate enforced', () => {
     const id = await open(narrow);
     const r = await exec(id, narrow, { tool: 'codespar_manage_connections', input: { action: 'list' } }, 'gate-1');
     expect(r.status).toBe(403);
-    expect(r.json).toEqual({ error: 'forbidden', message: "API key does not have the 'servers:read' scope.", request_id: 'gate-1' });
+    expect(r.json).toEqual({
+      error: 'forbidden',
+      message: "API key does not have the 'servers:read' scope.",
+      request_id: 'gate-1',
+    });
     const write = await exec(id, narrow, { tool: 'codespar_manage_connections', input: { action: 'connect_start' } });
     expect(write.json.message).toBe("API key does not have the 'connections:write' scope.");
     // Coercion runs first: an impossible argument is invalid_args, not 403.
@@ -692,7 +892,10 @@ describe('credentials never reach the logs', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
 
   const start = (script: string, env: Record<string, string>) => {
-    const p = spawn(process.execPath, [join(ROOT, script)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, [join(ROOT, script)], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     p.stdout!.on('data', (d: Buffer) => (output += d.toString()));
     p.stderr!.on('data', (d: Buffer) => (output += d.toString()));
     procs.push(p);
@@ -701,7 +904,8 @@ describe('credentials never reach the logs', () => {
 
   beforeAll(async () => {
     for (const f of ['apps/session/dist/main.js', 'apps/gateway/dist/main.js']) {
-      if (!existsSync(join(ROOT, f))) throw new Error(`${f} is missing: run \`pnpm build\` first (scripts/test.sh does)`);
+      if (!existsSync(join(ROOT, f)))
+        throw new Error(`${f} is missing: run \`pnpm build\` first (scripts/test.sh does)`);
     }
     db = await createTestDatabase();
     await seed(db.prisma);
@@ -733,17 +937,32 @@ describe('credentials never reach the logs', () => {
       if (up && output.includes('session service listening')) break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    const { key } = await new ApiKeyRepository(db.prisma).create({ projectId: 'proj_dev', environment: 'live', scopes: [...ALL] });
-    const call = (method: Method, path: string, json?: unknown) => http(`${base}${path}`, { method, headers: { authorization: `Bearer ${key}` }, json });
+    const { key } = await new ApiKeyRepository(db.prisma).create({
+      projectId: 'proj_dev',
+      environment: 'live',
+      scopes: [...ALL],
+    });
+    const call = (method: Method, path: string, json?: unknown) =>
+      http(`${base}${path}`, { method, headers: { authorization: `Bearer ${key}` }, json });
 
     const secret = `sk_live_LOGCHECK_${randomBytes(8).toString('hex')}`;
-    const saved = await call('POST', '/v1/connections', { server_id: 'zzpay', credentials: { api_key: secret, password: `${secret}-pw` } });
+    const saved = await call('POST', '/v1/connections', {
+      server_id: 'zzpay',
+      credentials: { api_key: secret, password: `${secret}-pw` },
+    });
     expect(saved.status).toBe(201);
-    expect((await call('POST', '/v1/connections', { server_id: 'ghost', credentials: { api_key: secret } })).status).toBe(400);
-    expect((await call('POST', '/v1/connections', { server_id: 'zzpay', credentials: { api_key: secret, bad: 1 } })).status).toBe(400);
+    expect(
+      (await call('POST', '/v1/connections', { server_id: 'ghost', credentials: { api_key: secret } })).status,
+    ).toBe(400);
+    expect(
+      (await call('POST', '/v1/connections', { server_id: 'zzpay', credentials: { api_key: secret, bad: 1 } })).status,
+    ).toBe(400);
     expect((await call('GET', '/v1/connections')).text).not.toContain(secret);
     const session = await call('POST', '/v1/sessions', { servers: ['zzpay'] });
-    const listed = await call('POST', `/v1/sessions/${session.json.id}/execute`, { tool: 'codespar_manage_connections', input: { action: 'list' } });
+    const listed = await call('POST', `/v1/sessions/${session.json.id}/execute`, {
+      tool: 'codespar_manage_connections',
+      input: { action: 'list' },
+    });
     expect(listed.text).not.toContain(secret);
 
     for (const p of procs) p.kill('SIGTERM');

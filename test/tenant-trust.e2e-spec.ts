@@ -21,7 +21,10 @@ async function recorder(echo = false): Promise<Recorder> {
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
     req.on('end', () => {
       hits.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
-      res.writeHead(200, { 'content-type': 'application/json', ...(echo ? { 'x-echo-key': String(req.headers['x-api-key'] ?? '') } : {}) });
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        ...(echo ? { 'x-echo-key': String(req.headers['x-api-key'] ?? '') } : {}),
+      });
       res.end(JSON.stringify(echo ? { you_sent: { url: req.url, headers: req.headers, body } } : { ok: true }));
     });
   });
@@ -40,7 +43,15 @@ async function recorder(echo = false): Promise<Recorder> {
 
 const SECRET = 'tenant-a-secret-7c1e9f2a44';
 const ECHO_SECRET = 'echo-secret-5d8b0c3e91';
-const SCOPES = ['servers:read', 'sessions:create', 'tools:execute', 'connections:write', 'catalog:write', 'policy:write', 'logs:read'] as const;
+const SCOPES = [
+  'servers:read',
+  'sessions:create',
+  'tools:execute',
+  'connections:write',
+  'catalog:write',
+  'policy:write',
+  'logs:read',
+] as const;
 
 /** A v2 catalog entry with an API key header. */
 function entry(id: string, base: { live?: string; test?: string }, extra: Record<string, unknown> = {}) {
@@ -87,13 +98,18 @@ describe('a tenant cannot take over what is not its own', () => {
   const call = (k: string, method: string, path: string, json?: unknown, headers: Record<string, string> = {}) =>
     http(`${stack.url}${path}`, { method, headers: { authorization: `Bearer ${k}`, ...headers }, json });
   const importAs = (k: string, servers: unknown[], owner?: 'project' | 'catalog') =>
-    call(k, 'POST', `/v1/catalog/import${owner ? `?owner=${owner}` : ''}`, { format: 'rota-catalog', version: 2, servers });
+    call(k, 'POST', `/v1/catalog/import${owner ? `?owner=${owner}` : ''}`, {
+      format: 'rota-catalog',
+      version: 2,
+      servers,
+    });
   const sessionFor = async (k: string, servers: string[]) => {
     const r = await call(k, 'POST', '/v1/sessions', { servers });
     expect(r.status).toBe(201);
     return r.json.id as string;
   };
-  const proxy = (k: string, ses: string, body: Record<string, unknown>) => call(k, 'POST', `/v1/sessions/${ses}/proxy`, body);
+  const proxy = (k: string, ses: string, body: Record<string, unknown>) =>
+    call(k, 'POST', `/v1/sessions/${ses}/proxy`, body);
   const canaryClean = () => {
     expect(canary.hits).toEqual([]);
   };
@@ -111,7 +127,11 @@ describe('a tenant cannot take over what is not its own', () => {
         ROTA_PRIVATE_PROVIDERS: [...SANDBOX_PROVIDERS, 'zzmoving', 'zzecho'].join(','),
       },
     });
-    await stack.db.prisma.project.upsert({ where: { id: 'proj_tt2' }, create: { id: 'proj_tt2', orgId: 'org_dev', name: 'Other' }, update: {} });
+    await stack.db.prisma.project.upsert({
+      where: { id: 'proj_tt2' },
+      create: { id: 'proj_tt2', orgId: 'org_dev', name: 'Other' },
+      update: {},
+    });
     key = (await stack.key([...SCOPES], { environment: 'test' })).key;
     // The issue's attacker: may write its project's catalog, not its connections, not read servers.
     narrow = (await stack.key(['catalog:write', 'sessions:create', 'tools:execute'], { environment: 'test' })).key;
@@ -119,7 +139,10 @@ describe('a tenant cannot take over what is not its own', () => {
     operator = (await stack.operatorKey()).key;
     const op = await importAs(
       operator,
-      [entry('zzmoving', { test: `${legit.url}/v1` }), entry('zzecho', { test: `${echo.url}/v1` }, { category: 'other' })],
+      [
+        entry('zzmoving', { test: `${legit.url}/v1` }),
+        entry('zzecho', { test: `${echo.url}/v1` }, { category: 'other' }),
+      ],
       'catalog',
     );
     expect(op.status).toBe(200);
@@ -128,9 +151,18 @@ describe('a tenant cannot take over what is not its own', () => {
       ['zzmoving', SECRET],
       ['zzecho', ECHO_SECRET],
     ] as const) {
-      expect((await call(key, 'POST', '/v1/connections', { server_id: server, credentials: { api_key: value } })).status).toBe(201);
+      expect(
+        (await call(key, 'POST', '/v1/connections', { server_id: server, credentials: { api_key: value } })).status,
+      ).toBe(201);
     }
-    expect((await call(other, 'POST', '/v1/connections', { server_id: 'asaas', credentials: { api_key: 'sandbox-asaas-key' } })).status).toBe(201);
+    expect(
+      (
+        await call(other, 'POST', '/v1/connections', {
+          server_id: 'asaas',
+          credentials: { api_key: 'sandbox-asaas-key' },
+        })
+      ).status,
+    ).toBe(201);
     session = await sessionFor(key, ['asaas', 'zzmoving', 'zzecho']);
   });
 
@@ -141,7 +173,11 @@ describe('a tenant cannot take over what is not its own', () => {
 
   it('refuses a project entry under a global id with 409 provider_id_taken, whatever the key', async () => {
     for (const k of [key, narrow]) {
-      const r = await importAs(k, [entry('asaas', { live: canary.url, test: canary.url }, { category: 'other' })], 'project');
+      const r = await importAs(
+        k,
+        [entry('asaas', { live: canary.url, test: canary.url }, { category: 'other' })],
+        'project',
+      );
       expect(r.status).toBe(409);
       expect(r.json).toMatchObject({ error: 'provider_id_taken', ids: ['asaas'] });
     }
@@ -158,7 +194,16 @@ describe('a tenant cannot take over what is not its own', () => {
 
   it("never lets a project's own entry reach a private address, in any spelling", async () => {
     const port = new URL(canary.url).port;
-    const hosts = ['127.0.0.1', '127.1', '[::1]', '[::ffff:127.0.0.1]', '169.254.169.254', '0x7f000001', 'localhost', '10.0.0.1'];
+    const hosts = [
+      '127.0.0.1',
+      '127.1',
+      '[::1]',
+      '[::ffff:127.0.0.1]',
+      '169.254.169.254',
+      '0x7f000001',
+      'localhost',
+      '10.0.0.1',
+    ];
     // No credentials needed: nothing but the address policy stands between these entries and the canary.
     const servers = hosts.map((h, i) => ({
       ...entry(`zzown${i}`, { test: `http://${h}:${port}/v1`, live: `http://${h}:${port}/v1` }),
@@ -171,13 +216,19 @@ describe('a tenant cannot take over what is not its own', () => {
     );
     for (const s of servers) {
       const r = await proxy(narrow, ses, { server: s.id, method: 'GET', endpoint: '/latest/meta-data/' });
-      expect({ server: s.id, status: r.status, error: r.json?.error }).toEqual({ server: s.id, status: 409, error: 'provider_not_callable' });
+      expect({ server: s.id, status: r.status, error: r.json?.error }).toEqual({
+        server: s.id,
+        status: 409,
+        error: 'provider_not_callable',
+      });
     }
     // The sandbox's control listener is no more reachable than any other private address.
     const ctl = { ...entry('zzctl', { test: sandbox.controlUrl! }), http: { auth: { type: 'none' } } };
     expect((await importAs(narrow, [ctl], 'project')).status).toBe(200);
     const ses2 = await sessionFor(narrow, ['zzctl']);
-    expect((await proxy(narrow, ses2, { server: 'zzctl', method: 'POST', endpoint: '/_control/reset' })).status).toBe(409);
+    expect((await proxy(narrow, ses2, { server: 'zzctl', method: 'POST', endpoint: '/_control/reset' })).status).toBe(
+      409,
+    );
     canaryClean();
   });
 
@@ -190,11 +241,21 @@ describe('a tenant cannot take over what is not its own', () => {
     const moved = await proxy(key, session, { server: 'zzmoving', method: 'GET', endpoint: '/charges' });
     expect(moved.status).toBe(409);
     expect(moved.json).toMatchObject({ error: 'connection_required' });
-    const raw = await call(key, 'POST', `/v1/sessions/${session}/execute`, { tool: 'zzmoving/charge', input: { amount: 1 } });
+    const raw = await call(key, 'POST', `/v1/sessions/${session}/execute`, {
+      tool: 'zzmoving/charge',
+      input: { amount: 1 },
+    });
     expect(raw.json).toMatchObject({ success: false, data: { code: 'connection_required' } });
     canaryClean();
     // A new connection binds the new origin.
-    expect((await call(key, 'POST', '/v1/connections', { server_id: 'zzmoving', credentials: { api_key: 'for-the-new-origin-1' } })).status).toBe(200);
+    expect(
+      (
+        await call(key, 'POST', '/v1/connections', {
+          server_id: 'zzmoving',
+          credentials: { api_key: 'for-the-new-origin-1' },
+        })
+      ).status,
+    ).toBe(200);
     expect((await proxy(key, session, { server: 'zzmoving', method: 'GET', endpoint: '/charges' })).status).toBe(200);
     expect(canary.hits.map((h) => h.headers['x-api-key'])).toEqual(['for-the-new-origin-1']);
     canary.hits.length = 0;
@@ -204,15 +265,27 @@ describe('a tenant cannot take over what is not its own', () => {
   it('counts a project-declared category as moving money: amount rules still hold', async () => {
     const own = entry('zzcheap', { test: 'https://zzcheap.invalid/v1' }, { category: 'other', moves_money: false });
     expect((await importAs(key, [own], 'project')).status).toBe(200);
-    expect((await call(key, 'PUT', '/v1/policy', { rules: [{ type: 'max_amount', tool: 'codespar_pay', currency: 'BRL', max_minor: 10_000 }] })).status).toBe(
-      200,
-    );
+    expect(
+      (
+        await call(key, 'PUT', '/v1/policy', {
+          rules: [{ type: 'max_amount', tool: 'codespar_pay', currency: 'BRL', max_minor: 10_000 }],
+        })
+      ).status,
+    ).toBe(200);
     try {
       const ses = await sessionFor(key, ['zzcheap']);
-      const r = await proxy(key, ses, { server: 'zzcheap', method: 'POST', endpoint: '/charges', body: { value: 9999.99 } });
+      const r = await proxy(key, ses, {
+        server: 'zzcheap',
+        method: 'POST',
+        endpoint: '/charges',
+        body: { value: 9999.99 },
+      });
       expect(r.status).toBe(403);
       expect(r.json).toMatchObject({ ruleType: 'max_amount' });
-      const raw = await call(key, 'POST', `/v1/sessions/${ses}/execute`, { tool: 'zzcheap/charge', input: { amount: 9999.99 } });
+      const raw = await call(key, 'POST', `/v1/sessions/${ses}/execute`, {
+        tool: 'zzcheap/charge',
+        input: { amount: 9999.99 },
+      });
       expect(raw.status).toBe(403);
     } finally {
       await call(key, 'PUT', '/v1/policy', { rules: [] });
@@ -223,17 +296,41 @@ describe('a tenant cannot take over what is not its own', () => {
     sandbox.control.clearFaults();
     await call(key, 'POST', '/v1/connections', { server_id: 'asaas', credentials: { api_key: 'sandbox-asaas-key' } });
     // Under the provider's base URL, /_control is just an unknown path of the asaas prefix.
-    const plain = await proxy(key, session, { server: 'asaas', method: 'POST', endpoint: '/_control/faults', body: { provider: '*', mode: '5xx' } });
+    const plain = await proxy(key, session, {
+      server: 'asaas',
+      method: 'POST',
+      endpoint: '/_control/faults',
+      body: { provider: '*', mode: '5xx' },
+    });
     expect(plain.status).toBe(200);
     expect(plain.json.status).toBe(404);
     // Climbing out of the base URL is refused before anything is sent.
-    for (const endpoint of ['/../_control/faults', '/%2e%2e/%2e%2e/_control/reset', '/..%2f..%2f_control/reset', '/v3/..;/..;/_control/reset']) {
-      const r = await proxy(key, session, { server: 'asaas', method: 'POST', endpoint, body: { provider: '*', mode: '5xx' } });
-      expect({ endpoint, status: r.status, error: r.json?.error }).toEqual({ endpoint, status: 400, error: 'invalid_endpoint' });
+    for (const endpoint of [
+      '/../_control/faults',
+      '/%2e%2e/%2e%2e/_control/reset',
+      '/..%2f..%2f_control/reset',
+      '/v3/..;/..;/_control/reset',
+    ]) {
+      const r = await proxy(key, session, {
+        server: 'asaas',
+        method: 'POST',
+        endpoint,
+        body: { provider: '*', mode: '5xx' },
+      });
+      expect({ endpoint, status: r.status, error: r.json?.error }).toEqual({
+        endpoint,
+        status: 400,
+        error: 'invalid_endpoint',
+      });
     }
     expect(sandbox.control.listFaults()).toEqual([]);
     // The tenant header is Rota's to write.
-    const named = await proxy(key, session, { server: 'asaas', method: 'GET', endpoint: '/v3/payments', headers: { 'X-Rota-Sandbox-Tenant': 'someone-else' } });
+    const named = await proxy(key, session, {
+      server: 'asaas',
+      method: 'GET',
+      endpoint: '/v3/payments',
+      headers: { 'X-Rota-Sandbox-Tenant': 'someone-else' },
+    });
     expect(named.status).toBe(400);
     expect(named.json.error).toBe('forbidden_header');
     // Each tenant sees only its own charges.
@@ -244,8 +341,14 @@ describe('a tenant cannot take over what is not its own', () => {
     });
     expect(made.json.success).toBe(true);
     const id = made.json.data.body.id as string;
-    expect((await call(other, 'POST', `/v1/sessions/${otherSession}/execute`, { tool: 'asaas/get_payment', input: { id } })).json.data.status).toBe(200);
-    const peek = await call(key, 'POST', `/v1/sessions/${session}/execute`, { tool: 'asaas/get_payment', input: { id } });
+    expect(
+      (await call(other, 'POST', `/v1/sessions/${otherSession}/execute`, { tool: 'asaas/get_payment', input: { id } }))
+        .json.data.status,
+    ).toBe(200);
+    const peek = await call(key, 'POST', `/v1/sessions/${session}/execute`, {
+      tool: 'asaas/get_payment',
+      input: { id },
+    });
     expect(peek.json).toMatchObject({ success: false, data: { status: 404 } });
     canaryClean();
   });
@@ -269,7 +372,10 @@ describe('a tenant cannot take over what is not its own', () => {
     const logs = await call(key, 'GET', '/v1/logs?limit=50');
     expect(logs.status).toBe(200);
     expect(logs.text).not.toContain(ECHO_SECRET);
-    const entry = JSON.stringify((logs.json.data ?? logs.json.logs ?? logs.json).find?.((l: { id?: string }) => l.id === r.json.proxy_call_id) ?? logs.json);
+    const entry = JSON.stringify(
+      (logs.json.data ?? logs.json.logs ?? logs.json).find?.((l: { id?: string }) => l.id === r.json.proxy_call_id) ??
+        logs.json,
+    );
     expect(entry).toContain('page=2');
     expect(entry).not.toContain(`api_key=${SECRET}`);
   });
@@ -299,7 +405,10 @@ describe('a tenant cannot take over what is not its own', () => {
 
   it('lists connections through codespar_manage_connections only with servers:read', async () => {
     const ses = await sessionFor(narrow, ['asaas']);
-    const r = await call(narrow, 'POST', `/v1/sessions/${ses}/execute`, { tool: 'codespar_manage_connections', input: { action: 'list' } });
+    const r = await call(narrow, 'POST', `/v1/sessions/${ses}/execute`, {
+      tool: 'codespar_manage_connections',
+      input: { action: 'list' },
+    });
     expect(r.status).toBe(403);
     expect(r.json).toMatchObject({ error: 'forbidden' });
     expect(r.text).not.toContain('conn_');

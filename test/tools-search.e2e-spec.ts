@@ -3,7 +3,11 @@ import { startFakeAnthropic, type FakeAnthropic } from '@rota/testing';
 import { http, startStack, type Stack } from './helpers/stack';
 
 const post = (stack: Stack, key: string, body: unknown, headers: Record<string, string> = {}) =>
-  http(`${stack.url}/v1/tools/search`, { method: 'POST', headers: { authorization: `Bearer ${key}`, ...headers }, json: body });
+  http(`${stack.url}/v1/tools/search`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, ...headers },
+    json: body,
+  });
 
 describe('path A: POST /v1/tools/search and /meta-tools.json', () => {
   describe('without a model key (lexical fallback)', () => {
@@ -104,7 +108,9 @@ describe('path A: POST /v1/tools/search and /meta-tools.json', () => {
     let key: string;
     beforeAll(async () => {
       fake = await startFakeAnthropic();
-      stack = await startStack({ env: { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: fake.url, ROTA_TOOL_SEARCH_TIMEOUT_MS: '500' } });
+      stack = await startStack({
+        env: { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: fake.url, ROTA_TOOL_SEARCH_TIMEOUT_MS: '500' },
+      });
       key = (await stack.key(['servers:read'])).key;
     });
     afterAll(async () => {

@@ -1,5 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { flushTraces } from '@rota/service-kit';
 import { ASAAS_SANDBOX_CUSTOMER, startSandbox, type Sandbox } from '../apps/sandbox/src';
 import { http, startStack } from './helpers/stack';
@@ -26,7 +33,8 @@ interface ExportedSpan {
 type OtlpValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number };
 type OtlpAttribute = { key: string; value: OtlpValue };
 
-const plain = (v: OtlpValue) => v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : (v.boolValue ?? v.doubleValue));
+const plain = (v: OtlpValue) =>
+  v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : (v.boolValue ?? v.doubleValue));
 const attributes = (list: OtlpAttribute[] = []) => Object.fromEntries(list.map((a) => [a.key, plain(a.value)]));
 
 /**
@@ -130,7 +138,11 @@ async function startReceiver() {
   };
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000): Promise<T> {
+async function until<T>(
+  what: string,
+  fn: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 20_000,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -178,7 +190,9 @@ async function bootStack(env: Record<string, string>) {
   const key = (await stack.key([...SCOPES], { environment: 'test' })).key;
   const api = (method: string, path: string, json?: unknown, headers: Record<string, string> = {}) =>
     http(`${stack.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...headers }, json });
-  expect((await api('POST', '/v1/connections', { server_id: 'asaas', credentials: { api_key: ASAAS_KEY } })).status).toBe(201);
+  expect(
+    (await api('POST', '/v1/connections', { server_id: 'asaas', credentials: { api_key: ASAAS_KEY } })).status,
+  ).toBe(201);
   const s = await api('POST', '/v1/sessions', { servers: ['asaas'] });
   expect(s.status).toBe(201);
   const execute = (headers: Record<string, string> = {}) =>
@@ -214,7 +228,11 @@ describe('tracing with an OTLP collector configured', () => {
   it('continues a caller traceparent through the gateway, the transport, the session service and the provider call', async () => {
     const traceId = hex(16);
     const callerSpan = hex(8);
-    const r = await booted.execute({ traceparent: traceparentOf(traceId, callerSpan), 'x-request-id': 'trace-test-1', 'idempotency-key': 'trace-1' });
+    const r = await booted.execute({
+      traceparent: traceparentOf(traceId, callerSpan),
+      'x-request-id': 'trace-test-1',
+      'idempotency-key': 'trace-1',
+    });
     expect({ status: r.status, success: r.json?.success }).toEqual({ status: 200, success: true });
     // The request id is still the caller's and still answered.
     expect(r.headers.get('x-request-id')).toBe('trace-test-1');
@@ -262,7 +280,8 @@ describe('tracing with an OTLP collector configured', () => {
       'rota.gateway 2 POST /v1/sessions/:id/execute',
     ]);
     expect(chain.at(-1)).toBe(gateway);
-    for (const s of chain.slice(0, 2)) expect(s.attributes).toMatchObject({ 'rpc.method': 'session.execute', 'rota.request_id': 'trace-test-1' });
+    for (const s of chain.slice(0, 2))
+      expect(s.attributes).toMatchObject({ 'rpc.method': 'session.execute', 'rota.request_id': 'trace-test-1' });
     // Every span of the process is named for it (one process runs every app here).
     expect(new Set(spans.map((s) => s.service)).size).toBe(1);
     expect(spans[0]!.service).toMatch(/^rota-/);
@@ -274,22 +293,34 @@ describe('tracing with an OTLP collector configured', () => {
 
   it('shows an OAuth2 token request as a span of its own inside the provider call that needed it', async () => {
     const client = { client_id: 'sandbox-mp-client', client_secret: 'sandbox-mp-secret' };
-    expect((await booted.api('POST', '/v1/connections', { server_id: 'mercadopago', credentials: client })).status).toBe(201);
+    expect(
+      (await booted.api('POST', '/v1/connections', { server_id: 'mercadopago', credentials: client })).status,
+    ).toBe(201);
     const s = await booted.api('POST', '/v1/sessions', { servers: ['mercadopago'] });
     expect(s.status).toBe(201);
     const traceId = hex(16);
     const r = await booted.api(
       'POST',
       `/v1/sessions/${s.json.id}/execute`,
-      { tool: 'mercadopago/create_payment', input: { transaction_amount: 10, payment_method_id: 'pix', payer: { email: 'a@b.co' } } },
+      {
+        tool: 'mercadopago/create_payment',
+        input: { transaction_amount: 10, payment_method_id: 'pix', payer: { email: 'a@b.co' } },
+      },
       { traceparent: traceparentOf(traceId, hex(8)), 'idempotency-key': 'trace-oauth-1' },
     );
     expect({ status: r.status, success: r.json?.success }).toEqual({ status: 200, success: true });
-    const token = await spansUntil('the token span', (all) => all.find((x) => x.traceId === traceId && x.name === 'POST oauth2 token'));
+    const token = await spansUntil('the token span', (all) =>
+      all.find((x) => x.traceId === traceId && x.name === 'POST oauth2 token'),
+    );
     expect(token).toMatchObject({
       scope: 'rota.providers',
       kind: 3,
-      attributes: { 'http.request.method': 'POST', 'rota.provider': 'mercadopago', 'rota.oauth2.grant': 'client_credentials', 'server.address': '127.0.0.1' },
+      attributes: {
+        'http.request.method': 'POST',
+        'rota.provider': 'mercadopago',
+        'rota.oauth2.grant': 'client_credentials',
+        'server.address': '127.0.0.1',
+      },
     });
     const parent = collector.spans.find((x) => x.spanId === token.parentSpanId);
     expect(parent).toMatchObject({
@@ -308,7 +339,9 @@ describe('tracing with an OTLP collector configured', () => {
     const requestId = r.headers.get('x-request-id')!;
     const sent = TRACEPARENT.exec(lastProviderTraceparent() ?? '');
     expect(sent).not.toBeNull();
-    const gateway = await spansUntil('the gateway span', (all) => all.find((s) => s.scope === 'rota.gateway' && s.attributes['rota.request_id'] === requestId));
+    const gateway = await spansUntil('the gateway span', (all) =>
+      all.find((s) => s.scope === 'rota.gateway' && s.attributes['rota.request_id'] === requestId),
+    );
     expect(gateway.parentSpanId).toBe('');
     expect(sent![1]).toBe(gateway.traceId);
   });
@@ -321,7 +354,14 @@ describe('tracing with an OTLP collector configured', () => {
       // A delivery that went dead earlier, for the replay to send again.
       const prisma = booted.stack.db.prisma;
       const event = await prisma.event.create({
-        data: { id: `evt_${hex(8)}`, type: 'call.failed', projectId: 'proj_dev', environment: 'test', payload: { n: 1 }, dispatchedAt: new Date() },
+        data: {
+          id: `evt_${hex(8)}`,
+          type: 'call.failed',
+          projectId: 'proj_dev',
+          environment: 'test',
+          payload: { n: 1 },
+          dispatchedAt: new Date(),
+        },
       });
       const delivery = await prisma.webhookDelivery.create({
         data: { id: `wdl_${hex(8)}`, subscriptionId: hook.json.id, eventId: event.id, status: 'dead' },
@@ -340,13 +380,19 @@ describe('tracing with an OTLP collector configured', () => {
       );
       expect(job).toMatchObject({
         kind: 5,
-        attributes: { 'messaging.system': 'bullmq', 'messaging.destination.name': 'webhooks', 'messaging.message.id': expect.stringContaining(delivery.id) },
+        attributes: {
+          'messaging.system': 'bullmq',
+          'messaging.destination.name': 'webhooks',
+          'messaging.message.id': expect.stringContaining(delivery.id),
+        },
       });
       // Its parent is the worker's handling of the replay request, in the same trace.
       const parent = collector.spans.find((s) => s.spanId === job.parentSpanId)!;
       expect(parent).toMatchObject({ scope: 'rota.worker', name: 'worker.webhooks.replay', traceId });
       // The delivery itself is a client span under the job, naming the receiver's host, never its URL.
-      const post = await spansUntil('the delivery span', (all) => all.find((s) => s.scope === 'rota.webhooks' && s.parentSpanId === job.spanId));
+      const post = await spansUntil('the delivery span', (all) =>
+        all.find((s) => s.scope === 'rota.webhooks' && s.parentSpanId === job.spanId),
+      );
       expect(post).toMatchObject({
         name: 'POST webhook',
         kind: 3,
@@ -355,7 +401,9 @@ describe('tracing with an OTLP collector configured', () => {
       });
       expect(JSON.stringify(post.attributes)).not.toContain(receiver.url);
       // A job added outside any request (the catalog sweep the worker asks for at boot) starts a trace of its own.
-      const sweep = await spansUntil('the boot sweep', (all) => all.find((s) => s.scope === 'rota.worker' && s.name === 'catalog.sweep'));
+      const sweep = await spansUntil('the boot sweep', (all) =>
+        all.find((s) => s.scope === 'rota.worker' && s.name === 'catalog.sweep'),
+      );
       expect(sweep.parentSpanId).toBe('');
     } finally {
       await receiver.close();
@@ -367,7 +415,10 @@ describe('tracing with an OTLP collector configured', () => {
     const before = collector.posts();
     const started = Date.now();
     for (let i = 0; i < 3; i++) {
-      const r = await booted.execute({ traceparent: traceparentOf(hex(16), hex(8)), 'idempotency-key': `trace-hang-${i}` });
+      const r = await booted.execute({
+        traceparent: traceparentOf(hex(16), hex(8)),
+        'idempotency-key': `trace-hang-${i}`,
+      });
       expect(r.status).toBe(200);
     }
     // The exporter's post is in the air, unanswered, while requests go on.

@@ -36,7 +36,10 @@ process.on('exit', () => {
 export async function startProcess(script, env, ready) {
   // BENCH_CHILD_ARGS passes Node flags to every app a benchmark starts (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
   const flags = process.env.BENCH_CHILD_ARGS ? process.env.BENCH_CHILD_ARGS.split(' ').filter(Boolean) : [];
-  const proc = spawn(process.execPath, [...flags, script], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const proc = spawn(process.execPath, [...flags, script], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   children.add(proc);
   proc.once('exit', () => children.delete(proc));
   const t0 = Date.now();
@@ -184,7 +187,14 @@ export function appEnv(label, databaseUrl, port, extra = {}) {
  */
 export async function startApps(services, env, procs) {
   const base = `http://127.0.0.1:${env.PORT}`;
-  for (const app of services) procs.push(await startProcess(join(ROOT, `apps/${app}/dist/main.js`), env, async () => true));
-  procs.push(await startProcess(join(ROOT, 'bench/lib/gateway-child.cjs'), env, async () => (await fetch(`${base}/bench/transport`)).ok));
+  for (const app of services)
+    procs.push(await startProcess(join(ROOT, `apps/${app}/dist/main.js`), env, async () => true));
+  procs.push(
+    await startProcess(
+      join(ROOT, 'bench/lib/gateway-child.cjs'),
+      env,
+      async () => (await fetch(`${base}/bench/transport`)).ok,
+    ),
+  );
   return base;
 }

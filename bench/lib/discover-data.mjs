@@ -60,7 +60,20 @@ const TAILS = [
   ' Used by marketplace sellers.',
   ' Intended for back-office automation.',
 ];
-const REGIONS = ['North', 'South', 'East', 'West', 'Central', 'Coastal', 'Metro', 'Prime', 'Lite', 'Pro', 'Plus', 'Express'];
+const REGIONS = [
+  'North',
+  'South',
+  'East',
+  'West',
+  'Central',
+  'Coastal',
+  'Metro',
+  'Prime',
+  'Lite',
+  'Pro',
+  'Plus',
+  'Express',
+];
 
 function vary(text, r) {
   let out = text;
@@ -80,7 +93,9 @@ export function replicate(servers, targetTools) {
     const r = rng(0x5eed + copy * 7919);
     for (const s of servers) {
       if (n >= targetTools) break;
-      const tools = s.tools.slice(0, targetTools - n).map((t) => ({ name: t.name, description: copy === 0 ? t.description : vary(t.description, r) }));
+      const tools = s.tools
+        .slice(0, targetTools - n)
+        .map((t) => ({ name: t.name, description: copy === 0 ? t.description : vary(t.description, r) }));
       n += tools.length;
       out.push({
         ...s,
@@ -103,7 +118,9 @@ function fingerprint(targetTools, vectors) {
   const st = statSync(SHARED_CATALOG);
   const model = vectors ? catalog().LOCAL_MODELS[benchModelKind()] : null;
   return createHash('sha256')
-    .update(JSON.stringify({ RECIPE_VERSION, targetTools, size: st.size, model, migrations: db().templateDatabaseName() }))
+    .update(
+      JSON.stringify({ RECIPE_VERSION, targetTools, size: st.size, model, migrations: db().templateDatabaseName() }),
+    )
     .digest('hex')
     .slice(0, 16);
 }
@@ -160,7 +177,9 @@ async function analyseAndStamp(url, name, fp) {
   } finally {
     await c.end();
   }
-  await withAdminClient(process.env.DATABASE_URL || DEFAULT_DATABASE_URL, (a) => a.query(`COMMENT ON DATABASE ${quoteIdent(name)} IS '${fp}'`));
+  await withAdminClient(process.env.DATABASE_URL || DEFAULT_DATABASE_URL, (a) =>
+    a.query(`COMMENT ON DATABASE ${quoteIdent(name)} IS '${fp}'`),
+  );
 }
 
 /**
@@ -179,7 +198,10 @@ export async function discoverBenchDatabase({ targetTools = 100_000, vectors = t
   const { name, fingerprint: fp } = discoverBenchDatabaseName(targetTools, vectors);
   const url = withDatabase(base, name);
   const current = await withAdminClient(base, async (a) => {
-    const { rows } = await a.query('SELECT shobj_description(oid, $2) AS c FROM pg_database WHERE datname = $1', [name, 'pg_database']);
+    const { rows } = await a.query('SELECT shobj_description(oid, $2) AS c FROM pg_database WHERE datname = $1', [
+      name,
+      'pg_database',
+    ]);
     return rows[0] ? (rows[0].c ?? '') : null;
   });
   if (current === fp) return url;
@@ -199,8 +221,14 @@ export async function discoverBenchDatabase({ targetTools = 100_000, vectors = t
   const prisma = db().createPrisma(url, { poolMax: 4 });
   const pool = vectors ? new LocalEmbedderPool({ kind }) : null;
   try {
-    const imported = await importCatalog(prisma, doc, { model: LOCAL_MODELS[kind], embedder: pool ?? undefined, rebuildVectorIndex: vectors });
-    log(`  import with ${LOCAL_MODELS[kind]}: ${(imported.timings.total / 1000).toFixed(1)} s (${JSON.stringify(imported.timings)})`);
+    const imported = await importCatalog(prisma, doc, {
+      model: LOCAL_MODELS[kind],
+      embedder: pool ?? undefined,
+      rebuildVectorIndex: vectors,
+    });
+    log(
+      `  import with ${LOCAL_MODELS[kind]}: ${(imported.timings.total / 1000).toFixed(1)} s (${JSON.stringify(imported.timings)})`,
+    );
   } finally {
     await pool?.close();
     await prisma.$disconnect();

@@ -85,8 +85,9 @@ async function closedLoop(m, intents, concurrency, seconds) {
     while (performance.now() < end) {
       const it = intents[next++ % intents.length];
       const s = performance.now();
-      const res = await requestContext.run({ requestId: 'bench', tenant: { org_id: 'org_bench', project_id: 'proj_bench', environment: 'live' } }, () =>
-        m.service.discover({ input: { use_case: it.intent, limit: 5 } }),
+      const res = await requestContext.run(
+        { requestId: 'bench', tenant: { org_id: 'org_bench', project_id: 'proj_bench', environment: 'live' } },
+        () => m.service.discover({ input: { use_case: it.intent, limit: 5 } }),
       );
       times.push(performance.now() - s);
       if (res.channels?.includes('vector') && res.channels.includes('lexical')) both++;
@@ -137,7 +138,8 @@ export async function discoverLoad() {
   const defaultKind = localModelKind({});
   const kinds = ['hash', defaultKind];
   let text = readFileSync(join(ROOT, 'packages/catalog/data/demo-catalog.json'), 'utf8');
-  if (catalog.substituteSandboxUrl) text = catalog.substituteSandboxUrl(text, catalog.DEFAULT_SANDBOX_URL ?? 'http://127.0.0.1:4010');
+  if (catalog.substituteSandboxUrl)
+    text = catalog.substituteSandboxUrl(text, catalog.DEFAULT_SANDBOX_URL ?? 'http://127.0.0.1:4010');
   const doc = catalog.parseCatalogValue(JSON.parse(text));
   const intents = labelled();
   const models = [];

@@ -18,7 +18,10 @@ import { freePort } from './common.mjs';
 const PG_BIN = process.env.BENCH_PG_BIN ?? '/usr/lib/postgresql/15/bin';
 const root = process.getuid?.() === 0;
 const asPostgres = (cmd, args, opts = {}) =>
-  execFileSync(root ? 'runuser' : cmd, root ? ['-u', 'postgres', '--', cmd, ...args] : args, { stdio: 'ignore', ...opts });
+  execFileSync(root ? 'runuser' : cmd, root ? ['-u', 'postgres', '--', cmd, ...args] : args, {
+    stdio: 'ignore',
+    ...opts,
+  });
 
 /** Whether this machine can run a private cluster (the server binaries are there). */
 export function privatePostgresAvailable() {
@@ -29,14 +32,30 @@ export function privatePostgresAvailable() {
  * Starts the private cluster with a copy of `database` from `sourceUrl` (made
  * when missing or stale) and returns its URL and a `stop()`.
  */
-export async function privatePostgres(sourceUrl, database, { sharedBuffers = process.env.POSTGRES_SHARED_BUFFERS || '1GB', log = console.log } = {}) {
+export async function privatePostgres(
+  sourceUrl,
+  database,
+  { sharedBuffers = process.env.POSTGRES_SHARED_BUFFERS || '1GB', log = console.log } = {},
+) {
   const dir = join(tmpdir(), 'rota-bench-pg');
   const data = join(dir, 'data');
   if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
   if (root) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()), -1);
-  if (!existsSync(join(data, 'PG_VERSION'))) asPostgres(join(PG_BIN, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
+  if (!existsSync(join(data, 'PG_VERSION')))
+    asPostgres(join(PG_BIN, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
   const port = await freePort();
-  const ctl = (action, extra = []) => asPostgres(join(PG_BIN, 'pg_ctl'), ['-D', data, '-l', join(dir, 'postgres.log'), '-w', '-t', '120', ...extra, action]);
+  const ctl = (action, extra = []) =>
+    asPostgres(join(PG_BIN, 'pg_ctl'), [
+      '-D',
+      data,
+      '-l',
+      join(dir, 'postgres.log'),
+      '-w',
+      '-t',
+      '120',
+      ...extra,
+      action,
+    ]);
   ctl('start', ['-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c shared_buffers=${sharedBuffers}`]);
   const url = `postgresql://postgres@127.0.0.1:${port}/${database}`;
   const stop = () => {
@@ -48,10 +67,23 @@ export async function privatePostgres(sourceUrl, database, { sharedBuffers = pro
   };
   try {
     const source = new URL(sourceUrl);
-    const src = ['-h', source.hostname, '-p', source.port || '5432', '-U', decodeURIComponent(source.username || 'postgres')];
+    const src = [
+      '-h',
+      source.hostname,
+      '-p',
+      source.port || '5432',
+      '-U',
+      decodeURIComponent(source.username || 'postgres'),
+    ];
     const fingerprint = execFileSync(
       join(PG_BIN, 'psql'),
-      [...src, '-d', 'postgres', '-Atc', `SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = '${database}'`],
+      [
+        ...src,
+        '-d',
+        'postgres',
+        '-Atc',
+        `SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = '${database}'`,
+      ],
       {
         encoding: 'utf8',
       },
@@ -59,11 +91,17 @@ export async function privatePostgres(sourceUrl, database, { sharedBuffers = pro
     const stamp = join(dir, `${database}.fingerprint`);
     const current = existsSync(stamp) ? readFileSync(stamp, 'utf8') : '';
     if (!fingerprint || current !== fingerprint) {
-      log(`copying ${database} into a private Postgres (shared_buffers ${sharedBuffers}); once per build of the database`);
+      log(
+        `copying ${database} into a private Postgres (shared_buffers ${sharedBuffers}); once per build of the database`,
+      );
       const t0 = Date.now();
       const dst = ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres'];
-      execFileSync(join(PG_BIN, 'psql'), [...dst, '-d', 'postgres', '-qc', `DROP DATABASE IF EXISTS "${database}"`], { stdio: 'ignore' });
-      execFileSync(join(PG_BIN, 'psql'), [...dst, '-d', 'postgres', '-qc', `CREATE DATABASE "${database}"`], { stdio: 'ignore' });
+      execFileSync(join(PG_BIN, 'psql'), [...dst, '-d', 'postgres', '-qc', `DROP DATABASE IF EXISTS "${database}"`], {
+        stdio: 'ignore',
+      });
+      execFileSync(join(PG_BIN, 'psql'), [...dst, '-d', 'postgres', '-qc', `CREATE DATABASE "${database}"`], {
+        stdio: 'ignore',
+      });
       // The index builds of the restore get memory of their own (the HNSW graph is built in memory); the server's settings stay as configured.
       const dump = spawnSync(
         'bash',

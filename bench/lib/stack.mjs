@@ -8,7 +8,10 @@ export function createKey(scopes, env = process.env) {
   const cli = join(ROOT, 'packages/cli/dist/main.js');
   execFileSync(process.execPath, [join(ROOT, 'packages/db/dist/migrate-cli.js')], { env, stdio: 'ignore' });
   execFileSync(process.execPath, [join(ROOT, 'packages/db/dist/seed-cli.js')], { env, stdio: 'ignore' });
-  return execFileSync(process.execPath, [cli, 'keys', 'create', '--scopes', scopes, '--name', 'bench'], { env, encoding: 'utf8' }).trim();
+  return execFileSync(process.execPath, [cli, 'keys', 'create', '--scopes', scopes, '--name', 'bench'], {
+    env,
+    encoding: 'utf8',
+  }).trim();
 }
 
 /** `services`: which apps to start behind the gateway (`apps/<name>/dist/main.js`). */
@@ -17,8 +20,13 @@ export async function benchStack(extraEnv = {}, services = ['search']) {
   const env = { ROTA_REDIS_PREFIX: benchPrefix('stack'), PORT: String(port), ANTHROPIC_API_KEY: '', ...extraEnv };
   const base = `http://127.0.0.1:${port}`;
   const started = [];
-  for (const name of services) started.push(await startProcess(join(ROOT, `apps/${name}/dist/main.js`), env, async () => true));
-  const gateway = await startProcess(join(ROOT, 'bench/lib/gateway-child.cjs'), env, async () => (await fetch(`${base}/bench/transport`)).ok);
+  for (const name of services)
+    started.push(await startProcess(join(ROOT, `apps/${name}/dist/main.js`), env, async () => true));
+  const gateway = await startProcess(
+    join(ROOT, 'bench/lib/gateway-child.cjs'),
+    env,
+    async () => (await fetch(`${base}/bench/transport`)).ok,
+  );
   return {
     base,
     close: async () => {

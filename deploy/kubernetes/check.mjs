@@ -62,7 +62,8 @@ function imageErrors(where, image) {
 
 function resourceErrors(where, resources) {
   const out = [];
-  for (const kind of ['requests', 'limits']) for (const r of ['cpu', 'memory']) if (resources?.[kind]?.[r] === undefined) out.push(`${where}: no ${kind}.${r}`);
+  for (const kind of ['requests', 'limits'])
+    for (const r of ['cpu', 'memory']) if (resources?.[kind]?.[r] === undefined) out.push(`${where}: no ${kind}.${r}`);
   return out;
 }
 
@@ -88,9 +89,11 @@ export function lint(objects) {
   for (const p of pdbs)
     if (p.spec?.minAvailable === undefined && p.spec?.maxUnavailable === undefined)
       errors.push(`PodDisruptionBudget/${p.metadata?.name}: sets neither minAvailable nor maxUnavailable`);
-  for (const o of byKind('Secret')) errors.push(`Secret/${o.metadata?.name}: secrets are created by the operator, never kept in the manifests`);
+  for (const o of byKind('Secret'))
+    errors.push(`Secret/${o.metadata?.name}: secrets are created by the operator, never kept in the manifests`);
   for (const o of byKind('ConfigMap'))
-    for (const key of Object.keys(o.data ?? {})) if (SECRET_NAME.test(key)) errors.push(`ConfigMap/${o.metadata?.name}: ${key} belongs in a Secret`);
+    for (const key of Object.keys(o.data ?? {}))
+      if (SECRET_NAME.test(key)) errors.push(`ConfigMap/${o.metadata?.name}: ${key} belongs in a Secret`);
 
   const podSpecs = [
     ...deployments.map((o) => ({ owner: o, spec: o.spec?.template?.spec, serving: true })),
@@ -104,7 +107,8 @@ export function lint(objects) {
     for (const c of [...(spec?.initContainers ?? []), ...containers]) {
       const where = `${name} container ${c.name}`;
       errors.push(...imageErrors(where, c.image), ...resourceErrors(where, c.resources), ...envErrors(where, c));
-      for (const e of c.envFrom ?? []) if (e.secretRef && !e.secretRef.name) errors.push(`${where}: envFrom secretRef without a name`);
+      for (const e of c.envFrom ?? [])
+        if (e.secretRef && !e.secretRef.name) errors.push(`${where}: envFrom secretRef without a name`);
     }
     if (serving)
       for (const c of containers) {
@@ -119,9 +123,14 @@ export function lint(objects) {
     if (!matches(d.spec?.selector?.matchLabels, labels)) errors.push(`${name}: selector does not match its pod labels`);
     if (!pdbs.some((p) => p.spec?.selector?.matchLabels && matches(p.spec.selector.matchLabels, labels)))
       errors.push(`${name}: no PodDisruptionBudget selects its pods`);
-    if (!hpas.some((h) => h.spec?.scaleTargetRef?.kind === 'Deployment' && h.spec.scaleTargetRef.name === d.metadata?.name))
+    if (
+      !hpas.some(
+        (h) => h.spec?.scaleTargetRef?.kind === 'Deployment' && h.spec.scaleTargetRef.name === d.metadata?.name,
+      )
+    )
       errors.push(`${name}: no HorizontalPodAutoscaler targets it`);
-    if (!(d.spec?.template?.spec?.topologySpreadConstraints ?? []).length) errors.push(`${name}: no topologySpreadConstraints`);
+    if (!(d.spec?.template?.spec?.topologySpreadConstraints ?? []).length)
+      errors.push(`${name}: no topologySpreadConstraints`);
   }
 
   // The metrics port answers without a key: every ingress rule that opens it
@@ -136,7 +145,10 @@ export function lint(objects) {
       if (!rule.from?.length) errors.push(`NetworkPolicy/${np.metadata?.name}: opens the metrics port to every source`);
       else metricsAdmitted = true;
     }
-  if (deployments.length && !policies.some((np) => !np.spec?.ingress?.length && (np.spec?.policyTypes ?? []).includes('Ingress')))
+  if (
+    deployments.length &&
+    !policies.some((np) => !np.spec?.ingress?.length && (np.spec?.policyTypes ?? []).includes('Ingress'))
+  )
     errors.push('no default-deny ingress NetworkPolicy');
   if (deployments.length && !metricsAdmitted) errors.push('no NetworkPolicy admits Prometheus to the metrics port');
 
@@ -150,7 +162,8 @@ export function lint(objects) {
         (s.spec?.ports ?? []).some((p) => p.name === 'metrics') &&
         monitors.some((m) => matches(m.spec?.selector?.matchLabels, s.metadata?.labels)),
     );
-    if (!svc) errors.push(`Deployment/${d.metadata?.name}: no Service with a metrics port that a ServiceMonitor selects`);
+    if (!svc)
+      errors.push(`Deployment/${d.metadata?.name}: no Service with a metrics port that a ServiceMonitor selects`);
   }
   return errors;
 }
@@ -158,9 +171,14 @@ export function lint(objects) {
 function render(source) {
   if (statSync(source).isDirectory()) {
     try {
-      return execFileSync('kubectl', ['kustomize', source], { encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'] });
+      return execFileSync('kubectl', ['kustomize', source], {
+        encoding: 'utf8',
+        maxBuffer: 64 << 20,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
     } catch (err) {
-      if (err.code === 'ENOENT') throw new Error('kubectl is not installed: it renders the overlays (`kubectl kustomize`)');
+      if (err.code === 'ENOENT')
+        throw new Error('kubectl is not installed: it renders the overlays (`kubectl kustomize`)');
       throw new Error(`kubectl kustomize ${source} failed: ${String(err.stderr || err.message).trim()}`);
     }
   }
@@ -212,7 +230,9 @@ async function main() {
   if (json) process.stdout.write(JSON.stringify(reports, null, 2) + '\n');
   else
     for (const r of reports) {
-      process.stdout.write(`${r.source}: ${r.objects.length} objects, ${r.errors.length ? `${r.errors.length} problem(s)` : 'valid'}\n`);
+      process.stdout.write(
+        `${r.source}: ${r.objects.length} objects, ${r.errors.length ? `${r.errors.length} problem(s)` : 'valid'}\n`,
+      );
       for (const e of r.errors) process.stdout.write(`  - ${e}\n`);
     }
   return reports.some((r) => r.errors.length) ? 1 : 0;

@@ -75,7 +75,9 @@ export function validArb(doc, schema, depth = 0) {
     case 'string': {
       if (s.pattern) {
         try {
-          return fc.stringMatching(new RegExp(s.pattern)).filter((v) => v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Infinity));
+          return fc
+            .stringMatching(new RegExp(s.pattern))
+            .filter((v) => v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Infinity));
         } catch {
           /* a pattern JavaScript cannot read: fall through */
         }
@@ -99,7 +101,9 @@ export function validArb(doc, schema, depth = 0) {
       for (const [k, v] of Object.entries(props)) record[k] = validArb(doc, v, depth + 1);
       let base = fc.record(record, { requiredKeys: [...required].filter((k) => k in props) });
       if (s.additionalProperties && typeof s.additionalProperties === 'object' && Object.keys(props).length === 0) {
-        const keys = s.propertyNames ? validArb(doc, s.propertyNames, depth + 1) : fc.string({ minLength: 1, maxLength: 20 });
+        const keys = s.propertyNames
+          ? validArb(doc, s.propertyNames, depth + 1)
+          : fc.string({ minLength: 1, maxLength: 20 });
         base = fc.dictionary(keys, validArb(doc, s.additionalProperties, depth + 1), { maxKeys: MAX_ITEMS });
       }
       return base;
@@ -127,7 +131,9 @@ export function invalidArb(doc, schema) {
     fc.double(),
   );
   const options = [
-    fc.tuple(valid, fc.string({ minLength: 1, maxLength: 12 }), fc.jsonValue({ maxDepth: 1 })).map(([v, k, x]) => (isObj(v) ? { ...v, [`zz_${k}`]: x } : [v])),
+    fc
+      .tuple(valid, fc.string({ minLength: 1, maxLength: 12 }), fc.jsonValue({ maxDepth: 1 }))
+      .map(([v, k, x]) => (isObj(v) ? { ...v, [`zz_${k}`]: x } : [v])),
     fc.tuple(valid, wrongType).map(([v, w]) => {
       if (!isObj(v) || Object.keys(v).length === 0) return w;
       const k = Object.keys(v)[0];
@@ -138,7 +144,9 @@ export function invalidArb(doc, schema) {
   ];
   if (s.required?.length)
     options.push(
-      fc.tuple(valid, fc.constantFrom(...s.required)).map(([v, k]) => (isObj(v) ? Object.fromEntries(Object.entries(v).filter(([x]) => x !== k)) : {})),
+      fc
+        .tuple(valid, fc.constantFrom(...s.required))
+        .map(([v, k]) => (isObj(v) ? Object.fromEntries(Object.entries(v).filter(([x]) => x !== k)) : {})),
     );
   return fc.oneof(...options);
 }
@@ -164,7 +172,16 @@ function poison(v, w) {
 
 /** Raw bodies that are not well-formed JSON, or not JSON at all. */
 export const malformedBody = fc.oneof(
-  fc.constantFrom('{', '{"a":', '[1,2', 'null null', '{"a":1}}', '\u0000', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}'),
+  fc.constantFrom(
+    '{',
+    '{"a":',
+    '[1,2',
+    'null null',
+    '{"a":1}}',
+    '\u0000',
+    '{"__proto__":{"x":1}}',
+    '{"constructor":{"prototype":{"x":1}}}',
+  ),
   fc.string({ maxLength: 40 }).map((s) => `{${s}`),
   fc.integer({ min: 129, max: 400 }).map((n) => '['.repeat(n) + ']'.repeat(n)),
 );

@@ -24,7 +24,10 @@ async function firstChunk(res) {
   const reader = res.body.getReader();
   let timer;
   try {
-    const first = await Promise.race([reader.read(), new Promise((r) => (timer = setTimeout(() => r({ done: true }), 1000)))]);
+    const first = await Promise.race([
+      reader.read(),
+      new Promise((r) => (timer = setTimeout(() => r({ done: true }), 1000))),
+    ]);
     return first.value ? new TextDecoder().decode(first.value) : '';
   } finally {
     clearTimeout(timer);
@@ -42,7 +45,9 @@ export async function send(base, { method = 'GET', path, headers = {}, body, tim
     const res = await fetch(base + path, { method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
     // An event stream never ends by itself: its answer is the status, the
     // headers and what arrived first.
-    const text = (res.headers.get('content-type') ?? '').startsWith('text/event-stream') ? await firstChunk(res) : await res.text();
+    const text = (res.headers.get('content-type') ?? '').startsWith('text/event-stream')
+      ? await firstChunk(res)
+      : await res.text();
     const ms = performance.now() - t0;
     watch(text, `${method} ${path} ${res.status}`);
     let json;

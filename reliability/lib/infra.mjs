@@ -53,10 +53,17 @@ export class OwnPostgres {
   static async start(dir) {
     const pg = new OwnPostgres(dir, await freePort());
     clusters.add(pg);
-    if (process.getuid?.() === 0) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()), -1);
-    asPostgres(join(PG_BIN, 'initdb'), ['-D', pg.data, '-A', 'trust', '-U', 'postgres', '--no-sync'], { stdio: 'ignore' });
+    if (process.getuid?.() === 0)
+      chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()), -1);
+    asPostgres(join(PG_BIN, 'initdb'), ['-D', pg.data, '-A', 'trust', '-U', 'postgres', '--no-sync'], {
+      stdio: 'ignore',
+    });
     pg.ctl('start');
-    execFileSync(join(PG_BIN, 'psql'), ['-h', '127.0.0.1', '-p', String(pg.port), '-U', 'postgres', '-qc', 'CREATE DATABASE rota'], { stdio: 'ignore' });
+    execFileSync(
+      join(PG_BIN, 'psql'),
+      ['-h', '127.0.0.1', '-p', String(pg.port), '-U', 'postgres', '-qc', 'CREATE DATABASE rota'],
+      { stdio: 'ignore' },
+    );
     return pg;
   }
 
@@ -72,9 +79,25 @@ export class OwnPostgres {
   /** Restarts the cluster without blocking the event loop (the load keeps running meanwhile). */
   async restart() {
     const opts = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=300`;
-    const args = ['-D', this.data, '-l', join(this.dir, 'postgres.log'), '-w', '-t', '60', '-m', 'fast', '-o', opts, 'restart'];
+    const args = [
+      '-D',
+      this.data,
+      '-l',
+      join(this.dir, 'postgres.log'),
+      '-w',
+      '-t',
+      '60',
+      '-m',
+      'fast',
+      '-o',
+      opts,
+      'restart',
+    ];
     const root = process.getuid?.() === 0;
-    await execFileAsync(root ? 'runuser' : join(PG_BIN, 'pg_ctl'), root ? ['-u', 'postgres', '--', join(PG_BIN, 'pg_ctl'), ...args] : args);
+    await execFileAsync(
+      root ? 'runuser' : join(PG_BIN, 'pg_ctl'),
+      root ? ['-u', 'postgres', '--', join(PG_BIN, 'pg_ctl'), ...args] : args,
+    );
   }
 
   stop() {
@@ -102,7 +125,11 @@ export class OwnRedis {
   }
 
   async start() {
-    this.proc = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    this.proc = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
     live.add(this.proc);
     for (let i = 0; i < 200; i++) {
       try {
@@ -142,7 +169,10 @@ export class App {
 
   start() {
     const fd = openSync(this.log, 'a');
-    this.proc = spawn(NODE, [join(ROOT, `apps/${this.app}/dist/main.js`)], { env: this.env, stdio: ['ignore', fd, fd] });
+    this.proc = spawn(NODE, [join(ROOT, `apps/${this.app}/dist/main.js`)], {
+      env: this.env,
+      stdio: ['ignore', fd, fd],
+    });
     closeSync(fd);
     live.add(this.proc);
     this.proc.once('exit', () => live.delete(this.proc));
@@ -225,10 +255,13 @@ export async function startStack({ replicas = { search: 1, session: 2, router: 1
     // machine (the neural model's speed is a catalog benchmark figure).
     ROTA_LOCAL_EMBEDDER: 'hash',
     // The sandbox's providers, and the two local operator entries the tenant attacks call.
-    ROTA_PRIVATE_PROVIDERS: [...dist('apps/session/dist/config.js').SANDBOX_PROVIDERS, 'zzrelecho', 'zzrelmoving'].join(','),
+    ROTA_PRIVATE_PROVIDERS: [...dist('apps/session/dist/config.js').SANDBOX_PROVIDERS, 'zzrelecho', 'zzrelmoving'].join(
+      ',',
+    ),
     ...extra,
   };
-  const run = (script, args = []) => execFileSync(NODE, [join(ROOT, script), ...args], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const run = (script, args = []) =>
+    execFileSync(NODE, [join(ROOT, script), ...args], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   run('packages/db/dist/migrate-cli.js');
   run('packages/db/dist/seed-cli.js');
   // The demo catalog gives sessions real providers to name; a tree whose
@@ -246,7 +279,8 @@ export async function startStack({ replicas = { search: 1, session: 2, router: 1
   }
 
   const apps = [];
-  for (const [app, n] of Object.entries(replicas)) for (let i = 1; i <= n; i++) apps.push(new App(`${app}-${i}`, app, env, logs).start());
+  for (const [app, n] of Object.entries(replicas))
+    for (let i = 1; i <= n; i++) apps.push(new App(`${app}-${i}`, app, env, logs).start());
   const gateway = new App('gateway', 'gateway', env, logs).start();
   apps.push(gateway);
   const stack = {
@@ -333,11 +367,13 @@ export async function makeKeys(stack) {
   try {
     const other = await projects.create({ orgId: db.DEV_ORG_ID, name: 'reliability-other' });
     const combos = [];
-    for (const scopes of subsets([...projectScopes])) combos.push(await mk({ projectId: db.DEV_PROJECT_ID, environment: 'live', scopes }));
+    for (const scopes of subsets([...projectScopes]))
+      combos.push(await mk({ projectId: db.DEV_PROJECT_ID, environment: 'live', scopes }));
     const all = [...projectScopes];
     const operator = [];
     if (contracts.OPERATOR_SCOPES) {
-      for (const scopes of subsets([...contracts.OPERATOR_SCOPES]).filter((s) => s.includes('admin'))) operator.push(await mk({ operator: true, scopes }));
+      for (const scopes of subsets([...contracts.OPERATOR_SCOPES]).filter((s) => s.includes('admin')))
+        operator.push(await mk({ operator: true, scopes }));
     }
     const revoked = await mk({ projectId: db.DEV_PROJECT_ID, environment: 'live', scopes: all });
     await keys.revoke(revoked.id);
@@ -378,5 +414,8 @@ export function readLogs(stack) {
 /** The demo catalog with its sandbox placeholder filled in, as the seed does (the import refuses it otherwise). */
 export function demoCatalogText() {
   const { substituteSandboxUrl, sandboxUrlFromEnv } = require(join(ROOT, 'packages/catalog/dist/index.js'));
-  return substituteSandboxUrl(readFileSync(join(ROOT, 'packages/catalog/data/demo-catalog.json'), 'utf8'), sandboxUrlFromEnv());
+  return substituteSandboxUrl(
+    readFileSync(join(ROOT, 'packages/catalog/data/demo-catalog.json'), 'utf8'),
+    sandboxUrlFromEnv(),
+  );
 }

@@ -17,9 +17,12 @@ export function startLoad(stack, key, fx, { concurrency = 6 } = {}) {
   const json = { ...bearer(key.key), 'content-type': 'application/json' };
   // Its own session, so nothing else in the run (the fuzzer closes sessions) takes it away.
   let session;
-  const opened = send(stack.base, { method: 'POST', path: '/v1/sessions', headers: json, body: JSON.stringify({ servers, user_id: 'reliability-load' }) }).then(
-    (r) => (session = r.json?.id ?? 'ses_missing'),
-  );
+  const opened = send(stack.base, {
+    method: 'POST',
+    path: '/v1/sessions',
+    headers: json,
+    body: JSON.stringify({ servers, user_id: 'reliability-load' }),
+  }).then((r) => (session = r.json?.id ?? 'ses_missing'));
   const timeoutMs = hungAfterMs(stack.env);
   const run = `r${randomBytes(3).toString('hex')}`;
   let n = 0;
@@ -29,7 +32,12 @@ export function startLoad(stack, key, fx, { concurrency = 6 } = {}) {
     let req;
     switch (kind) {
       case 'search':
-        req = { method: 'POST', path: '/v1/tools/search', headers: json, body: JSON.stringify({ intent: 'cobrar um cliente via pix', limit: 3 }) };
+        req = {
+          method: 'POST',
+          path: '/v1/tools/search',
+          headers: json,
+          body: JSON.stringify({ intent: 'cobrar um cliente via pix', limit: 3 }),
+        };
         break;
       case 'discover':
         req = {
@@ -40,10 +48,20 @@ export function startLoad(stack, key, fx, { concurrency = 6 } = {}) {
         };
         break;
       case 'execute':
-        req = { method: 'POST', path: `/v1/sessions/${session}/execute`, headers: json, body: JSON.stringify({ tool: 'codespar_list_tools', input: {} }) };
+        req = {
+          method: 'POST',
+          path: `/v1/sessions/${session}/execute`,
+          headers: json,
+          body: JSON.stringify({ tool: 'codespar_list_tools', input: {} }),
+        };
         break;
       case 'session':
-        req = { method: 'POST', path: '/v1/sessions', headers: json, body: JSON.stringify({ servers, user_id: marker }) };
+        req = {
+          method: 'POST',
+          path: '/v1/sessions',
+          headers: json,
+          body: JSON.stringify({ servers, user_id: marker }),
+        };
         break;
       default:
         req = { path: '/v1/providers?limit=5', headers: bearer(key.key) };

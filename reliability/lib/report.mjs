@@ -6,7 +6,14 @@ export class Report {
 
   /** `ok` true/false judges the row; null marks a figure without a target. */
   add(part, figure, value, { target = '', ok = null, finding = '' } = {}) {
-    this.rows.push({ part, figure, value: String(value), target, result: ok === null ? '' : ok ? 'ok' : 'FAIL', note: ok === false ? finding : '' });
+    this.rows.push({
+      part,
+      figure,
+      value: String(value),
+      target,
+      result: ok === null ? '' : ok ? 'ok' : 'FAIL',
+      note: ok === false ? finding : '',
+    });
   }
 
   get failed() {

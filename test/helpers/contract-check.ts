@@ -49,7 +49,16 @@ export class ContractCheck {
       this.violations.push(`${route.operationId} ${status}: JSON body where none is documented`);
       return;
     }
-    const pointer = ['paths', route.path, route.method, 'responses', String(status), 'content', 'application/json', 'schema']
+    const pointer = [
+      'paths',
+      route.path,
+      route.method,
+      'responses',
+      String(status),
+      'content',
+      'application/json',
+      'schema',
+    ]
       .map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1'))
       .join('/');
     let validate = this.validators.get(pointer);

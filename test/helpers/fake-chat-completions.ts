@@ -29,7 +29,10 @@ function readBody(req: IncomingMessage): Promise<string> {
  * asks for `tool` with `args`; a later turn answers text quoting the start
  * of the last tool result.
  */
-export async function startFakeChatCompletions(tool: string, args: Record<string, unknown>): Promise<FakeChatCompletions> {
+export async function startFakeChatCompletions(
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<FakeChatCompletions> {
   const calls: FakeChatCompletions['calls'] = [];
   let n = 0;
   const server = createServer((req, res) => {
@@ -42,12 +45,29 @@ export async function startFakeChatCompletions(tool: string, args: Record<string
         res.end(text);
       };
       if (req.method !== 'POST' || (req.url ?? '').split('?')[0] !== '/v1/chat/completions')
-        return send(404, { error: { message: `no route ${req.method} ${req.url}`, type: 'invalid_request_error', param: null, code: null } });
+        return send(404, {
+          error: {
+            message: `no route ${req.method} ${req.url}`,
+            type: 'invalid_request_error',
+            param: null,
+            code: null,
+          },
+        });
       n++;
       const messages = (body?.messages ?? []) as Array<{ role: string; content: unknown }>;
       const toolMessages = messages.filter((m) => m.role === 'tool');
-      const usage = { prompt_tokens: Math.ceil(raw.length / 4), completion_tokens: 12, total_tokens: Math.ceil(raw.length / 4) + 12 };
-      const base = { id: `chatcmpl-fake${n}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: body?.model ?? 'fake', usage };
+      const usage = {
+        prompt_tokens: Math.ceil(raw.length / 4),
+        completion_tokens: 12,
+        total_tokens: Math.ceil(raw.length / 4) + 12,
+      };
+      const base = {
+        id: `chatcmpl-fake${n}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: body?.model ?? 'fake',
+        usage,
+      };
       if (toolMessages.length === 0) {
         return send(200, {
           ...base,
@@ -58,7 +78,9 @@ export async function startFakeChatCompletions(tool: string, args: Record<string
                 role: 'assistant',
                 content: null,
                 refusal: null,
-                tool_calls: [{ id: `call_${n}`, type: 'function', function: { name: tool, arguments: JSON.stringify(args) } }],
+                tool_calls: [
+                  { id: `call_${n}`, type: 'function', function: { name: tool, arguments: JSON.stringify(args) } },
+                ],
               },
               finish_reason: 'tool_calls',
               logprobs: null,

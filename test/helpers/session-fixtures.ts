@@ -76,7 +76,13 @@ export async function insertProviders(prisma: PrismaClient, otherProjectId: stri
       update: {},
     });
   }
-  const tool = (serverId: string, toolName: string, description: string, inputSchema: object | null = null, projectId: string | null = null) =>
+  const tool = (
+    serverId: string,
+    toolName: string,
+    description: string,
+    inputSchema: object | null = null,
+    projectId: string | null = null,
+  ) =>
     prisma.mcpTool.create({
       data: {
         serverId,
@@ -100,6 +106,10 @@ export async function insertProviders(prisma: PrismaClient, otherProjectId: stri
 /** A second org and project, for cross-tenant checks. */
 export async function insertOtherProject(prisma: PrismaClient): Promise<string> {
   await prisma.org.upsert({ where: { id: 'org_other' }, create: { id: 'org_other', name: 'Other org' }, update: {} });
-  await prisma.project.upsert({ where: { id: 'proj_other' }, create: { id: 'proj_other', orgId: 'org_other', name: 'Other project' }, update: {} });
+  await prisma.project.upsert({
+    where: { id: 'proj_other' },
+    create: { id: 'proj_other', orgId: 'org_other', name: 'Other project' },
+    update: {},
+  });
   return 'proj_other';
 }

@@ -62,7 +62,10 @@ export async function startStack(
     opts.demoCatalog
       ? {
           providerCatalog: (p) =>
-            seedDemoCatalog(p, { model: currentEmbeddingModel({ ...process.env, ...TEST_EMBEDDER, ...opts.env }), sandboxUrl: opts.env?.ROTA_SANDBOX_URL }),
+            seedDemoCatalog(p, {
+              model: currentEmbeddingModel({ ...process.env, ...TEST_EMBEDDER, ...opts.env }),
+              sandboxUrl: opts.env?.ROTA_SANDBOX_URL,
+            }),
         }
       : {},
   );
@@ -102,7 +105,11 @@ export async function startStack(
     services,
     db,
     key: async (scopes, o = {}) => {
-      const created = await keys.create({ projectId: o.projectId ?? 'proj_dev', environment: o.environment ?? 'live', scopes });
+      const created = await keys.create({
+        projectId: o.projectId ?? 'proj_dev',
+        environment: o.environment ?? 'live',
+        scopes,
+      });
       return { id: created.id, key: created.key };
     },
     operatorKey: async (scopes = ['admin', 'catalog:write', 'servers:read']) => {
@@ -116,7 +123,8 @@ export async function startStack(
       await db.drop();
       if (opts.logFile) delete process.env.ROTA_LOG_FILE;
       // Every response of the run, held to the OpenAPI document.
-      if (contract.violations.length > 0) throw new Error(`Responses that break the OpenAPI document:\n${[...new Set(contract.violations)].join('\n')}`);
+      if (contract.violations.length > 0)
+        throw new Error(`Responses that break the OpenAPI document:\n${[...new Set(contract.violations)].join('\n')}`);
     },
   };
 }

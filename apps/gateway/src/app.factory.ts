@@ -2,7 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '@rota/contracts';
 import { createLogger, httpMetrics, PinoNestLogger, requestContext, startTracing } from '@rota/service-kit';
@@ -38,9 +47,15 @@ type Traced = FastifyRequest & { [TRACE]?: { span: Span; ctx: Context; ended: bo
 function startRequestSpan(req: Traced): Context {
   const parent = req.headers.traceparent ? propagation.extract(ROOT_CONTEXT, req.headers) : ROOT_CONTEXT;
   const route = req.routeOptions.url;
-  const span = trace.getTracer('rota.gateway').startSpan(route ? `${req.method} ${route}` : req.method, { kind: SpanKind.SERVER }, parent);
+  const span = trace
+    .getTracer('rota.gateway')
+    .startSpan(route ? `${req.method} ${route}` : req.method, { kind: SpanKind.SERVER }, parent);
   if (span.isRecording()) {
-    span.setAttributes({ 'http.request.method': req.method, 'http.route': route ?? 'unmatched', 'rota.request_id': String(req.id) });
+    span.setAttributes({
+      'http.request.method': req.method,
+      'http.route': route ?? 'unmatched',
+      'rota.request_id': String(req.id),
+    });
   }
   const ctx = trace.setSpan(parent, span);
   req[TRACE] = { span, ctx, ended: false };
@@ -72,7 +87,10 @@ function clientErrorHandler(err: Error & { code?: string }, socket: import('node
   let status: number;
   let body: Record<string, unknown>;
   if (err.code === 'HPE_HEADER_OVERFLOW') {
-    ({ status, body } = toHttpError(new AppError('headers_too_large', 'The request headers are larger than the gateway accepts.'), requestId));
+    ({ status, body } = toHttpError(
+      new AppError('headers_too_large', 'The request headers are larger than the gateway accepts.'),
+      requestId,
+    ));
   } else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     // The client never finished sending its request: no body, as Node does.
     if (socket.writable) socket.write('HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
@@ -95,7 +113,10 @@ function clientErrorHandler(err: Error & { code?: string }, socket: import('node
  * Builds the HTTP gateway: Fastify under Nest, request ids, the envelope for
  * every refusal, auth on every non-public route.
  */
-export async function createGateway(config: GatewayConfig, extra: Type<unknown>[] = []): Promise<NestFastifyApplication> {
+export async function createGateway(
+  config: GatewayConfig,
+  extra: Type<unknown>[] = [],
+): Promise<NestFastifyApplication> {
   const log = createLogger('gateway', config.LOG_LEVEL);
   const tracing = startTracing('gateway', config, log);
   const adapter = new FastifyAdapter({
@@ -133,7 +154,8 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
   // The queue board's routes come from @bull-board; they authenticate
   // themselves (dashboard cookie, operator key, CSRF token on writes).
   fastify.addHook('onRoute', (route) => {
-    if (route.url.startsWith(BOARD_PATH)) route.config = { ...(route.config as object | undefined), rotaAuth: null } satisfies RotaRouteConfig;
+    if (route.url.startsWith(BOARD_PATH))
+      route.config = { ...(route.config as object | undefined), rotaAuth: null } satisfies RotaRouteConfig;
   });
   // Before anything can answer, so refusals carry the headers too.
   await installSecurityHeaders(fastify);
@@ -158,7 +180,11 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
     requestContext.enterWith({ requestId: String(req.id), publicUrl: publicBaseUrl(req) });
     // Many clients send `Content-Type: application/json` on every request;
     // a GET or DELETE without a body must not fail as malformed JSON.
-    if ((req.method === 'DELETE' || req.method === 'GET') && !Number(req.headers['content-length'] ?? 0) && !req.headers['transfer-encoding']) {
+    if (
+      (req.method === 'DELETE' || req.method === 'GET') &&
+      !Number(req.headers['content-length'] ?? 0) &&
+      !req.headers['transfer-encoding']
+    ) {
       delete req.headers['content-type'];
     }
     // A known path asked with a method it does not take: 405 with `Allow`,
@@ -208,7 +234,13 @@ export async function createGateway(config: GatewayConfig, extra: Type<unknown>[
     httpSeconds.observe(labels, reply.elapsedTime / 1000);
     httpTotal.inc(labels);
     log.info(
-      { request_id: req.id, method: req.method, url: redactUrl(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      {
+        request_id: req.id,
+        method: req.method,
+        url: redactUrl(req.url),
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+      },
       'request',
     );
     done();

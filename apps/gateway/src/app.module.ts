@@ -40,7 +40,13 @@ export class GatewayModule {
           prisma: createPrisma,
           // No offline queue and short deadlines: /health/ready must answer
           // quickly when Redis is gone, and reports the failure itself.
-          redis: { enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 800, commandTimeout: 800, quiet: true },
+          redis: {
+            enableOfflineQueue: false,
+            maxRetriesPerRequest: 0,
+            connectTimeout: 800,
+            commandTimeout: 800,
+            quiet: true,
+          },
           rpc: true,
         }),
         ...extra,
@@ -66,7 +72,11 @@ export class GatewayModule {
       ],
       providers: [
         // @rota/db has no Nest decorators, so its repository is built here.
-        { provide: ApiKeyRepository, inject: [PRISMA], useFactory: (prisma: PrismaClient) => new ApiKeyRepository(prisma) },
+        {
+          provide: ApiKeyRepository,
+          inject: [PRISMA],
+          useFactory: (prisma: PrismaClient) => new ApiKeyRepository(prisma),
+        },
         ApiKeyService,
         AuthFailureLimiter,
         CallRateLimiter,

@@ -22,7 +22,10 @@ export const GatewayConfig = BaseConfig.extend({
    * gateway listens on.
    */
   ROTA_PUBLIC_URL: z
-    .url({ protocol: /^https?$/, error: 'ROTA_PUBLIC_URL must be an absolute http(s) URL such as https://rota.example.com' })
+    .url({
+      protocol: /^https?$/,
+      error: 'ROTA_PUBLIC_URL must be an absolute http(s) URL such as https://rota.example.com',
+    })
     .optional()
     .or(z.literal('')),
   /**
@@ -59,7 +62,10 @@ export const GatewayConfig = BaseConfig.extend({
         .map((s) => s.trim())
         .filter(Boolean),
     )
-    .refine((list) => list.every(validCidr), 'must be comma-separated IP addresses or CIDRs (10.0.0.0/8, 2001:db8::/32)'),
+    .refine(
+      (list) => list.every(validCidr),
+      'must be comma-separated IP addresses or CIDRs (10.0.0.0/8, 2001:db8::/32)',
+    ),
   /**
    * How long a gateway replica trusts the rate limits it read for a project
    * (ms); a `PUT /v1/rate-limits` reaches every replica within this.

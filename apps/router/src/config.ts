@@ -31,7 +31,16 @@ export const RouterConfig = BaseConfig.extend({
     ctx.addIssue({ code: 'custom', path: ['NL_EXTRACTOR'], message: 'NL_EXTRACTOR=anthropic needs ANTHROPIC_API_KEY' });
   }
   const sum =
-    c.ROTA_ROUTER_WEIGHT_SUCCESS + c.ROTA_ROUTER_WEIGHT_LATENCY + c.ROTA_ROUTER_WEIGHT_COST + c.ROTA_ROUTER_WEIGHT_URGENCY + c.ROTA_ROUTER_WEIGHT_CONNECTION;
-  if (sum <= 0) ctx.addIssue({ code: 'custom', path: ['ROTA_ROUTER_WEIGHT_SUCCESS'], message: 'at least one scoring weight must be above 0' });
+    c.ROTA_ROUTER_WEIGHT_SUCCESS +
+    c.ROTA_ROUTER_WEIGHT_LATENCY +
+    c.ROTA_ROUTER_WEIGHT_COST +
+    c.ROTA_ROUTER_WEIGHT_URGENCY +
+    c.ROTA_ROUTER_WEIGHT_CONNECTION;
+  if (sum <= 0)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['ROTA_ROUTER_WEIGHT_SUCCESS'],
+      message: 'at least one scoring weight must be above 0',
+    });
 });
 export type RouterConfig = z.infer<typeof RouterConfig>;

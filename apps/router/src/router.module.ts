@@ -30,7 +30,14 @@ export class RouterModule {
     };
     return {
       module: RouterModule,
-      imports: [InfraModule.forRoot({ app: 'router', config, prisma: createPrisma, redis: { maxRetriesPerRequest: 1, enableAutoPipelining: true } })],
+      imports: [
+        InfraModule.forRoot({
+          app: 'router',
+          config,
+          prisma: createPrisma,
+          redis: { maxRetriesPerRequest: 1, enableAutoPipelining: true },
+        }),
+      ],
       controllers: [PingController, RouteController, TelemetryController, EligibilityController],
       providers: [
         EligibilityRepository,
@@ -39,14 +46,23 @@ export class RouterModule {
           provide: EligibilityService,
           inject: [REDIS, EligibilityRepository],
           useFactory: (redis: Redis, repo: EligibilityRepository) =>
-            new EligibilityService(redis, repo, { prefix: config.ROTA_REDIS_PREFIX, ttlSeconds: config.ROTA_ROUTER_ELIGIBILITY_TTL_S }),
+            new EligibilityService(redis, repo, {
+              prefix: config.ROTA_REDIS_PREFIX,
+              ttlSeconds: config.ROTA_ROUTER_ELIGIBILITY_TTL_S,
+            }),
         },
-        { provide: TelemetryStore, inject: [REDIS], useFactory: (redis: Redis) => new TelemetryStore(redis, config.ROTA_REDIS_PREFIX) },
+        {
+          provide: TelemetryStore,
+          inject: [REDIS],
+          useFactory: (redis: Redis) => new TelemetryStore(redis, config.ROTA_REDIS_PREFIX),
+        },
         {
           provide: FxRatesService,
           inject: [PRISMA, LOGGER],
           useFactory: (prisma: PrismaClient, log: Logger) =>
-            new FxRatesService(prisma, config.ROTA_ROUTER_FX_CACHE_MS, (err) => log.warn({ err }, 'fx rates not read; pricing with the last ones read')),
+            new FxRatesService(prisma, config.ROTA_ROUTER_FX_CACHE_MS, (err) =>
+              log.warn({ err }, 'fx rates not read; pricing with the last ones read'),
+            ),
         },
         {
           provide: SelectService,
@@ -56,7 +72,13 @@ export class RouterModule {
         },
         {
           provide: RouteService,
-          useFactory: (redis: Redis, eligibility: EligibilityService, telemetry: TelemetryStore, log: Logger, fx: FxRatesService) =>
+          useFactory: (
+            redis: Redis,
+            eligibility: EligibilityService,
+            telemetry: TelemetryStore,
+            log: Logger,
+            fx: FxRatesService,
+          ) =>
             new RouteService(
               redis,
               eligibility,

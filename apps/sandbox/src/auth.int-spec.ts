@@ -23,14 +23,39 @@ function openssl(...args: string[]): void {
 /** A CA, a server certificate for 127.0.0.1 and two client certificates: one from the CA, one self-signed. */
 function makeCertificates(): void {
   certDir = mkdtempSync(join(tmpdir(), 'rota-sandbox-tls-'));
-  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=Sandbox Test CA');
+  openssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.crt',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=Sandbox Test CA',
+  );
   writeFileSync(join(certDir, 'server.ext'), 'subjectAltName=IP:127.0.0.1\n');
   for (const [name, cn] of [
     ['server', '127.0.0.1'],
     ['client', 'rota-client'],
     ['other', 'other-client'],
   ] as const) {
-    openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`);
+    openssl(
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.csr`,
+      '-subj',
+      `/CN=${cn}`,
+    );
     openssl(
       'x509',
       '-req',
@@ -48,7 +73,21 @@ function makeCertificates(): void {
       ...(name === 'server' ? ['-extfile', 'server.ext'] : []),
     );
   }
-  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'rogue.key', '-out', 'rogue.crt', '-days', '2', '-subj', '/CN=rota-client');
+  openssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'rogue.key',
+    '-out',
+    'rogue.crt',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=rota-client',
+  );
 }
 const pem = (name: string): Buffer => readFileSync(join(certDir, name));
 
@@ -59,10 +98,18 @@ beforeAll(async () => {
     tls: { port: 0, cert: pem('server.crt'), key: pem('server.key'), ca: pem('ca.crt') },
     config: {
       providers: {
-        'key-prefixed': { kind: 'echo', auth: { type: 'api_key', in: 'header', name: 'Authorization', prefix: 'Token ', value: 'prefixed-key' } },
+        'key-prefixed': {
+          kind: 'echo',
+          auth: { type: 'api_key', in: 'header', name: 'Authorization', prefix: 'Token ', value: 'prefixed-key' },
+        },
         'jwt-rs': {
           kind: 'echo',
-          auth: { type: 'jwt', algorithm: 'RS256', public_key: rsa.publicKey.export({ type: 'spki', format: 'pem' }).toString(), issuer: 'rota' },
+          auth: {
+            type: 'jwt',
+            algorithm: 'RS256',
+            public_key: rsa.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+            issuer: 'rota',
+          },
         },
         'cert-named': { kind: 'echo', auth: { type: 'certificate', subjects: ['rota-client'] } },
         'pkce-app': {
@@ -120,7 +167,11 @@ describe('static credentials', () => {
   });
 
   it('bearer (WhatsApp), refused with Graph OAuthException 190', async () => {
-    const wrong = await get('/whatsapp/v21.0/100000000000001/messages', { authorization: 'Bearer wrong' }, { method: 'POST', body: '{}' });
+    const wrong = await get(
+      '/whatsapp/v21.0/100000000000001/messages',
+      { authorization: 'Bearer wrong' },
+      { method: 'POST', body: '{}' },
+    );
     expect(wrong.status).toBe(401);
     expect(wrong.body.error).toMatchObject({ type: 'OAuthException', code: 190 });
   });
@@ -166,10 +217,18 @@ describe('hmac', () => {
   it('accepts a signature over timestamp + method + path + body, relative or full path', async () => {
     const ts = String(Date.now());
     const body = '{"amount":10}';
-    const relative = await get('/echo-hmac/v3/orders?side=buy', headers(ts, sign256(ts, 'POST', '/v3/orders?side=buy', body)), { method: 'POST', body });
+    const relative = await get(
+      '/echo-hmac/v3/orders?side=buy',
+      headers(ts, sign256(ts, 'POST', '/v3/orders?side=buy', body)),
+      { method: 'POST', body },
+    );
     expect(relative.status).toBe(201);
     const seconds = String(Math.floor(Date.now() / 1000));
-    const full = await get('/echo-hmac/v3/orders', headers(seconds, sign256(seconds, 'POST', '/echo-hmac/v3/orders', body)), { method: 'POST', body });
+    const full = await get(
+      '/echo-hmac/v3/orders',
+      headers(seconds, sign256(seconds, 'POST', '/echo-hmac/v3/orders', body)),
+      { method: 'POST', body },
+    );
     expect(full.status).toBe(201);
   });
 
@@ -178,12 +237,19 @@ describe('hmac', () => {
     const body = '{"amount":10}';
     const good = sign256(ts, 'POST', '/v3/orders', body);
     const cases = [
-      get('/echo-hmac/v3/orders', headers(ts, sign256(ts, 'POST', '/v3/orders', body, 'other')), { method: 'POST', body }),
-      get('/echo-hmac/v3/orders', headers(ts, good), { method: 'POST', body: '{"amount":1000}' }),
-      get('/echo-hmac/v3/orders', headers(String(Date.now() - 3_600_000), sign256(String(Date.now() - 3_600_000), 'POST', '/v3/orders', body)), {
+      get('/echo-hmac/v3/orders', headers(ts, sign256(ts, 'POST', '/v3/orders', body, 'other')), {
         method: 'POST',
         body,
       }),
+      get('/echo-hmac/v3/orders', headers(ts, good), { method: 'POST', body: '{"amount":1000}' }),
+      get(
+        '/echo-hmac/v3/orders',
+        headers(String(Date.now() - 3_600_000), sign256(String(Date.now() - 3_600_000), 'POST', '/v3/orders', body)),
+        {
+          method: 'POST',
+          body,
+        },
+      ),
       get('/echo-hmac/v3/orders', { ...headers(ts, good), 'x-api-key': 'other' }, { method: 'POST', body }),
       get('/echo-hmac/v3/orders', { 'x-api-key': 'sandbox-hmac-key-id' }, { method: 'POST', body }),
     ];
@@ -229,10 +295,16 @@ describe('jwt', () => {
   });
 
   it('accepts RS256 signed by the configured key and refuses another key or issuer', async () => {
-    expect((await get('/jwt-rs/x', { authorization: `Bearer ${rs256({ iss: 'rota', exp: now() + 300 })}` })).status).toBe(200);
+    expect(
+      (await get('/jwt-rs/x', { authorization: `Bearer ${rs256({ iss: 'rota', exp: now() + 300 })}` })).status,
+    ).toBe(200);
     const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
-    expect((await get('/jwt-rs/x', { authorization: `Bearer ${rs256({ iss: 'rota', exp: now() + 300 }, other)}` })).status).toBe(401);
-    expect((await get('/jwt-rs/x', { authorization: `Bearer ${rs256({ iss: 'someone', exp: now() + 300 })}` })).status).toBe(401);
+    expect(
+      (await get('/jwt-rs/x', { authorization: `Bearer ${rs256({ iss: 'rota', exp: now() + 300 }, other)}` })).status,
+    ).toBe(401);
+    expect(
+      (await get('/jwt-rs/x', { authorization: `Bearer ${rs256({ iss: 'someone', exp: now() + 300 })}` })).status,
+    ).toBe(401);
   });
 });
 
@@ -248,7 +320,10 @@ describe('oauth2', () => {
     const bad = await get(
       '/mercadopago/oauth/token',
       { 'content-type': 'application/json' },
-      { method: 'POST', body: JSON.stringify({ grant_type: 'client_credentials', client_id: 'sandbox-mp-client', client_secret: 'x' }) },
+      {
+        method: 'POST',
+        body: JSON.stringify({ grant_type: 'client_credentials', client_id: 'sandbox-mp-client', client_secret: 'x' }),
+      },
     );
     expect(bad.status).toBe(401);
     expect(bad.body.error).toBe('invalid_client');
@@ -294,32 +369,54 @@ describe('oauth2', () => {
     expect(location.searchParams.get('state')).toBe('xyz');
     const code = location.searchParams.get('code')!;
 
-    const exchange = { grant_type: 'authorization_code', code, redirect_uri: 'http://127.0.0.1:9/callback', client_id: 'app', client_secret: 'app-secret' };
+    const exchange = {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: 'http://127.0.0.1:9/callback',
+      client_id: 'app',
+      client_secret: 'app-secret',
+    };
     const wrongVerifier = await form({ ...exchange, code_verifier: 'not-it' });
     expect(wrongVerifier.body.error).toBe('invalid_grant');
     // The failed attempt spent the code.
     expect((await form({ ...exchange, code_verifier: verifier })).body.error).toBe('invalid_grant');
 
-    const fresh = new URL((await get(`/pkce-app/oauth/authorize?${q}`)).headers.get('location')!).searchParams.get('code')!;
+    const fresh = new URL((await get(`/pkce-app/oauth/authorize?${q}`)).headers.get('location')!).searchParams.get(
+      'code',
+    )!;
     const tokens = await form({ ...exchange, code: fresh, code_verifier: verifier });
     expect(tokens.status).toBe(200);
     expect(tokens.body).toMatchObject({ scope: 'read', expires_in: 600, refresh_token: expect.any(String) });
     expect((await get('/pkce-app/x', { authorization: `Bearer ${tokens.body.access_token}` })).status).toBe(200);
 
-    const refreshed = await form({ grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token, client_id: 'app', client_secret: 'app-secret' });
+    const refreshed = await form({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.body.refresh_token,
+      client_id: 'app',
+      client_secret: 'app-secret',
+    });
     expect(refreshed.status).toBe(200);
     expect(refreshed.body.refresh_token).not.toBe(tokens.body.refresh_token);
-    const reused = await form({ grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token, client_id: 'app', client_secret: 'app-secret' });
+    const reused = await form({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.body.refresh_token,
+      client_id: 'app',
+      client_secret: 'app-secret',
+    });
     expect(reused.status).toBe(400);
     expect(reused.body.error).toBe('invalid_grant');
   });
 
   it('refuses an unregistered redirect URI without redirecting, and an unknown scope by redirecting', async () => {
     const base = { response_type: 'code', client_id: 'app', scope: 'read' };
-    const foreign = await get(`/pkce-app/oauth/authorize?${new URLSearchParams({ ...base, redirect_uri: 'https://evil.example/cb' })}`);
+    const foreign = await get(
+      `/pkce-app/oauth/authorize?${new URLSearchParams({ ...base, redirect_uri: 'https://evil.example/cb' })}`,
+    );
     expect(foreign.status).toBe(400);
     expect(foreign.headers.get('location')).toBeNull();
-    const scope = await get(`/pkce-app/oauth/authorize?${new URLSearchParams({ ...base, redirect_uri: 'http://127.0.0.1:9/callback', scope: 'admin' })}`);
+    const scope = await get(
+      `/pkce-app/oauth/authorize?${new URLSearchParams({ ...base, redirect_uri: 'http://127.0.0.1:9/callback', scope: 'admin' })}`,
+    );
     expect(new URL(scope.headers.get('location')!).searchParams.get('error')).toBe('invalid_scope');
   });
 });
@@ -350,6 +447,8 @@ describe('certificate (mTLS)', () => {
     expect((await tlsGet('/cert-named/v1/balance', 'other')).status).toBe(403);
     // Plain HTTP carries no certificate at all.
     expect((await get('/echo-certificate/v1/balance')).status).toBe(403);
-    expect(sandbox.control.counters().last_credentials['cert-named']).toEqual({ 'tls-client-subject': 'CN=other-client' });
+    expect(sandbox.control.counters().last_credentials['cert-named']).toEqual({
+      'tls-client-subject': 'CN=other-client',
+    });
   });
 });

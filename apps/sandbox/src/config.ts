@@ -106,27 +106,52 @@ export const DEFAULT_CONFIG: SandboxConfig = {
     asaas: { kind: 'asaas', auth: { type: 'api_key', in: 'header', name: 'access_token', value: 'sandbox-asaas-key' } },
     mercadopago: {
       kind: 'mercadopago',
-      auth: { type: 'oauth2', client_id: 'sandbox-mp-client', client_secret: 'sandbox-mp-secret', scopes: ['read', 'write', 'offline_access'] },
+      auth: {
+        type: 'oauth2',
+        client_id: 'sandbox-mp-client',
+        client_secret: 'sandbox-mp-secret',
+        scopes: ['read', 'write', 'offline_access'],
+      },
     },
     nfse: { kind: 'nfse', auth: { type: 'basic', username: 'sandbox-nfse-token', password: '' } },
-    whatsapp: { kind: 'whatsapp', auth: { type: 'bearer', token: 'sandbox-whatsapp-token' }, phone_number_ids: ['100000000000001'] },
+    whatsapp: {
+      kind: 'whatsapp',
+      auth: { type: 'bearer', token: 'sandbox-whatsapp-token' },
+      phone_number_ids: ['100000000000001'],
+    },
     melhorenvio: {
       kind: 'melhorenvio',
       auth: {
         type: 'oauth2',
         client_id: 'sandbox-me-client',
         client_secret: 'sandbox-me-secret',
-        scopes: ['cart-read', 'cart-write', 'shipping-calculate', 'shipping-checkout', 'shipping-generate', 'shipping-tracking'],
+        scopes: [
+          'cart-read',
+          'cart-write',
+          'shipping-calculate',
+          'shipping-checkout',
+          'shipping-generate',
+          'shipping-tracking',
+        ],
       },
     },
     vtex: {
       kind: 'vtex',
-      auth: { type: 'two_header', headers: { 'x-vtex-api-appkey': 'sandbox-vtex-appkey', 'x-vtex-api-apptoken': 'sandbox-vtex-apptoken' } },
+      auth: {
+        type: 'two_header',
+        headers: { 'x-vtex-api-appkey': 'sandbox-vtex-appkey', 'x-vtex-api-apptoken': 'sandbox-vtex-apptoken' },
+      },
     },
     circle: { kind: 'circle', auth: { type: 'bearer', token: 'sandbox-circle-key' } },
-    idwall: { kind: 'idwall', auth: { type: 'api_key', in: 'header', name: 'authorization', value: 'sandbox-idwall-token' } },
+    idwall: {
+      kind: 'idwall',
+      auth: { type: 'api_key', in: 'header', name: 'authorization', value: 'sandbox-idwall-token' },
+    },
     blnk: { kind: 'blnk', auth: { type: 'api_key', in: 'header', name: 'x-blnk-key', value: 'sandbox-blnk-key' } },
-    pomelo: { kind: 'pomelo', auth: { type: 'oauth2', client_id: 'sandbox-pomelo-client', client_secret: 'sandbox-pomelo-secret' } },
+    pomelo: {
+      kind: 'pomelo',
+      auth: { type: 'oauth2', client_id: 'sandbox-pomelo-client', client_secret: 'sandbox-pomelo-secret' },
+    },
     inter: {
       kind: 'inter',
       auth: {
@@ -141,31 +166,60 @@ export const DEFAULT_CONFIG: SandboxConfig = {
     wompi: { kind: 'wompi', auth: { type: 'bearer', token: 'sandbox-wompi-private-key' } },
     transbank: {
       kind: 'transbank',
-      auth: { type: 'two_header', headers: { 'tbk-api-key-id': 'sandbox-tbk-commerce', 'tbk-api-key-secret': 'sandbox-tbk-secret' } },
+      auth: {
+        type: 'two_header',
+        headers: { 'tbk-api-key-id': 'sandbox-tbk-commerce', 'tbk-api-key-secret': 'sandbox-tbk-secret' },
+      },
     },
     culqi: { kind: 'culqi', auth: { type: 'bearer', token: 'sandbox-culqi-secret-key' } },
     facturapi: { kind: 'facturapi', auth: { type: 'bearer', token: 'sandbox-facturapi-key' } },
     envia: { kind: 'envia', auth: { type: 'bearer', token: 'sandbox-envia-token' } },
-    zenvia: { kind: 'zenvia', auth: { type: 'api_key', in: 'header', name: 'x-api-token', value: 'sandbox-zenvia-token' } },
-    'echo-api-key-query': { kind: 'echo', auth: { type: 'api_key', in: 'query', name: 'api_key', value: 'sandbox-query-key' } },
+    zenvia: {
+      kind: 'zenvia',
+      auth: { type: 'api_key', in: 'header', name: 'x-api-token', value: 'sandbox-zenvia-token' },
+    },
+    'echo-api-key-query': {
+      kind: 'echo',
+      auth: { type: 'api_key', in: 'query', name: 'api_key', value: 'sandbox-query-key' },
+    },
     'echo-two-header': {
       kind: 'echo',
-      auth: { type: 'two_header', headers: { 'tbk-api-key-id': 'sandbox-key-id', 'tbk-api-key-secret': 'sandbox-key-secret' } },
+      auth: {
+        type: 'two_header',
+        headers: { 'tbk-api-key-id': 'sandbox-key-id', 'tbk-api-key-secret': 'sandbox-key-secret' },
+      },
     },
-    'echo-hmac': { kind: 'echo', auth: { type: 'hmac', secret: 'sandbox-hmac-secret', key_id_header: 'x-api-key', key_id: 'sandbox-hmac-key-id' } },
-    'echo-jwt': { kind: 'echo', auth: { type: 'jwt', algorithm: 'HS256', secret: 'sandbox-jwt-secret', audience: 'rota-sandbox' } },
+    'echo-hmac': {
+      kind: 'echo',
+      auth: { type: 'hmac', secret: 'sandbox-hmac-secret', key_id_header: 'x-api-key', key_id: 'sandbox-hmac-key-id' },
+    },
+    'echo-jwt': {
+      kind: 'echo',
+      auth: { type: 'jwt', algorithm: 'HS256', secret: 'sandbox-jwt-secret', audience: 'rota-sandbox' },
+    },
     'echo-certificate': { kind: 'echo', auth: { type: 'certificate' } },
   },
 };
 
-const AUTH_TYPES: readonly AuthType[] = ['none', 'api_key', 'bearer', 'basic', 'two_header', 'oauth2', 'hmac', 'jwt', 'certificate'];
+const AUTH_TYPES: readonly AuthType[] = [
+  'none',
+  'api_key',
+  'bearer',
+  'basic',
+  'two_header',
+  'oauth2',
+  'hmac',
+  'jwt',
+  'certificate',
+];
 
 function fail(where: string, message: string): never {
   throw new Error(`sandbox config: ${where}: ${message}`);
 }
 
 function requireString(value: unknown, where: string, field: string, allowEmpty = false): void {
-  if (typeof value !== 'string' || (!allowEmpty && value.length === 0)) fail(where, `${field} must be a ${allowEmpty ? '' : 'non-empty '}string`);
+  if (typeof value !== 'string' || (!allowEmpty && value.length === 0))
+    fail(where, `${field} must be a ${allowEmpty ? '' : 'non-empty '}string`);
 }
 
 function checkAuth(auth: unknown, where: string): AuthConfig {
@@ -192,7 +246,8 @@ function checkAuth(auth: unknown, where: string): AuthConfig {
       break;
     case 'two_header': {
       const headers = a.headers as Record<string, unknown> | undefined;
-      if (!headers || typeof headers !== 'object' || Object.keys(headers).length !== 2) fail(where, 'auth.headers must name exactly two headers');
+      if (!headers || typeof headers !== 'object' || Object.keys(headers).length !== 2)
+        fail(where, 'auth.headers must name exactly two headers');
       for (const [k, v] of Object.entries(headers)) requireString(v, where, `auth.headers.${k}`);
       // Header names arrive lowercased from Node.
       a.headers = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
@@ -204,8 +259,10 @@ function checkAuth(auth: unknown, where: string): AuthConfig {
       break;
     case 'hmac':
       requireString(a.secret, where, 'auth.secret');
-      if (a.algorithm !== undefined && a.algorithm !== 'sha256' && a.algorithm !== 'sha512') fail(where, 'auth.algorithm must be sha256 or sha512');
-      if ((a.key_id_header === undefined) !== (a.key_id === undefined)) fail(where, 'auth.key_id_header and auth.key_id go together');
+      if (a.algorithm !== undefined && a.algorithm !== 'sha256' && a.algorithm !== 'sha512')
+        fail(where, 'auth.algorithm must be sha256 or sha512');
+      if ((a.key_id_header === undefined) !== (a.key_id === undefined))
+        fail(where, 'auth.key_id_header and auth.key_id go together');
       break;
     case 'jwt':
       if (a.algorithm === 'HS256') requireString(a.secret, where, 'auth.secret');
@@ -228,12 +285,15 @@ export function validateConfig(input: unknown): SandboxConfig {
     if (id.startsWith('_')) fail(where, 'ids starting with _ are reserved');
     if (typeof raw !== 'object' || raw === null) fail(where, 'must be an object');
     const p = raw as Record<string, unknown>;
-    if (!PROVIDER_KINDS.includes(p.kind as ProviderKind)) fail(where, `kind must be one of ${PROVIDER_KINDS.join(', ')}`);
+    if (!PROVIDER_KINDS.includes(p.kind as ProviderKind))
+      fail(where, `kind must be one of ${PROVIDER_KINDS.join(', ')}`);
     if (p.idempotency_header !== undefined) requireString(p.idempotency_header, where, 'idempotency_header');
     out[id] = {
       kind: p.kind as ProviderKind,
       auth: checkAuth(p.auth, where),
-      ...(p.idempotency_header !== undefined ? { idempotency_header: (p.idempotency_header as string).toLowerCase() } : {}),
+      ...(p.idempotency_header !== undefined
+        ? { idempotency_header: (p.idempotency_header as string).toLowerCase() }
+        : {}),
       ...(Array.isArray(p.phone_number_ids) ? { phone_number_ids: p.phone_number_ids.map(String) } : {}),
     };
   }
@@ -258,12 +318,15 @@ export interface SandboxEnv {
   control: { port: number; token: string } | null;
   configPath?: string;
   tls?: { port: number; certPath: string; keyPath: string; caPath: string };
+  /** `SANDBOX_IGNORE_IDEMPOTENCY_KEYS`: repeats of a key run again (see `SandboxOptions.ignoreIdempotencyKeys`). */
+  ignoreIdempotencyKeys: boolean;
 }
 
 function parsePort(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number (0..65535), got "${raw}"`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new Error(`${name} must be a port number (0..65535), got "${raw}"`);
   return n;
 }
 
@@ -277,14 +340,20 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): SandboxEnv {
   const host = env.SANDBOX_HOST || '127.0.0.1';
   const controlPort = parsePort('SANDBOX_CONTROL_PORT', env.SANDBOX_CONTROL_PORT, 4011);
   const token = env.SANDBOX_CONTROL_TOKEN ?? '';
-  if (token !== '' && (token.length < 16 || /\s/.test(token))) throw new Error('SANDBOX_CONTROL_TOKEN must be at least 16 characters without spaces');
+  if (token !== '' && (token.length < 16 || /\s/.test(token)))
+    throw new Error('SANDBOX_CONTROL_TOKEN must be at least 16 characters without spaces');
   const tlsVars = ['SANDBOX_TLS_CERT', 'SANDBOX_TLS_KEY', 'SANDBOX_TLS_CA'] as const;
   const set = tlsVars.filter((v) => env[v]);
-  if (set.length > 0 && set.length < tlsVars.length) throw new Error(`the TLS listener needs all of ${tlsVars.join(', ')}`);
+  if (set.length > 0 && set.length < tlsVars.length)
+    throw new Error(`the TLS listener needs all of ${tlsVars.join(', ')}`);
+  const ignore = env.SANDBOX_IGNORE_IDEMPOTENCY_KEYS ?? '';
+  if (!['', 'true', 'false'].includes(ignore))
+    throw new Error(`SANDBOX_IGNORE_IDEMPOTENCY_KEYS must be true or false, got "${ignore}"`);
   return {
     port,
     host,
     control: token ? { port: controlPort, token } : null,
+    ignoreIdempotencyKeys: ignore === 'true',
     ...(env.SANDBOX_CONFIG ? { configPath: env.SANDBOX_CONFIG } : {}),
     ...(set.length === tlsVars.length
       ? {

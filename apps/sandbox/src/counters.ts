@@ -21,6 +21,8 @@ export interface CountersSnapshot {
   last_credentials: Record<string, Record<string, string>>;
   /** The idempotency key last seen per prefix (keys are not secrets). */
   last_idempotency_key: Record<string, string>;
+  /** Requests that carried an idempotency key, per prefix and key, replays included: how often one key reached the provider. */
+  keyed_requests: Tally;
 }
 
 function bump(t: Tally, a: string, b: string): void {
@@ -45,6 +47,7 @@ export class Counters {
       faults_applied: {},
       last_credentials: {},
       last_idempotency_key: {},
+      keyed_requests: {},
     };
   }
 
@@ -84,6 +87,7 @@ export class Counters {
 
   idempotencyKey(provider: string, key: string): void {
     this.s.last_idempotency_key[provider] = key;
+    bump(this.s.keyed_requests, provider, key);
   }
 
   snapshot(): CountersSnapshot {

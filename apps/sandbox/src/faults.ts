@@ -48,7 +48,11 @@ export function parseFaultRule(input: unknown, knownProviders: string[]): FaultR
       ? undefined
       : `${name} must be an integer in ${min}..${max}`;
   };
-  const bad = int('times', 1, 1_000_000) ?? int('status', 500, 599) ?? int('delay_ms', 0, 600_000) ?? int('retry_after', 0, 86_400);
+  const bad =
+    int('times', 1, 1_000_000) ??
+    int('status', 500, 599) ??
+    int('delay_ms', 0, 600_000) ??
+    int('retry_after', 0, 86_400);
   if (bad) return bad;
   if (r.commit !== undefined && typeof r.commit !== 'boolean') return 'commit must be a boolean';
   return {
@@ -89,7 +93,9 @@ export class FaultBook {
 
   /** The rule that applies to this request, counted as used. */
   take(provider: string, route: string): ArmedFault | undefined {
-    const rule = this.rules.find((r) => (r.provider === '*' || r.provider === provider) && (r.route === undefined || r.route === route));
+    const rule = this.rules.find(
+      (r) => (r.provider === '*' || r.provider === provider) && (r.route === undefined || r.route === route),
+    );
     if (!rule) return undefined;
     rule.hits++;
     if (rule.times !== undefined && rule.hits >= rule.times) this.remove(rule.id);

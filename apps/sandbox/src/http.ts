@@ -80,7 +80,11 @@ export function compile<R extends { method: string; path: string }>(route: R): C
   return { route, method: route.method, pattern: new RegExp(`^${source}$`), names };
 }
 
-export function match<R>(routes: CompiledRoute<R>[], method: string, path: string): { route: R; params: Record<string, string> } | undefined {
+export function match<R>(
+  routes: CompiledRoute<R>[],
+  method: string,
+  path: string,
+): { route: R; params: Record<string, string> } | undefined {
   // A trailing slash names the same resource (`/v3/payments/`).
   const p = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
   for (const r of routes) {

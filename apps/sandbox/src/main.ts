@@ -19,7 +19,12 @@ async function main(): Promise<void> {
   try {
     config = env.configPath ? readConfigFile(env.configPath) : undefined;
     tls = env.tls
-      ? { port: env.tls.port, cert: readFileSync(env.tls.certPath), key: readFileSync(env.tls.keyPath), ca: readFileSync(env.tls.caPath) }
+      ? {
+          port: env.tls.port,
+          cert: readFileSync(env.tls.certPath),
+          key: readFileSync(env.tls.keyPath),
+          ca: readFileSync(env.tls.caPath),
+        }
       : undefined;
   } catch (err) {
     fatal(`sandbox refused to start: ${(err as Error).message}`);
@@ -28,6 +33,7 @@ async function main(): Promise<void> {
     port: env.port,
     host: env.host,
     control: env.control ?? false,
+    ignoreIdempotencyKeys: env.ignoreIdempotencyKeys,
     ...(config ? { config } : {}),
     ...(tls ? { tls } : {}),
     log: (line) => process.stdout.write(`${JSON.stringify(line)}\n`),

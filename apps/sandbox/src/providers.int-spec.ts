@@ -18,7 +18,11 @@ async function token(provider: string, clientId: string, secret: string): Promis
   const res = await fetch(`${sandbox.url}/${provider}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }).toString(),
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: secret,
+    }).toString(),
   });
   expect(res.status).toBe(200);
   return ((await res.json()) as { access_token: string }).access_token;
@@ -38,7 +42,13 @@ describe('Asaas: Pix charge and refund', () => {
   it('creates a Pix charge, shows its QR code, takes payment and refunds it', async () => {
     const created = await call('/asaas/v3/payments', {
       headers: auth,
-      body: { customer: ASAAS_SANDBOX_CUSTOMER, billingType: 'PIX', value: 129.9, dueDate: '2099-12-31', externalReference: 'order-42' },
+      body: {
+        customer: ASAAS_SANDBOX_CUSTOMER,
+        billingType: 'PIX',
+        value: 129.9,
+        dueDate: '2099-12-31',
+        externalReference: 'order-42',
+      },
     });
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({
@@ -68,7 +78,10 @@ describe('Asaas: Pix charge and refund', () => {
     });
     expect(paid.status).toBe(200);
 
-    const partial = await call(`/asaas/v3/payments/${id}/refund`, { headers: auth, body: { value: 29.9, description: 'desconto' } });
+    const partial = await call(`/asaas/v3/payments/${id}/refund`, {
+      headers: auth,
+      body: { value: 29.9, description: 'desconto' },
+    });
     expect(partial.status).toBe(200);
     expect(partial.body.status).toBe('RECEIVED');
     const full = await call(`/asaas/v3/payments/${id}/refund`, { headers: auth, body: {} });
@@ -86,7 +99,10 @@ describe('Asaas: Pix charge and refund', () => {
   });
 
   it('answers validation errors and unknown ids in the Asaas error shape', async () => {
-    const bad = await call('/asaas/v3/payments', { headers: auth, body: { customer: 'cus_nobody', billingType: 'PIX', value: 10, dueDate: '2099-01-01' } });
+    const bad = await call('/asaas/v3/payments', {
+      headers: auth,
+      body: { customer: 'cus_nobody', billingType: 'PIX', value: 10, dueDate: '2099-01-01' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ errors: [{ code: 'invalid_customer', description: expect.any(String) }] });
     const missing = await call('/asaas/v3/payments/pay_missing', { headers: auth });
@@ -101,7 +117,13 @@ describe('Mercado Pago: card and Pix payments', () => {
     const bearer = { authorization: `Bearer ${await token('mercadopago', 'sandbox-mp-client', 'sandbox-mp-secret')}` };
     const card = await call('/mercadopago/v1/payments', {
       headers: { ...bearer, 'x-idempotency-key': 'card-1' },
-      body: { transaction_amount: 100, payment_method_id: 'visa', token: 'card-token', installments: 1, payer: { email: 'ana@example.com' } },
+      body: {
+        transaction_amount: 100,
+        payment_method_id: 'visa',
+        token: 'card-token',
+        installments: 1,
+        payer: { email: 'ana@example.com' },
+      },
     });
     expect(card.status).toBe(201);
     expect(card.body).toMatchObject({
@@ -118,16 +140,28 @@ describe('Mercado Pago: card and Pix payments', () => {
       body: { transaction_amount: 15.5, payment_method_id: 'pix', payer: { email: 'ana@example.com' } },
     });
     expect(pix.status).toBe(201);
-    expect(pix.body).toMatchObject({ status: 'pending', status_detail: 'pending_waiting_transfer', payment_type_id: 'bank_transfer' });
+    expect(pix.body).toMatchObject({
+      status: 'pending',
+      status_detail: 'pending_waiting_transfer',
+      payment_type_id: 'bank_transfer',
+    });
     expect(pix.body.point_of_interaction.transaction_data.qr_code).toMatch(/^000201.*6304[0-9A-F]{4}$/);
 
     const rejected = await call('/mercadopago/v1/payments', {
       headers: { ...bearer, 'x-idempotency-key': 'card-2' },
-      body: { transaction_amount: 10, payment_method_id: 'master', token: 't', payer: { email: 'a@b.co', first_name: 'OTHE' } },
+      body: {
+        transaction_amount: 10,
+        payment_method_id: 'master',
+        token: 't',
+        payer: { email: 'a@b.co', first_name: 'OTHE' },
+      },
     });
     expect(rejected.body.status).toBe('rejected');
 
-    const refund = await call(`/mercadopago/v1/payments/${card.body.id}/refunds`, { headers: { ...bearer, 'x-idempotency-key': 'refund-1' }, body: {} });
+    const refund = await call(`/mercadopago/v1/payments/${card.body.id}/refunds`, {
+      headers: { ...bearer, 'x-idempotency-key': 'refund-1' },
+      body: {},
+    });
     expect(refund.status).toBe(201);
     expect(refund.body).toMatchObject({ payment_id: card.body.id, amount: 100, status: 'approved' });
     const read = await call(`/mercadopago/v1/payments/${card.body.id}`, { headers: bearer });
@@ -142,7 +176,11 @@ describe('Mercado Pago: card and Pix payments', () => {
       body: { transaction_amount: 1, payment_method_id: 'pix', payer: { email: 'a@b.co' } },
     });
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ error: 'bad_request', status: 400, cause: [expect.objectContaining({ code: expect.any(Number) })] });
+    expect(res.body).toMatchObject({
+      error: 'bad_request',
+      status: 400,
+      cause: [expect.objectContaining({ code: expect.any(Number) })],
+    });
     expect(sandbox.control.counters().charges_created).toBe(0);
   });
 });
@@ -152,23 +190,40 @@ describe('NFS-e (Focus NFe v2 shape)', () => {
   const invoice = {
     prestador: { cnpj: '12.345.678/0001-95', inscricao_municipal: '12345', codigo_municipio: '3550308' },
     tomador: { cpf: '123.456.789-09', razao_social: 'Ana Souza', email: 'ana@example.com' },
-    servico: { valor_servicos: 350, discriminacao: 'Consultoria em integração de pagamentos', item_lista_servico: '0107', aliquota: 2 },
+    servico: {
+      valor_servicos: 350,
+      discriminacao: 'Consultoria em integração de pagamentos',
+      item_lista_servico: '0107',
+      aliquota: 2,
+    },
   };
 
   it('accepts an issue, then shows the authorised number and verification code', async () => {
     const issued = await call('/nfse/v2/nfse?ref=venda-1001', { headers: auth, body: invoice });
     expect(issued.status).toBe(202);
-    expect(issued.body).toMatchObject({ ref: 'venda-1001', cnpj_prestador: '12345678000195', status: 'processando_autorizacao' });
+    expect(issued.body).toMatchObject({
+      ref: 'venda-1001',
+      cnpj_prestador: '12345678000195',
+      status: 'processando_autorizacao',
+    });
     const read = await call('/nfse/v2/nfse/venda-1001', { headers: auth });
     expect(read.status).toBe(200);
-    expect(read.body).toMatchObject({ ref: 'venda-1001', status: 'autorizado', numero: '1', codigo_verificacao: expect.stringMatching(/^[0-9A-F]{8}$/) });
+    expect(read.body).toMatchObject({
+      ref: 'venda-1001',
+      status: 'autorizado',
+      numero: '1',
+      codigo_verificacao: expect.stringMatching(/^[0-9A-F]{8}$/),
+    });
     const again = await call('/nfse/v2/nfse/venda-1001', { headers: auth });
     expect(again.body.numero).toBe('1');
     expect(sandbox.control.counters().created.nfse).toEqual({ invoices: 1 });
   });
 
   it('refuses an invoice without a service value in its own error shape', async () => {
-    const res = await call('/nfse/v2/nfse?ref=venda-1002', { headers: auth, body: { ...invoice, servico: { discriminacao: 'x' } } });
+    const res = await call('/nfse/v2/nfse?ref=venda-1002', {
+      headers: auth,
+      body: { ...invoice, servico: { discriminacao: 'x' } },
+    });
     expect(res.status).toBe(422);
     expect(res.body).toEqual({ codigo: 'requisicao_invalida', mensagem: expect.any(String) });
     const missing = await call('/nfse/v2/nfse/venda-1002', { headers: auth });
@@ -182,7 +237,12 @@ describe('WhatsApp Cloud API: template message', () => {
   it('sends a template and answers a wamid', async () => {
     const res = await call('/whatsapp/v21.0/100000000000001/messages', {
       headers: auth,
-      body: { messaging_product: 'whatsapp', to: '+55 11 91234-5678', type: 'template', template: { name: 'pedido_confirmado', language: { code: 'pt_BR' } } },
+      body: {
+        messaging_product: 'whatsapp',
+        to: '+55 11 91234-5678',
+        type: 'template',
+        template: { name: 'pedido_confirmado', language: { code: 'pt_BR' } },
+      },
     });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -199,10 +259,19 @@ describe('WhatsApp Cloud API: template message', () => {
       body: { messaging_product: 'whatsapp', to: '5511912345678', type: 'text', text: { body: 'oi' } },
     });
     expect(unknown.status).toBe(400);
-    expect(unknown.body.error).toMatchObject({ code: 100, type: 'GraphMethodException', fbtrace_id: expect.any(String) });
+    expect(unknown.body.error).toMatchObject({
+      code: 100,
+      type: 'GraphMethodException',
+      fbtrace_id: expect.any(String),
+    });
     const noName = await call('/whatsapp/v21.0/100000000000001/messages', {
       headers: auth,
-      body: { messaging_product: 'whatsapp', to: '5511912345678', type: 'template', template: { language: { code: 'pt_BR' } } },
+      body: {
+        messaging_product: 'whatsapp',
+        to: '5511912345678',
+        type: 'template',
+        template: { language: { code: 'pt_BR' } },
+      },
     });
     expect(noName.status).toBe(400);
     expect(noName.body.error.code).toBe(100);
@@ -214,7 +283,11 @@ describe('Melhor Envio: quote and label', () => {
     const auth = { authorization: `Bearer ${await token('melhorenvio', 'sandbox-me-client', 'sandbox-me-secret')}` };
     const quote = await call('/melhorenvio/api/v2/me/shipment/calculate', {
       headers: auth,
-      body: { from: { postal_code: '01310-100' }, to: { postal_code: '90010-000' }, package: { height: 10, width: 15, length: 20, weight: 1.2 } },
+      body: {
+        from: { postal_code: '01310-100' },
+        to: { postal_code: '90010-000' },
+        package: { height: 10, width: 15, length: 20, weight: 1.2 },
+      },
     });
     expect(quote.status).toBe(200);
     const pac = quote.body.find((s: { name: string }) => s.name === 'PAC');
@@ -247,7 +320,10 @@ describe('Melhor Envio: quote and label', () => {
     const generated = await call('/melhorenvio/api/v2/me/shipment/generate', { headers: auth, body: { orders: [id] } });
     expect(generated.body[id]).toEqual({ status: true, message: expect.any(String) });
     const tracking = await call('/melhorenvio/api/v2/me/shipment/tracking', { headers: auth, body: { orders: [id] } });
-    expect(tracking.body[id]).toMatchObject({ status: 'generated', tracking: expect.stringMatching(/^ME[0-9A-F]{10}BR$/) });
+    expect(tracking.body[id]).toMatchObject({
+      status: 'generated',
+      tracking: expect.stringMatching(/^ME[0-9A-F]{10}BR$/),
+    });
     const print = await call('/melhorenvio/api/v2/me/shipment/print', { headers: auth, body: { orders: [id] } });
     expect(print.body.url).toContain('/melhorenvio/imprimir/');
     expect(sandbox.control.counters().created.melhorenvio).toEqual({ orders: 1, purchases: 1, labels: 1 });
@@ -255,7 +331,10 @@ describe('Melhor Envio: quote and label', () => {
 
   it('answers Laravel validation errors for a quote without CEPs', async () => {
     const auth = { authorization: `Bearer ${await token('melhorenvio', 'sandbox-me-client', 'sandbox-me-secret')}` };
-    const res = await call('/melhorenvio/api/v2/me/shipment/calculate', { headers: auth, body: { package: { weight: 1 } } });
+    const res = await call('/melhorenvio/api/v2/me/shipment/calculate', {
+      headers: auth,
+      body: { package: { weight: 1 } },
+    });
     expect(res.status).toBe(422);
     expect(res.body).toEqual({
       message: 'The given data was invalid.',

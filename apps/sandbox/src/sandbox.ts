@@ -8,7 +8,7 @@ import { mergeConfig, type ProviderConfig, type SandboxConfig } from './config';
 import { Counters, type CountersSnapshot } from './counters';
 import { FaultBook, parseFaultRule, type ArmedFault, type FaultRule } from './faults';
 import { BodyTooLarge, compile, match, parseBody, readBody, send, type CompiledRoute } from './http';
-import { fingerprint, IdempotencyStore } from './idempotency';
+import { fingerprint, IdempotencyStore, type IdempotencyDecision } from './idempotency';
 import { modelFor } from './providers';
 import { isObject, type AnyProviderModel, type Reply, type RouteDef } from './providers/types';
 
@@ -55,6 +55,14 @@ export interface SandboxOptions {
   tls?: SandboxTlsOptions;
   /** Receives one object per log line; silent when absent. Never given a credential. */
   log?: (line: Record<string, unknown>) => void;
+  /**
+   * Acts on every request as if it carried no idempotency key (a provider
+   * that does not de-duplicate): a repeat runs again and makes a second
+   * object. Requests are still counted per key (`keyed_requests`) and a
+   * lookup by key finds the last answer, so a test can tell how many times
+   * one key reached the provider. `SANDBOX_IGNORE_IDEMPOTENCY_KEYS=true`.
+   */
+  ignoreIdempotencyKeys?: boolean;
 }
 
 /** The control API, in process. */
@@ -179,11 +187,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       }
       if (method === 'POST') {
         const rule = parseFaultRule(body, [...prefixes.keys()]);
-        return typeof rule === 'string' ? controlError(400, 'invalid_fault', rule) : { status: 201, body: faults.add(rule) };
+        return typeof rule === 'string'
+          ? controlError(400, 'invalid_fault', rule)
+          : { status: 201, body: faults.add(rule) };
       }
     }
     if (what === 'faults' && parts.length === 2 && method === 'DELETE') {
-      return faults.remove(a!) ? { status: 200, body: { removed: a } } : controlError(404, 'not_found', 'no such fault');
+      return faults.remove(a!)
+        ? { status: 200, body: { removed: a } }
+        : controlError(404, 'not_found', 'no such fault');
     }
     if (what === 'tokens' && a === 'expire' && parts.length === 2 && method === 'POST') {
       const provider = isObject(body) && typeof body.provider === 'string' ? body.provider : undefined;
@@ -200,7 +212,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return { status: 200, body: { providers: list } };
     }
     if (what === 'providers' && b === 'payments' && d === 'pay' && parts.length === 5 && method === 'POST') {
-      return control.markPaid(a!, c!) ? { status: 200, body: { paid: c } } : controlError(404, 'not_found', 'no such payment');
+      return control.markPaid(a!, c!)
+        ? { status: 200, body: { paid: c } }
+        : controlError(404, 'not_found', 'no such payment');
     }
     return controlError(404, 'not_found', 'unknown control route');
   }
@@ -222,7 +236,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     } catch (err) {
       res.setHeader('connection', 'close');
       return finish(
-        err instanceof BodyTooLarge ? controlError(413, 'payload_too_large', 'body over 1 MiB') : controlError(400, 'bad_request', 'unreadable body'),
+        err instanceof BodyTooLarge
+          ? controlError(413, 'payload_too_large', 'body over 1 MiB')
+          : controlError(400, 'bad_request', 'unreadable body'),
       );
     }
 
@@ -302,7 +318,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       rawBody,
       socket: req.socket,
     };
-    if (oauthRoute === 'oauth_authorize' && auth.type === 'oauth2') return reply(oauth.authorize(prefix.id, auth, url.searchParams));
+    if (oauthRoute === 'oauth_authorize' && auth.type === 'oauth2')
+      return reply(oauth.authorize(prefix.id, auth, url.searchParams));
     if (oauthRoute === 'oauth_token' && auth.type === 'oauth2') {
       counters.tokenRequest(prefix.id);
       const parsed = parseBody(rawBody, header(req, 'content-type'));
@@ -324,11 +341,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (!parsed.ok) return reply(model.error(400, 'invalid_json', 'The request body is not valid JSON.'));
 
     const idemHeader = prefix.config.idempotency_header ?? model.idempotencyHeader;
-    const key = method === 'GET' ? undefined : (header(req, idemHeader) ?? matched.route.naturalKey?.({ query: url.searchParams, body: parsed.value }));
+    const key =
+      method === 'GET'
+        ? undefined
+        : (header(req, idemHeader) ?? matched.route.naturalKey?.({ query: url.searchParams, body: parsed.value }));
     const print = fingerprint(method, relativeTarget, rawBody);
     if (key !== undefined) {
       counters.idempotencyKey(prefix.id, key);
-      const decision = idempotency.begin(space, key, print);
+      const decision: IdempotencyDecision = options.ignoreIdempotencyKeys
+        ? { kind: 'new' }
+        : idempotency.begin(space, key, print);
       switch (decision.kind) {
         case 'replay':
           counters.replay();
@@ -336,9 +358,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           return reply({ ...decision.reply, headers: { ...decision.reply.headers, 'idempotent-replayed': 'true' } });
         case 'conflict':
           counters.conflict();
-          return reply(model.error(model.conflictStatus, 'idempotency_key_reused', 'This idempotency key was already used with a different request.'));
+          return reply(
+            model.error(
+              model.conflictStatus,
+              'idempotency_key_reused',
+              'This idempotency key was already used with a different request.',
+            ),
+          );
         case 'in_progress':
-          return reply(model.error(409, 'request_in_progress', 'A request with this idempotency key is still being processed.'));
+          return reply(
+            model.error(409, 'request_in_progress', 'A request with this idempotency key is still being processed.'),
+          );
         case 'new':
           break;
       }
@@ -357,14 +387,21 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         idempotentReply: (k: string) => idempotency.find(space, k),
       });
     } catch (err) {
-      log({ time: new Date().toISOString(), level: 'error', msg: 'route failed', provider: prefix.id, route: routeName, error: (err as Error).message });
+      log({
+        time: new Date().toISOString(),
+        level: 'error',
+        msg: 'route failed',
+        provider: prefix.id,
+        route: routeName,
+        error: (err as Error).message,
+      });
       result = model.error(500, 'internal_error', 'Internal error.');
     }
     // Only a request that did its work keeps its key: a refusal leaves the
     // caller free to fix the request and send it again under the same key.
     if (key !== undefined) {
       if (result.status >= 200 && result.status < 300) idempotency.complete(space, key, print, result);
-      else idempotency.abandon(space, key);
+      else if (!options.ignoreIdempotencyKeys) idempotency.abandon(space, key);
     }
     return reply(result);
   }
@@ -380,7 +417,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     });
     const addr = server.address() as AddressInfo;
     const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-    const listener = { server, base: `${scheme}://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${addr.port}` };
+    const listener = {
+      server,
+      base: `${scheme}://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${addr.port}`,
+    };
     listeners.push(listener);
     return listener;
   };
@@ -392,7 +432,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   };
 
   const controlOptions = options.control === false ? null : (options.control ?? {});
-  const controlToken = controlOptions?.token ?? process.env.SANDBOX_CONTROL_TOKEN ?? randomBytes(24).toString('base64url');
+  const controlToken =
+    controlOptions?.token ?? process.env.SANDBOX_CONTROL_TOKEN ?? randomBytes(24).toString('base64url');
   const tokenOk = (req: IncomingMessage): boolean => {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header(req, 'authorization') ?? '');
     const given = Buffer.from(m?.[1] ?? '');
@@ -405,23 +446,38 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const path = new URL(req.url ?? '/', 'http://sandbox').pathname;
     const finish = (reply: Reply): void => {
       send(res, reply);
-      log({ time: new Date().toISOString(), level: 'info', msg: 'control request', method, path, status: reply.status });
+      log({
+        time: new Date().toISOString(),
+        level: 'info',
+        msg: 'control request',
+        method,
+        path,
+        status: reply.status,
+      });
     };
     if (path === '/health') return finish({ status: 200, body: { status: 'ok' } });
     if (!tokenOk(req))
-      return finish({ ...controlError(401, 'unauthorized', 'the control API needs its bearer token'), headers: { 'www-authenticate': 'Bearer' } });
-    if (path !== '/_control' && !path.startsWith('/_control/')) return finish(controlError(404, 'not_found', 'unknown control route'));
+      return finish({
+        ...controlError(401, 'unauthorized', 'the control API needs its bearer token'),
+        headers: { 'www-authenticate': 'Bearer' },
+      });
+    if (path !== '/_control' && !path.startsWith('/_control/'))
+      return finish(controlError(404, 'not_found', 'unknown control route'));
     let rawBody: Buffer;
     try {
       rawBody = await readBody(req);
     } catch (err) {
       res.setHeader('connection', 'close');
       return finish(
-        err instanceof BodyTooLarge ? controlError(413, 'payload_too_large', 'body over 1 MiB') : controlError(400, 'bad_request', 'unreadable body'),
+        err instanceof BodyTooLarge
+          ? controlError(413, 'payload_too_large', 'body over 1 MiB')
+          : controlError(400, 'bad_request', 'unreadable body'),
       );
     }
     const parsed = parseBody(rawBody, header(req, 'content-type'));
-    return finish(parsed.ok ? handleControl(method, path, parsed.value) : controlError(400, 'invalid_json', 'body is not JSON'));
+    return finish(
+      parsed.ok ? handleControl(method, path, parsed.value) : controlError(400, 'invalid_json', 'body is not JSON'),
+    );
   }
 
   let httpBase = '';
@@ -431,7 +487,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ? await listen(
         createServer((req, res) => {
           handleControlRequest(req, res).catch((err: unknown) => {
-            log({ time: new Date().toISOString(), level: 'error', msg: 'control request failed', error: (err as Error).message });
+            log({
+              time: new Date().toISOString(),
+              level: 'error',
+              msg: 'control request failed',
+              error: (err as Error).message,
+            });
             send(res, controlError(500, 'internal_error', 'internal error'));
           });
         }),
@@ -446,7 +507,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     // prefix that needs none still answers on this listener and one that
     // does answers 403 in its provider's shape.
     const server = createTlsServer(
-      { cert: options.tls.cert, key: options.tls.key, ca: options.tls.ca, requestCert: true, rejectUnauthorized: false },
+      {
+        cert: options.tls.cert,
+        key: options.tls.key,
+        ca: options.tls.ca,
+        requestCert: true,
+        rejectUnauthorized: false,
+      },
       onRequest(() => tlsBase),
     );
     const tls = await listen(server as unknown as Server, options.tls.port ?? 0, 'https');

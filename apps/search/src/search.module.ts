@@ -29,7 +29,10 @@ export class SearchModule {
           // An empty key counts as no key: no model, no network call.
           useFactory: () =>
             llmFromEnv(
-              { ANTHROPIC_API_KEY: config.ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL: config.ANTHROPIC_BASE_URL || undefined },
+              {
+                ANTHROPIC_API_KEY: config.ANTHROPIC_API_KEY,
+                ANTHROPIC_BASE_URL: config.ANTHROPIC_BASE_URL || undefined,
+              },
               {
                 model: config.ROTA_TOOL_SEARCH_MODEL,
                 timeoutMs: config.ROTA_TOOL_SEARCH_TIMEOUT_MS,

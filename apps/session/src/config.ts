@@ -1,7 +1,10 @@
 import { BaseConfig } from '@rota/service-kit';
 import { z } from 'zod';
 
-const OAuthClient = z.strictObject({ client_id: z.string().min(1).max(500), client_secret: z.string().min(1).max(2000) });
+const OAuthClient = z.strictObject({
+  client_id: z.string().min(1).max(500),
+  client_secret: z.string().min(1).max(2000),
+});
 const OAuthClients = z.strictObject({
   live: z.record(z.string(), OAuthClient).optional(),
   test: z.record(z.string(), OAuthClient).optional(),
@@ -142,7 +145,10 @@ export const SessionConfig = BaseConfig.extend({
       try {
         json = JSON.parse(text);
       } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be JSON like {"<provider>":{"timeout_ms":8000,"concurrency":8}}' });
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be JSON like {"<provider>":{"timeout_ms":8000,"concurrency":8}}',
+        });
         return z.NEVER;
       }
       const parsed = ProviderLimitsMap.safeParse(json);
@@ -179,7 +185,10 @@ export const SessionConfig = BaseConfig.extend({
       } catch {
         // reported below
       }
-      ctx.addIssue({ code: 'custom', message: 'must be JSON like {"test":{"<provider>":{"client_id":"…","client_secret":"…"}}}' });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be JSON like {"test":{"<provider>":{"client_id":"…","client_secret":"…"}}}',
+      });
       return z.NEVER;
     }),
   /**
@@ -197,5 +206,15 @@ export const SessionConfig = BaseConfig.extend({
    * no gap. About 1 KiB each.
    */
   ROTA_LOG_STREAM_MAXLEN: z.coerce.number().int().min(100).default(100_000),
+  /**
+   * Tests only, refused when NODE_ENV=production: a request whose
+   * idempotency key starts with `pause-after-claim-` waits this long (ms)
+   * after it first claims its key and before it writes its call row, the
+   * stall (GC, CPU, a lock wait) a retry may take the key over in. 0: never.
+   */
+  ROTA_TEST_PAUSE_AFTER_CLAIM_MS: z.coerce.number().int().min(0).max(60_000).default(0),
+}).refine((c) => c.NODE_ENV !== 'production' || c.ROTA_TEST_PAUSE_AFTER_CLAIM_MS === 0, {
+  message: 'ROTA_TEST_PAUSE_AFTER_CLAIM_MS is a test-only pause point and is refused when NODE_ENV=production',
+  path: ['ROTA_TEST_PAUSE_AFTER_CLAIM_MS'],
 });
 export type SessionConfig = z.infer<typeof SessionConfig>;

@@ -61,7 +61,12 @@ export class SessionModule {
             // One executor per tool kind: a kind left out does not compile.
             provide: EXECUTORS,
             inject: [MetaToolExecutor, RailExecutor, RawToolExecutor, MockExecutor],
-            useFactory: (rota: MetaToolExecutor, rail: RailExecutor, raw: RawToolExecutor, mock: MockExecutor): Executors => ({ rota, rail, raw, mock }),
+            useFactory: (
+              rota: MetaToolExecutor,
+              rail: RailExecutor,
+              raw: RawToolExecutor,
+              mock: MockExecutor,
+            ): Executors => ({ rota, rail, raw, mock }),
           },
         }),
       ],

@@ -69,7 +69,10 @@ const WorkerEnv = BaseConfig.extend(EmbedderEnv.shape).extend({
   ROTA_WEBHOOK_KEY: z
     .string()
     .optional()
-    .refine((v) => !v || Buffer.from(v, 'base64').length === 32, 'ROTA_WEBHOOK_KEY must be 32 bytes in base64 (openssl rand -base64 32)'),
+    .refine(
+      (v) => !v || Buffer.from(v, 'base64').length === 32,
+      'ROTA_WEBHOOK_KEY must be 32 bytes in base64 (openssl rand -base64 32)',
+    ),
   /** Development only: a built-in webhook key when ROTA_WEBHOOK_KEY is unset. */
   ROTA_DEV_MODE: z
     .enum(['true', 'false', '1', '0', ''])
@@ -93,16 +96,18 @@ const WorkerEnv = BaseConfig.extend(EmbedderEnv.shape).extend({
 });
 
 /** The worker's configuration, validated at boot (`loadConfig`). */
-export const WorkerConfig = WorkerEnv.transform(({ ROTA_WEBHOOKS_ALLOW_PRIVATE: allowPrivate, ROTA_WEBHOOK_ALLOW_PRIVATE: earlierName, ...config }, ctx) => {
-  if (allowPrivate !== undefined && earlierName !== undefined && allowPrivate !== earlierName) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['ROTA_WEBHOOKS_ALLOW_PRIVATE'],
-      message: 'disagrees with ROTA_WEBHOOK_ALLOW_PRIVATE (its earlier name); set only ROTA_WEBHOOKS_ALLOW_PRIVATE',
-    });
-    return z.NEVER;
-  }
-  // One answer, under the key the webhook code reads, whichever name set it.
-  return { ...config, ROTA_WEBHOOK_ALLOW_PRIVATE: allowPrivate ?? earlierName ?? false };
-});
+export const WorkerConfig = WorkerEnv.transform(
+  ({ ROTA_WEBHOOKS_ALLOW_PRIVATE: allowPrivate, ROTA_WEBHOOK_ALLOW_PRIVATE: earlierName, ...config }, ctx) => {
+    if (allowPrivate !== undefined && earlierName !== undefined && allowPrivate !== earlierName) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ROTA_WEBHOOKS_ALLOW_PRIVATE'],
+        message: 'disagrees with ROTA_WEBHOOK_ALLOW_PRIVATE (its earlier name); set only ROTA_WEBHOOKS_ALLOW_PRIVATE',
+      });
+      return z.NEVER;
+    }
+    // One answer, under the key the webhook code reads, whichever name set it.
+    return { ...config, ROTA_WEBHOOK_ALLOW_PRIVATE: allowPrivate ?? earlierName ?? false };
+  },
+);
 export type WorkerConfig = z.infer<typeof WorkerConfig>;

@@ -55,16 +55,31 @@ export class WorkerModule {
           provide: HealthService,
           inject: [PRISMA, RpcClient, LOGGER],
           useFactory: (prisma: PrismaClient, rpc: RpcClient, log: Logger) =>
-            createHealthService(config, prisma, currentEmbeddingModel(config), log, (timeoutMs) => rpc.send('session.credentials.check', {}, { timeoutMs })),
+            createHealthService(config, prisma, currentEmbeddingModel(config), log, (timeoutMs) =>
+              rpc.send('session.credentials.check', {}, { timeoutMs }),
+            ),
         },
-        { provide: FxService, inject: [PRISMA, LOGGER], useFactory: (prisma: PrismaClient, log: Logger) => createFxService(config, prisma, log) },
-        { provide: WebhooksService, inject: [PRISMA, LOGGER], useFactory: (prisma: PrismaClient, log: Logger) => createWebhooksService(config, prisma, log) },
+        {
+          provide: FxService,
+          inject: [PRISMA, LOGGER],
+          useFactory: (prisma: PrismaClient, log: Logger) => createFxService(config, prisma, log),
+        },
+        {
+          provide: WebhooksService,
+          inject: [PRISMA, LOGGER],
+          useFactory: (prisma: PrismaClient, log: Logger) => createWebhooksService(config, prisma, log),
+        },
         // The runner is shared with the tests, which build it from a config and a client.
         {
           provide: JobRunner,
           inject: [PRISMA, HealthService, FxService, WebhooksService, RpcClient],
-          useFactory: (prisma: PrismaClient, health: HealthService, fx: FxService, webhooks: WebhooksService, rpc: RpcClient) =>
-            createJobRunner(config, prisma, { health, fx, webhooks, rpc }),
+          useFactory: (
+            prisma: PrismaClient,
+            health: HealthService,
+            fx: FxService,
+            webhooks: WebhooksService,
+            rpc: RpcClient,
+          ) => createJobRunner(config, prisma, { health, fx, webhooks, rpc }),
         },
       ],
     };

@@ -52,7 +52,10 @@ type EnvLike = Partial<Record<keyof z.input<typeof EmbedderEnv>, string | number
 
 function read(env: EnvLike): EmbedderEnv {
   const parsed = EmbedderEnv.safeParse(env);
-  if (!parsed.success) throw new Error(`Invalid embedder configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new Error(
+      `Invalid embedder configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   return parsed.data;
 }
 

@@ -1,6 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AUTH_TYPES, CatalogFormatError, parseCatalogText, parseRotaCatalog, SANDBOX_URL_PLACEHOLDER, templatePlaceholders } from './format';
+import {
+  AUTH_TYPES,
+  CatalogFormatError,
+  parseCatalogText,
+  parseRotaCatalog,
+  SANDBOX_URL_PLACEHOLDER,
+  templatePlaceholders,
+} from './format';
 import { DEFAULT_SANDBOX_URL, substituteSandboxUrl } from './seed';
 
 /**
@@ -48,7 +55,18 @@ const tools = servers.flatMap((s) => s.tools.map((t) => ({ server: s.id, ...t })
 /** Third-party test data: its text must never appear in ours. Absent on some machines. */
 const sharedPath = join(__dirname, '../../../../shared/data/provider_catalog.json');
 
-const CATEGORIES = ['payments', 'fiscal', 'logistics', 'communication', 'banking', 'identity', 'crypto', 'erp', 'ecommerce', 'ledger'];
+const CATEGORIES = [
+  'payments',
+  'fiscal',
+  'logistics',
+  'communication',
+  'banking',
+  'identity',
+  'crypto',
+  'erp',
+  'ecommerce',
+  'ledger',
+];
 /** Providers the sandbox provider server imitates: id → its prefix there. */
 const SANDBOXED: Record<string, string> = {
   asaas: 'asaas',
@@ -209,7 +227,10 @@ describe('demo catalog', () => {
     }
     // Calls that move money carry the provider's own idempotency header.
     expect(servers.find((s) => s.id === 'mercadopago')!.http?.idempotency_header).toBe('X-Idempotency-Key');
-    expect(servers.find((s) => s.id === 'stripe')!.http).toEqual({ auth: { type: 'bearer', credential: 'secret_key' }, idempotency_header: 'Idempotency-Key' });
+    expect(servers.find((s) => s.id === 'stripe')!.http).toEqual({
+      auth: { type: 'bearer', credential: 'secret_key' },
+      idempotency_header: 'Idempotency-Key',
+    });
   });
 
   it('points the test environment of the providers the sandbox imitates at the sandbox, through the placeholder', () => {
@@ -224,7 +245,12 @@ describe('demo catalog', () => {
 
   it('sends every provider the sandbox imitates an idempotency key in the header its model honours', () => {
     expect(Object.keys(SANDBOX_IDEMPOTENCY_HEADERS).sort()).toEqual(Object.keys(SANDBOXED).sort());
-    const sent = Object.fromEntries(Object.keys(SANDBOXED).map((id) => [id, servers.find((s) => s.id === id)!.http?.idempotency_header?.toLowerCase()]));
+    const sent = Object.fromEntries(
+      Object.keys(SANDBOXED).map((id) => [
+        id,
+        servers.find((s) => s.id === id)!.http?.idempotency_header?.toLowerCase(),
+      ]),
+    );
     expect(sent).toEqual(SANDBOX_IDEMPOTENCY_HEADERS);
   });
 
@@ -268,7 +294,10 @@ describe('demo catalog', () => {
     expect(new Set(ids).size).toBe(ids.length);
     for (const server of servers) {
       const names = server.tools.map((t) => t.name);
-      expect({ server: server.id, duplicates: names.filter((n, k) => names.indexOf(n) !== k) }).toEqual({ server: server.id, duplicates: [] });
+      expect({ server: server.id, duplicates: names.filter((n, k) => names.indexOf(n) !== k) }).toEqual({
+        server: server.id,
+        duplicates: [],
+      });
     }
   });
 
@@ -317,7 +346,10 @@ describe('demo catalog', () => {
 
   it('gives every tool a description of at least 40 characters, none repeated', () => {
     for (const tool of tools)
-      expect({ tool: `${tool.server}.${tool.name}`, long: tool.description.trim().length >= 40 }).toEqual({ tool: `${tool.server}.${tool.name}`, long: true });
+      expect({ tool: `${tool.server}.${tool.name}`, long: tool.description.trim().length >= 40 }).toEqual({
+        tool: `${tool.server}.${tool.name}`,
+        long: true,
+      });
     const seen = tools.map((t) => normalize(t.description));
     expect(seen.filter((d, k) => seen.indexOf(d) !== k)).toEqual([]);
   });
@@ -363,14 +395,20 @@ describe('demo catalog', () => {
   });
 
   (existsSync(sharedPath) ? it : it.skip)('shares no description with the third-party test catalog', () => {
-    const shared = JSON.parse(readFileSync(sharedPath, 'utf8')) as Array<{ description?: string; tools?: Array<{ description?: string }> }>;
+    const shared = JSON.parse(readFileSync(sharedPath, 'utf8')) as Array<{
+      description?: string;
+      tools?: Array<{ description?: string }>;
+    }>;
     const theirs = new Set<string>();
     for (const s of shared) {
       if (s.description) theirs.add(normalize(s.description));
       for (const t of s.tools ?? []) if (t.description) theirs.add(normalize(t.description));
     }
     expect(theirs.size).toBeGreaterThan(0);
-    const ours = [...servers.map((s) => ({ at: s.id, text: s.description })), ...tools.map((t) => ({ at: `${t.server}.${t.name}`, text: t.description }))];
+    const ours = [
+      ...servers.map((s) => ({ at: s.id, text: s.description })),
+      ...tools.map((t) => ({ at: `${t.server}.${t.name}`, text: t.description })),
+    ];
     expect(ours.filter((d) => theirs.has(normalize(d.text))).map((d) => d.at)).toEqual([]);
   });
 });

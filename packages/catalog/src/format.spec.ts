@@ -34,8 +34,16 @@ describe('Rota catalog format', () => {
       movesMoney: null,
       status: 'stable',
     });
-    expect(pix!.provider!.baseUrls).toEqual({ live: 'https://api.pixpay.example/v1', test: 'https://sandbox.pixpay.example/v1' });
-    expect(zap!.provider).toMatchObject({ country: 'BR', countries: ['BR', 'AR'], selfServeAuth: false, baseUrls: { live: null, test: null } });
+    expect(pix!.provider!.baseUrls).toEqual({
+      live: 'https://api.pixpay.example/v1',
+      test: 'https://sandbox.pixpay.example/v1',
+    });
+    expect(zap!.provider).toMatchObject({
+      country: 'BR',
+      countries: ['BR', 'AR'],
+      selfServeAuth: false,
+      baseUrls: { live: null, test: null },
+    });
     expect(fac!.provider).toMatchObject({ status: 'beta', selfServeAuth: false });
     expect(zap!.tools[0]!.inputSchema).toMatchObject({ type: 'object' });
     expect(pix!.tools[0]).toMatchObject({ httpMethod: 'POST', endpointTemplate: '/charges' });
@@ -72,7 +80,11 @@ describe('Rota catalog format', () => {
     expect(issuesOf(() => parseRotaCatalog(doc)).map((i) => i.path)).toEqual(['version']);
     // A v1 document relabelled as v2 lacks what v2 requires of every provider.
     doc.version = 2;
-    expect(issuesOf(() => parseRotaCatalog(doc)).map((i) => i.path)).toEqual(['servers[0].http', 'servers[1].http', 'servers[2].http']);
+    expect(issuesOf(() => parseRotaCatalog(doc)).map((i) => i.path)).toEqual([
+      'servers[0].http',
+      'servers[1].http',
+      'servers[2].http',
+    ]);
     const extra: any = smallCatalog();
     extra.servers[0].tools[0].descripton = 'typo';
     expect(issuesOf(() => parseRotaCatalog(extra))[0]).toMatchObject({ path: 'servers[0].tools[0]' });
@@ -106,16 +118,23 @@ describe('Rota catalog format', () => {
     );
     expect(bare.servers[0]).toMatchObject({ id: 'acme', provider: null });
     expect(bare.servers[0]!.tools.map((t) => t.description)).toEqual(['x', 'Bee']);
-    const wrapped = parseCatalogValue({ jsonrpc: '2.0', id: 7, result: { tools: [{ name: 'a' }] } }, { server: 'acme' });
-    expect(wrapped.servers[0]!.tools).toHaveLength(1);
-    expect(issuesOf(() => parseCatalogValue({ jsonrpc: '2.0', id: 7, result: { tools: [{ name: 'bad name' }] } }, { server: 'acme' }))[0]!.path).toBe(
-      'result.tools[0].name',
+    const wrapped = parseCatalogValue(
+      { jsonrpc: '2.0', id: 7, result: { tools: [{ name: 'a' }] } },
+      { server: 'acme' },
     );
+    expect(wrapped.servers[0]!.tools).toHaveLength(1);
+    expect(
+      issuesOf(() =>
+        parseCatalogValue({ jsonrpc: '2.0', id: 7, result: { tools: [{ name: 'bad name' }] } }, { server: 'acme' }),
+      )[0]!.path,
+    ).toBe('result.tools[0].name');
     const fresh = parseMcpToolsList({ tools: [] }, { id: 'newp', name: 'New', category: 'erp', auth_type: 'basic' });
     expect(fresh.servers[0]!.provider).toMatchObject({ id: 'newp', selfServeAuth: true });
-    expect(issuesOf(() => parseMcpToolsList({ tools: [] }, { id: 'newp', name: 'New', category: 'erp', auth_type: 'magic' as never }))[0]!.message).toMatch(
-      /^server\.auth_type/,
-    );
+    expect(
+      issuesOf(() =>
+        parseMcpToolsList({ tools: [] }, { id: 'newp', name: 'New', category: 'erp', auth_type: 'magic' as never }),
+      )[0]!.message,
+    ).toMatch(/^server\.auth_type/);
   });
 
   it('detects formats and refuses what is none of them', () => {
@@ -140,7 +159,12 @@ describe('Rota catalog format', () => {
         tools: [{ name: 't', description: 'x' }],
       },
     ]);
-    expect(parseRotaCatalog(doc).servers[0]!.provider).toMatchObject({ id: 'a', country: 'MX', authType: 'api_key', status: 'alpha' });
+    expect(parseRotaCatalog(doc).servers[0]!.provider).toMatchObject({
+      id: 'a',
+      country: 'MX',
+      authType: 'api_key',
+      status: 'alpha',
+    });
   });
 });
 
@@ -152,9 +176,9 @@ describe('embedded text and hash', () => {
   });
 
   it('puts the provider, the tool and the description in the text', () => {
-    expect(toolEmbeddingText({ providerName: 'PixPay', toolName: 'get_charge', description: '  Reads\n a charge. ' })).toBe(
-      'PixPay: get charge. Reads a charge.',
-    );
+    expect(
+      toolEmbeddingText({ providerName: 'PixPay', toolName: 'get_charge', description: '  Reads\n a charge. ' }),
+    ).toBe('PixPay: get charge. Reads a charge.');
     expect(toolEmbeddingText({ providerName: 'PixPay', toolName: 'ping', description: '' })).toBe('PixPay: ping.');
   });
 
@@ -186,7 +210,10 @@ function v2(over: { server?: Record<string, unknown>; tool?: Record<string, unkn
             description: 'Refund a Pix charge',
             http_method: 'POST',
             endpoint_template: '/charges/{id}/refund',
-            input_schema: { type: 'object', properties: { id: { type: 'string' }, value: { type: 'number' }, reason: { type: 'string' } } },
+            input_schema: {
+              type: 'object',
+              properties: { id: { type: 'string' }, value: { type: 'number' }, reason: { type: 'string' } },
+            },
             parameters: { query: ['reason'], body: ['value'] },
             ...over.tool,
           },
@@ -217,13 +244,18 @@ describe('Rota catalog format v2', () => {
   });
 
   it('derives auth_type from http.auth.type, accepts it when they agree, refuses it when they do not', () => {
-    expect(parseRotaCatalog(v2({ server: { http: { auth: { type: 'bearer' } } } })).servers[0]!.provider).toMatchObject({
-      authType: 'bearer',
-      selfServeAuth: true,
-    });
+    expect(parseRotaCatalog(v2({ server: { http: { auth: { type: 'bearer' } } } })).servers[0]!.provider).toMatchObject(
+      {
+        authType: 'bearer',
+        selfServeAuth: true,
+      },
+    );
     expect(parseRotaCatalog(v2({ server: { auth_type: 'api_key' } })).servers[0]!.provider!.authType).toBe('api_key');
     expect(issuesOf(() => parseRotaCatalog(v2({ server: { auth_type: 'oauth2' } })))).toEqual([
-      { path: 'servers[0].auth_type', message: 'auth_type is "oauth2" but http.auth.type is "api_key"; leave auth_type out or make them agree' },
+      {
+        path: 'servers[0].auth_type',
+        message: 'auth_type is "oauth2" but http.auth.type is "api_key"; leave auth_type out or make them agree',
+      },
     ]);
   });
 
@@ -236,47 +268,87 @@ describe('Rota catalog format v2', () => {
   });
 
   it('refuses a v2 provider without http, and an http block of the wrong shape, at the field', () => {
-    expect(issuesOf(() => parseRotaCatalog(v2({ server: { http: undefined } }))).map((i) => i.path)).toEqual(['servers[0].http']);
-    const bad = issuesOf(() => parseRotaCatalog(v2({ server: { http: { auth: { type: 'oauth2', grant: 'implicit', token_url: '/oauth/token' } } } })));
+    expect(issuesOf(() => parseRotaCatalog(v2({ server: { http: undefined } }))).map((i) => i.path)).toEqual([
+      'servers[0].http',
+    ]);
+    const bad = issuesOf(() =>
+      parseRotaCatalog(
+        v2({ server: { http: { auth: { type: 'oauth2', grant: 'implicit', token_url: '/oauth/token' } } } }),
+      ),
+    );
     expect(bad.map((i) => i.path)).toEqual(['servers[0].http.auth.grant']);
-    const header = issuesOf(() => parseRotaCatalog(v2({ server: { http: { auth: { type: 'none' }, idempotency_header: 'Bad Header' } } })));
+    const header = issuesOf(() =>
+      parseRotaCatalog(v2({ server: { http: { auth: { type: 'none' }, idempotency_header: 'Bad Header' } } })),
+    );
     expect(header).toEqual([{ path: 'servers[0].http.idempotency_header', message: 'must be an HTTP header name' }]);
   });
 
   it('accepts an OAuth2 token URL relative to the base URL of each environment', () => {
     const auth = { type: 'oauth2', grant: 'client_credentials', token_url: '/oauth/token' };
-    expect(parseRotaCatalog(v2({ server: { http: { auth } } })).servers[0]!.provider!.http!.auth).toMatchObject({ token_url: '/oauth/token', scopes: [] });
-    expect(issuesOf(() => parseRotaCatalog(v2({ server: { http: { auth: { ...auth, token_url: '//evil.example/token' } } } }))).map((i) => i.path)).toEqual([
-      'servers[0].http.auth.token_url',
-    ]);
+    expect(parseRotaCatalog(v2({ server: { http: { auth } } })).servers[0]!.provider!.http!.auth).toMatchObject({
+      token_url: '/oauth/token',
+      scopes: [],
+    });
+    expect(
+      issuesOf(() =>
+        parseRotaCatalog(v2({ server: { http: { auth: { ...auth, token_url: '//evil.example/token' } } } })),
+      ).map((i) => i.path),
+    ).toEqual(['servers[0].http.auth.token_url']);
   });
 
   it('requires every path parameter to be an input the schema lists', () => {
     const issues = issuesOf(() => parseRotaCatalog(v2({ tool: { endpoint_template: '/charges/{charge_id}/refund' } })));
     expect(issues).toEqual([
-      { path: 'servers[0].tools[0].endpoint_template', message: 'path parameter {charge_id} is not an input: add "charge_id" to input_schema.properties' },
+      {
+        path: 'servers[0].tools[0].endpoint_template',
+        message: 'path parameter {charge_id} is not an input: add "charge_id" to input_schema.properties',
+      },
     ]);
     // A schema that lists no properties (or no schema) is trusted.
-    expect(() => parseRotaCatalog(v2({ tool: { endpoint_template: '/charges/{charge_id}', input_schema: { type: 'object' }, parameters: {} } }))).not.toThrow();
-    expect(() => parseRotaCatalog(v2({ tool: { endpoint_template: '/charges/{charge_id}', input_schema: null, parameters: {} } }))).not.toThrow();
+    expect(() =>
+      parseRotaCatalog(
+        v2({ tool: { endpoint_template: '/charges/{charge_id}', input_schema: { type: 'object' }, parameters: {} } }),
+      ),
+    ).not.toThrow();
+    expect(() =>
+      parseRotaCatalog(v2({ tool: { endpoint_template: '/charges/{charge_id}', input_schema: null, parameters: {} } })),
+    ).not.toThrow();
   });
 
   it('refuses malformed placeholders and placeholders in the query string', () => {
-    expect(issuesOf(() => parseRotaCatalog(v2({ tool: { endpoint_template: '/charges/{id/refund' } })))[0]).toMatchObject({
+    expect(
+      issuesOf(() => parseRotaCatalog(v2({ tool: { endpoint_template: '/charges/{id/refund' } })))[0],
+    ).toMatchObject({
       path: 'servers[0].tools[0].endpoint_template',
       message: expect.stringContaining('malformed placeholder'),
     });
-    expect(issuesOf(() => parseRotaCatalog(v2({ tool: { endpoint_template: '/charges/{id}?reason={reason}' } })))[0]!.message).toContain('parameters.query');
+    expect(
+      issuesOf(() => parseRotaCatalog(v2({ tool: { endpoint_template: '/charges/{id}?reason={reason}' } })))[0]!
+        .message,
+    ).toContain('parameters.query');
   });
 
   it('requires mapped inputs to exist and to go to one place only', () => {
     const issues = issuesOf(() =>
-      parseRotaCatalog(v2({ tool: { parameters: { query: ['reason', 'nope'], headers: { id: 'X-Charge' }, body: ['value', 'reason'] } } })),
+      parseRotaCatalog(
+        v2({
+          tool: { parameters: { query: ['reason', 'nope'], headers: { id: 'X-Charge' }, body: ['value', 'reason'] } },
+        }),
+      ),
     );
     expect(issues).toEqual([
-      { path: 'servers[0].tools[0].parameters.query[1]', message: '"nope" is not an input: input_schema.properties does not list it' },
-      { path: 'servers[0].tools[0].parameters.headers.id', message: '"id" already goes in the path; an input goes to one place' },
-      { path: 'servers[0].tools[0].parameters.body[1]', message: '"reason" already goes in the query; an input goes to one place' },
+      {
+        path: 'servers[0].tools[0].parameters.query[1]',
+        message: '"nope" is not an input: input_schema.properties does not list it',
+      },
+      {
+        path: 'servers[0].tools[0].parameters.headers.id',
+        message: '"id" already goes in the path; an input goes to one place',
+      },
+      {
+        path: 'servers[0].tools[0].parameters.body[1]',
+        message: '"reason" already goes in the query; an input goes to one place',
+      },
     ]);
   });
 
@@ -298,8 +370,13 @@ describe('Rota catalog format v2', () => {
   it('reads a v2 provider given with an MCP tools/list, and refuses one that disagrees with itself', () => {
     const server = { id: 'mcpx', name: 'MCP X', category: 'erp', http: { auth: { type: 'bearer' as const } } };
     const doc = parseMcpToolsList({ tools: [{ name: 'a', description: 'A' }] }, server);
-    expect(doc.servers[0]!.provider).toMatchObject({ authType: 'bearer', http: { auth: { type: 'bearer', credential: 'token' } } });
+    expect(doc.servers[0]!.provider).toMatchObject({
+      authType: 'bearer',
+      http: { auth: { type: 'bearer', credential: 'token' } },
+    });
     expect(doc.servers[0]!.tools[0]!.parameters).toBeNull();
-    expect(() => parseMcpToolsList({ tools: [] }, { ...server, auth_type: 'basic' })).toThrow(/auth_type is "basic" but http.auth.type is "bearer"/);
+    expect(() => parseMcpToolsList({ tools: [] }, { ...server, auth_type: 'basic' })).toThrow(
+      /auth_type is "basic" but http.auth.type is "bearer"/,
+    );
   });
 });

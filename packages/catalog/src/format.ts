@@ -12,10 +12,24 @@ import { z } from 'zod';
  * {@link CatalogDocument} for the import.
  */
 
-export const AUTH_TYPES = ['api_key', 'bearer', 'basic', 'oauth2', 'certificate', 'hmac', 'jwt', 'two_header', 'none'] as const;
+export const AUTH_TYPES = [
+  'api_key',
+  'bearer',
+  'basic',
+  'oauth2',
+  'certificate',
+  'hmac',
+  'jwt',
+  'two_header',
+  'none',
+] as const;
 export type AuthType = (typeof AUTH_TYPES)[number];
 // Every auth type the contract describes is one the catalog accepts, and no other.
-type _SameAuthTypes = [AuthType] extends [ProviderAuthType] ? ([ProviderAuthType] extends [AuthType] ? true : never) : never;
+type _SameAuthTypes = [AuthType] extends [ProviderAuthType]
+  ? [ProviderAuthType] extends [AuthType]
+    ? true
+    : never
+  : never;
 const _sameAuthTypes: _SameAuthTypes = true;
 void _sameAuthTypes;
 /** Auth a developer can set up alone, without a contract or a certificate. */
@@ -30,9 +44,13 @@ export const CATALOG_VERSIONS = [1, 2] as const;
 export const SANDBOX_URL_PLACEHOLDER = '${ROTA_SANDBOX_URL}';
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
-const ServerId = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'must be a lowercase slug: a-z, 0-9, ".", "_" or "-", at most 64 characters');
+const ServerId = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'must be a lowercase slug: a-z, 0-9, ".", "_" or "-", at most 64 characters');
 /** MCP tool names: 1..128 characters of A-Z a-z 0-9 _ - . (and / for namespaced tools). */
-const ToolName = z.string().regex(/^[A-Za-z0-9_.\-/]{1,128}$/, 'must be 1..128 characters of A-Z, a-z, 0-9, "_", "-", "." or "/"');
+const ToolName = z
+  .string()
+  .regex(/^[A-Za-z0-9_.\-/]{1,128}$/, 'must be 1..128 characters of A-Z, a-z, 0-9, "_", "-", "." or "/"');
 const Country = z.string().regex(/^([A-Z]{2}|\*)$/, 'must be an ISO 3166-1 alpha-2 code in capitals, or "*"');
 const Url = z
   .string()
@@ -97,7 +115,10 @@ export type ProviderInput = z.input<typeof ProviderSchema>;
  * states that the catalog cannot describe the provider's scheme yet (its
  * tools are found but not called); `auth_type` is then required.
  */
-export const ProviderSchemaV2 = ProviderSchema.extend({ auth_type: z.enum(AUTH_TYPES).optional(), http: ProviderHttp.nullable() });
+export const ProviderSchemaV2 = ProviderSchema.extend({
+  auth_type: z.enum(AUTH_TYPES).optional(),
+  http: ProviderHttp.nullable(),
+});
 export type ProviderInputV2 = z.input<typeof ProviderSchemaV2>;
 
 export const CatalogServerSchema = ProviderSchema.extend({ tools: z.array(CatalogToolSchema).max(10_000) });
@@ -170,13 +191,19 @@ export interface CatalogIssue {
 /** A file or body that is not a valid catalog; nothing was written. */
 export class CatalogFormatError extends Error {
   constructor(readonly issues: CatalogIssue[]) {
-    super(issues.length ? describeIssue(issues[0]!) + (issues.length > 1 ? ` (and ${issues.length - 1} more)` : '') : 'invalid catalog');
+    super(
+      issues.length
+        ? describeIssue(issues[0]!) + (issues.length > 1 ? ` (and ${issues.length - 1} more)` : '')
+        : 'invalid catalog',
+    );
     this.name = 'CatalogFormatError';
   }
 }
 
 export function describeIssue(i: CatalogIssue): string {
-  const where = [i.line !== undefined ? `line ${i.line}, column ${i.column ?? 1}` : '', i.path ? `at ${i.path}` : ''].filter(Boolean).join(' ');
+  const where = [i.line !== undefined ? `line ${i.line}, column ${i.column ?? 1}` : '', i.path ? `at ${i.path}` : '']
+    .filter(Boolean)
+    .join(' ');
   return where ? `${where}: ${i.message}` : i.message;
 }
 
@@ -236,7 +263,10 @@ class RawIssues extends Error {
 const toPublic = (r: RawIssue): CatalogIssue => ({ path: formatPath(r.segments), message: r.message });
 
 function zodToIssues(error: z.ZodError, prefix: (string | number)[] = []): RawIssue[] {
-  return error.issues.map((i) => ({ segments: [...prefix, ...i.path.map((p) => (typeof p === 'symbol' ? String(p) : p))], message: i.message }));
+  return error.issues.map((i) => ({
+    segments: [...prefix, ...i.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
+    message: i.message,
+  }));
 }
 
 /** Runs an internal parser and turns its raw issues into the public error. */
@@ -256,13 +286,21 @@ function duplicateIssues(servers: Array<{ id: string; tools: Array<{ name: strin
   const seen = new Map<string, number>();
   servers.forEach((s, i) => {
     const first = seen.get(s.id);
-    if (first !== undefined) issues.push(issueAt([...base, i, 'id'], `server "${s.id}" appears twice (first at ${formatPath([...base, first])})`));
+    if (first !== undefined)
+      issues.push(
+        issueAt([...base, i, 'id'], `server "${s.id}" appears twice (first at ${formatPath([...base, first])})`),
+      );
     else seen.set(s.id, i);
     const names = new Map<string, number>();
     s.tools.forEach((t, k) => {
       const prev = names.get(t.name);
       if (prev !== undefined)
-        issues.push(issueAt([...base, i, 'tools', k, 'name'], `tool "${t.name}" appears twice in server "${s.id}" (first at tools[${prev}])`));
+        issues.push(
+          issueAt(
+            [...base, i, 'tools', k, 'name'],
+            `tool "${t.name}" appears twice in server "${s.id}" (first at tools[${prev}])`,
+          ),
+        );
       else names.set(t.name, k);
     });
   });
@@ -305,21 +343,37 @@ function parameterIssues(tool: z.output<typeof CatalogToolSchemaV2>, at: (string
   const template = tool.endpoint_template ?? '';
   const [path = '', query = ''] = template.split('?', 2);
   if (/[{}]/.test(path.replace(PLACEHOLDER, ''))) {
-    issues.push(issueAt([...at, 'endpoint_template'], 'has a malformed placeholder: write {input} with letters, digits, "_", "-" or "."'));
+    issues.push(
+      issueAt(
+        [...at, 'endpoint_template'],
+        'has a malformed placeholder: write {input} with letters, digits, "_", "-" or "."',
+      ),
+    );
   }
   if (/[{}]/.test(query))
-    issues.push(issueAt([...at, 'endpoint_template'], 'has a placeholder in its query string: name query inputs in parameters.query instead'));
+    issues.push(
+      issueAt(
+        [...at, 'endpoint_template'],
+        'has a placeholder in its query string: name query inputs in parameters.query instead',
+      ),
+    );
   /** Where each input already goes, to refuse an input sent twice. */
   const placed = new Map<string, string>();
   for (const name of templatePlaceholders(template)) {
     if (inputs && !inputs.has(name))
-      issues.push(issueAt([...at, 'endpoint_template'], `path parameter {${name}} is not an input: add "${name}" to input_schema.properties`));
+      issues.push(
+        issueAt(
+          [...at, 'endpoint_template'],
+          `path parameter {${name}} is not an input: add "${name}" to input_schema.properties`,
+        ),
+      );
     placed.set(name, 'the path');
   }
   const p = tool.parameters;
   if (!p) return issues;
   const place = (name: string, where: string, segments: (string | number)[]) => {
-    if (inputs && !inputs.has(name)) issues.push(issueAt(segments, `"${name}" is not an input: input_schema.properties does not list it`));
+    if (inputs && !inputs.has(name))
+      issues.push(issueAt(segments, `"${name}" is not an input: input_schema.properties does not list it`));
     const before = placed.get(name);
     if (before) issues.push(issueAt(segments, `"${name}" already goes in ${before}; an input goes to one place`));
     else placed.set(name, where);
@@ -344,9 +398,14 @@ function v2Provider(s: z.output<typeof ProviderSchemaV2>): CatalogProvider {
 }
 
 function rotaInternal(value: unknown): CatalogDocument {
-  const version = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>).version : undefined;
+  const version =
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>).version
+      : undefined;
   if (version !== undefined && !(CATALOG_VERSIONS as readonly unknown[]).includes(version)) {
-    throw new RawIssues([issueAt(['version'], `must be ${CATALOG_VERSIONS.join(' or ')} (the catalog format versions this import reads)`)]);
+    throw new RawIssues([
+      issueAt(['version'], `must be ${CATALOG_VERSIONS.join(' or ')} (the catalog format versions this import reads)`),
+    ]);
   }
   if (version === 2) return rotaV2(value);
   const parsed = RotaCatalogSchema.safeParse(value);
@@ -419,12 +478,18 @@ function mcpInternal(value: unknown, server: McpServerTarget): CatalogDocument {
   let id: string;
   if (typeof server === 'string') {
     const sid = ServerId.safeParse(server);
-    if (!sid.success) throw new RawIssues([{ segments: [], message: `server id "${server}" ${sid.error.issues[0]?.message ?? 'is invalid'}` }]);
+    if (!sid.success)
+      throw new RawIssues([
+        { segments: [], message: `server id "${server}" ${sid.error.issues[0]?.message ?? 'is invalid'}` },
+      ]);
     id = server;
   } else {
     const v2 = 'http' in server;
     const p = v2 ? ProviderSchemaV2.safeParse(server) : ProviderSchema.safeParse(server);
-    if (!p.success) throw new RawIssues(p.error.issues.map((i) => ({ segments: [], message: `server.${formatPath(i.path)}: ${i.message}` })));
+    if (!p.success)
+      throw new RawIssues(
+        p.error.issues.map((i) => ({ segments: [], message: `server.${formatPath(i.path)}: ${i.message}` })),
+      );
     if (v2) {
       const data = p.data as z.output<typeof ProviderSchemaV2>;
       const auth = authIssue(data);
@@ -437,7 +502,8 @@ function mcpInternal(value: unknown, server: McpServerTarget): CatalogDocument {
   const dups: RawIssue[] = [];
   parsed.data.tools.forEach((t, k) => {
     const prev = names.get(t.name);
-    if (prev !== undefined) dups.push(issueAt([...base, 'tools', k, 'name'], `tool "${t.name}" appears twice (first at tools[${prev}])`));
+    if (prev !== undefined)
+      dups.push(issueAt([...base, 'tools', k, 'name'], `tool "${t.name}" appears twice (first at tools[${prev}])`));
     else names.set(t.name, k);
   });
   if (dups.length) throw new RawIssues(dups);
@@ -471,7 +537,9 @@ export type CatalogFormat = 'rota' | 'mcp' | 'server-array';
 export function detectFormat(value: unknown): CatalogFormat | undefined {
   if (Array.isArray(value)) {
     const first = value[0] as Record<string, unknown> | undefined;
-    return first && typeof first === 'object' && typeof first.server_id === 'string' && Array.isArray(first.tools) ? 'server-array' : undefined;
+    return first && typeof first === 'object' && typeof first.server_id === 'string' && Array.isArray(first.tools)
+      ? 'server-array'
+      : undefined;
   }
   if (!value || typeof value !== 'object') return undefined;
   const v = value as Record<string, unknown>;
@@ -501,7 +569,11 @@ function valueInternal(value: unknown, opts: ParseCatalogOptions): CatalogDocume
   if (format === 'mcp') {
     if (opts.server === undefined) {
       throw new RawIssues([
-        { segments: [], message: "an MCP tools/list result belongs to one server: name it (--server <id>, or the new provider's details)" },
+        {
+          segments: [],
+          message:
+            "an MCP tools/list result belongs to one server: name it (--server <id>, or the new provider's details)",
+        },
       ]);
     }
     return mcpInternal(value, opts.server);
@@ -509,7 +581,8 @@ function valueInternal(value: unknown, opts: ParseCatalogOptions): CatalogDocume
   throw new RawIssues([
     {
       segments: [],
-      message: 'not a catalog: expected {"format":"rota-catalog","version":2,"servers":[...]} (or version 1) or an MCP tools/list result {"tools":[...]}',
+      message:
+        'not a catalog: expected {"format":"rota-catalog","version":2,"servers":[...]} (or version 1) or an MCP tools/list result {"tools":[...]}',
     },
   ]);
 }
@@ -541,7 +614,9 @@ export function parseCatalogText(text: string, opts: ParseCatalogOptions = {}): 
     parseTree(src, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
     const first = errors[0];
     const at = lineCol(src, first?.offset ?? 0);
-    throw new CatalogFormatError([{ path: '', message: `invalid JSON (${first ? printParseErrorCode(first.error) : 'unreadable'})`, ...at }]);
+    throw new CatalogFormatError([
+      { path: '', message: `invalid JSON (${first ? printParseErrorCode(first.error) : 'unreadable'})`, ...at },
+    ]);
   }
   try {
     return valueInternal(value, opts);
@@ -555,7 +630,8 @@ export function parseCatalogText(text: string, opts: ParseCatalogOptions = {}): 
         // The deepest node that exists along the path: a missing field points at its parent object.
         for (let n = issue.segments.length; n >= 0; n--) {
           const node = findNodeAtLocation(root, issue.segments.slice(0, n));
-          if (node) return { ...out, ...lineCol(src, node.parent?.type === 'property' ? node.parent.offset : node.offset) };
+          if (node)
+            return { ...out, ...lineCol(src, node.parent?.type === 'property' ? node.parent.offset : node.offset) };
         }
         return out;
       }),
@@ -584,7 +660,10 @@ export function fromSharedCatalog(value: unknown): RotaCatalogInput {
       status: String(s.status ?? 'stable'),
       sandbox_available: false,
       base_urls: {},
-      tools: (Array.isArray(s.tools) ? s.tools : []).map((t: Record<string, unknown>) => ({ name: String(t.name), description: String(t.description ?? '') })),
+      tools: (Array.isArray(s.tools) ? s.tools : []).map((t: Record<string, unknown>) => ({
+        name: String(t.name),
+        description: String(t.description ?? ''),
+      })),
     })),
   };
 }

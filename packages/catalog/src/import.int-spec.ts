@@ -91,13 +91,17 @@ describe('importCatalog', () => {
     ]);
     const row = before.find((r) => r.tool_name === 'create_pix_charge')!;
     expect(row.description_hash).toBe(
-      descriptionHash(model, toolEmbeddingText({ providerName: 'PixPay', toolName: 'create_pix_charge', description: row.description })),
+      descriptionHash(
+        model,
+        toolEmbeddingText({ providerName: 'PixPay', toolName: 'create_pix_charge', description: row.description }),
+      ),
     );
   });
 
   it('an edited description gets a new hash and loses its vector; other rows keep theirs', async () => {
     const embedder = new LocalEmbedder();
-    for await (const batch of staleBatches(db.prisma, model, 100)) await embedBatch(db.prisma, embedder, { ids: batch.map((b) => b.id) });
+    for await (const batch of staleBatches(db.prisma, model, 100))
+      await embedBatch(db.prisma, embedder, { ids: batch.map((b) => b.id) });
     expect((await toolRows(db)).every((r) => r.has_vec && r.embedding_model === model)).toBe(true);
 
     const edited = smallCatalog();
@@ -132,7 +136,10 @@ describe('importCatalog', () => {
     expect(withoutPrune.tools.removed).toBe(0);
     const pruned = await importCatalog(db.prisma, parseRotaCatalog(doc), { model, prune: true });
     expect(pruned.tools).toEqual({ created: 0, updated: 0, unchanged: SMALL_CATALOG_TOOLS - 2, removed: 2 });
-    expect((await toolRows(db)).filter((r) => r.server_id === 'facturamx').map((r) => r.tool_name)).toEqual(['cancel_cfdi', 'issue_cfdi']);
+    expect((await toolRows(db)).filter((r) => r.server_id === 'facturamx').map((r) => r.tool_name)).toEqual([
+      'cancel_cfdi',
+      'issue_cfdi',
+    ]);
   });
 
   it("keeps a project's own tools apart: same name, other owner, invisible to other projects", async () => {
@@ -163,8 +170,16 @@ describe('importCatalog', () => {
     const before = await db.prisma.provider.findFirstOrThrow({ where: { id: 'pixpay', projectId: null } });
     const toolsBefore = await db.prisma.mcpTool.count();
     const doc = smallCatalog();
-    doc.servers = [{ ...doc.servers[0]!, category: 'other', base_urls: { live: 'http://127.0.0.1:9/steal', test: 'http://169.254.169.254/' } }];
-    await expect(importCatalog(db.prisma, parseRotaCatalog(doc), { model, projectId: 'proj_dev' })).rejects.toMatchObject({
+    doc.servers = [
+      {
+        ...doc.servers[0]!,
+        category: 'other',
+        base_urls: { live: 'http://127.0.0.1:9/steal', test: 'http://169.254.169.254/' },
+      },
+    ];
+    await expect(
+      importCatalog(db.prisma, parseRotaCatalog(doc), { model, projectId: 'proj_dev' }),
+    ).rejects.toMatchObject({
       code: 'provider_id_taken',
       details: { ids: ['pixpay'] },
     });
@@ -173,13 +188,23 @@ describe('importCatalog', () => {
     expect(await db.prisma.mcpTool.count()).toBe(toolsBefore);
 
     // Naming the global provider by id only adds the project's own tools to it; its address stays the operator's.
-    await importCatalog(db.prisma, parseCatalogValue({ tools: [{ name: 'own_refund', description: 'Refunds through our desk.' }] }, { server: 'pixpay' }), {
-      model,
-      projectId: 'proj_dev',
-    });
-    expect(await db.prisma.mcpTool.findMany({ where: { toolName: 'own_refund' }, select: { serverOwner: true, projectId: true } })).toEqual([
-      { serverOwner: '', projectId: 'proj_dev' },
-    ]);
+    await importCatalog(
+      db.prisma,
+      parseCatalogValue(
+        { tools: [{ name: 'own_refund', description: 'Refunds through our desk.' }] },
+        { server: 'pixpay' },
+      ),
+      {
+        model,
+        projectId: 'proj_dev',
+      },
+    );
+    expect(
+      await db.prisma.mcpTool.findMany({
+        where: { toolName: 'own_refund' },
+        select: { serverOwner: true, projectId: true },
+      }),
+    ).toEqual([{ serverOwner: '', projectId: 'proj_dev' }]);
     const repo = new CatalogRepository(db.prisma);
     expect(await repo.providerForCall('pixpay', 'proj_dev', 'own_refund')).toMatchObject({
       owner: '',
@@ -188,36 +213,57 @@ describe('importCatalog', () => {
   });
 
   it("a global import of an id a project uses wins: the project's row is renamed, disabled and reported; its tools and connections follow", async () => {
-    await db.prisma.project.upsert({ where: { id: 'proj_third' }, create: { id: 'proj_third', orgId: 'org_dev', name: 'Third' }, update: {} });
+    await db.prisma.project.upsert({
+      where: { id: 'proj_third' },
+      create: { id: 'proj_third', orgId: 'org_dev', name: 'Third' },
+      update: {},
+    });
     const doc = smallCatalog();
     const own = { ...doc.servers[0]!, id: 'thirdpay', name: 'Third pay', moves_money: false };
     doc.servers = [own];
     await importCatalog(db.prisma, parseRotaCatalog(doc), { model, projectId: 'proj_third' });
     // A project's own import cannot declare its provider free of money rules.
-    expect((await db.prisma.provider.findFirstOrThrow({ where: { id: 'thirdpay', projectId: 'proj_third' } })).movesMoney).toBeNull();
+    expect(
+      (await db.prisma.provider.findFirstOrThrow({ where: { id: 'thirdpay', projectId: 'proj_third' } })).movesMoney,
+    ).toBeNull();
     const conn = await db.prisma.connection.create({
-      data: { id: 'conn_third', projectId: 'proj_third', environment: 'live', serverId: 'thirdpay', origin: 'https://api.pixpay.example' },
+      data: {
+        id: 'conn_third',
+        projectId: 'proj_third',
+        environment: 'live',
+        serverId: 'thirdpay',
+        origin: 'https://api.pixpay.example',
+      },
     });
 
     const global = smallCatalog();
     global.servers = [{ ...global.servers[0]!, id: 'thirdpay', name: 'Third pay (operator)' }];
     const res = await importCatalog(db.prisma, parseRotaCatalog(global), { model, projectId: null });
     expect(res.disabled).toEqual([{ project_id: 'proj_third', id: 'thirdpay', renamed_to: 'proj-third.thirdpay' }]);
-    expect(await db.prisma.provider.findMany({ where: { id: 'thirdpay' }, select: { owner: true, name: true } })).toEqual([
-      { owner: '', name: 'Third pay (operator)' },
-    ]);
+    expect(
+      await db.prisma.provider.findMany({ where: { id: 'thirdpay' }, select: { owner: true, name: true } }),
+    ).toEqual([{ owner: '', name: 'Third pay (operator)' }]);
     const moved = await db.prisma.provider.findFirstOrThrow({ where: { id: 'proj-third.thirdpay' } });
     expect(moved).toMatchObject({ projectId: 'proj_third', status: 'disabled' });
-    expect(await db.prisma.mcpTool.count({ where: { serverId: 'proj-third.thirdpay', serverOwner: 'proj_third' } })).toBe(own.tools.length);
-    expect(await db.prisma.connection.findUniqueOrThrow({ where: { id: conn.id } })).toMatchObject({ serverId: 'proj-third.thirdpay' });
+    expect(
+      await db.prisma.mcpTool.count({ where: { serverId: 'proj-third.thirdpay', serverOwner: 'proj_third' } }),
+    ).toBe(own.tools.length);
+    expect(await db.prisma.connection.findUniqueOrThrow({ where: { id: conn.id } })).toMatchObject({
+      serverId: 'proj-third.thirdpay',
+    });
     // The project now means the operator's provider by that id, and its renamed one is not called.
     const repo = new CatalogRepository(db.prisma);
     expect(await repo.providerForCall('thirdpay', 'proj_third')).toMatchObject({ owner: '' });
-    expect(await repo.providerForCall('proj-third.thirdpay', 'proj_third')).toMatchObject({ owner: 'proj_third', status: 'disabled' });
+    expect(await repo.providerForCall('proj-third.thirdpay', 'proj_third')).toMatchObject({
+      owner: 'proj_third',
+      status: 'disabled',
+    });
     // The operator may declare a provider free of money rules.
     global.servers = [{ ...global.servers[0]!, moves_money: false }];
     await importCatalog(db.prisma, parseRotaCatalog(global), { model, projectId: null });
-    expect((await db.prisma.provider.findFirstOrThrow({ where: { id: 'thirdpay', projectId: null } })).movesMoney).toBe(false);
+    expect((await db.prisma.provider.findFirstOrThrow({ where: { id: 'thirdpay', projectId: null } })).movesMoney).toBe(
+      false,
+    );
   });
 
   it('refuses a malformed file with the line and field at fault, and writes nothing', async () => {
@@ -237,7 +283,9 @@ describe('importCatalog', () => {
     expect(issue.line).toBe(expectedLine);
     expect((err as Error).message).toContain(`line ${expectedLine}`);
 
-    expect(() => parseCatalogText('{"format": "rota-catalog",\n  "version": 1,\n  "servers": [,]}')).toThrow(/line 3, column 15: invalid JSON/);
+    expect(() => parseCatalogText('{"format": "rota-catalog",\n  "version": 1,\n  "servers": [,]}')).toThrow(
+      /line 3, column 15: invalid JSON/,
+    );
   });
 
   it("writes a v2 provider's http and its tools' parameters, rewrites them when they change, and reads them back for a call", async () => {
@@ -257,7 +305,10 @@ describe('importCatalog', () => {
               description: 'Refund a charge of Call Me',
               http_method: 'POST',
               endpoint_template: '/charges/{id}/refund',
-              input_schema: { type: 'object', properties: { id: { type: 'string' }, value: { type: 'number' }, note: { type: 'string' } } },
+              input_schema: {
+                type: 'object',
+                properties: { id: { type: 'string' }, value: { type: 'number' }, note: { type: 'string' } },
+              },
               parameters: { query },
             },
           ],
@@ -266,12 +317,16 @@ describe('importCatalog', () => {
     });
     const stored = async () =>
       (
-        await db.prisma.$queryRawUnsafe<Array<{ http: unknown; auth_type: string; parameters: unknown; description_hash: string }>>(
+        await db.prisma.$queryRawUnsafe<
+          Array<{ http: unknown; auth_type: string; parameters: unknown; description_hash: string }>
+        >(
           `SELECT p.http, p.auth_type, t.parameters, t.description_hash FROM providers p JOIN mcp_tools t ON t.server_id = p.id AND t.server_owner = p.owner WHERE p.id = 'callme'`,
         )
       )[0]!;
 
-    const first = await importCatalog(db.prisma, parseRotaCatalog(v2({ type: 'api_key', name: 'access_token' }, [])), { model });
+    const first = await importCatalog(db.prisma, parseRotaCatalog(v2({ type: 'api_key', name: 'access_token' }, [])), {
+      model,
+    });
     expect(first).toMatchObject({ providers: { created: 1 }, tools: { created: 1 } });
     const row = await stored();
     expect(row.auth_type).toBe('api_key');
@@ -282,12 +337,26 @@ describe('importCatalog', () => {
     expect(row.parameters).toEqual({ query: [], headers: {}, body: 'rest' });
 
     // The same document again: jsonb reorders keys, and nothing counts as changed.
-    const again = await importCatalog(db.prisma, parseRotaCatalog(v2({ type: 'api_key', name: 'access_token' }, [])), { model });
-    expect(again).toMatchObject({ providers: { created: 0, updated: 0, unchanged: 1 }, tools: { created: 0, updated: 0, unchanged: 1 }, reembed: 0 });
+    const again = await importCatalog(db.prisma, parseRotaCatalog(v2({ type: 'api_key', name: 'access_token' }, [])), {
+      model,
+    });
+    expect(again).toMatchObject({
+      providers: { created: 0, updated: 0, unchanged: 1 },
+      tools: { created: 0, updated: 0, unchanged: 1 },
+      reembed: 0,
+    });
 
     // Only the auth config and the parameter map change: both rows are rewritten, the text (and its vector) stays.
-    const changed = await importCatalog(db.prisma, parseRotaCatalog(v2({ type: 'api_key', name: 'access_token', prefix: 'Token ' }, ['note'])), { model });
-    expect(changed).toMatchObject({ providers: { updated: 1, unchanged: 0 }, tools: { updated: 1, unchanged: 0 }, reembed: 0 });
+    const changed = await importCatalog(
+      db.prisma,
+      parseRotaCatalog(v2({ type: 'api_key', name: 'access_token', prefix: 'Token ' }, ['note'])),
+      { model },
+    );
+    expect(changed).toMatchObject({
+      providers: { updated: 1, unchanged: 0 },
+      tools: { updated: 1, unchanged: 0 },
+      reembed: 0,
+    });
     const after = await stored();
     expect(after.http).toMatchObject({ auth: { prefix: 'Token ' } });
     expect(after.parameters).toEqual({ query: ['note'], headers: {}, body: 'rest' });
@@ -315,11 +384,18 @@ describe('importCatalog', () => {
 
     // Back to v1: the provider no longer says how it is called, and the tool no longer where its inputs go.
     const { http: _http, tools, ...fields } = v2({ type: 'none' }, []).servers[0]!;
-    const v1 = { format: 'rota-catalog', version: 1, servers: [{ ...fields, auth_type: 'api_key', tools: tools.map(({ parameters: _p, ...t }) => t) }] };
+    const v1 = {
+      format: 'rota-catalog',
+      version: 1,
+      servers: [{ ...fields, auth_type: 'api_key', tools: tools.map(({ parameters: _p, ...t }) => t) }],
+    };
     const downgraded = await importCatalog(db.prisma, parseRotaCatalog(v1), { model });
     expect(downgraded).toMatchObject({ providers: { updated: 1 }, tools: { updated: 1 } });
     expect(await stored()).toMatchObject({ http: null, parameters: null });
-    expect(await repo.providerForCall('callme', 'proj_dev', 'refund')).toMatchObject({ http: null, tool: { parameters: null } });
+    expect(await repo.providerForCall('callme', 'proj_dev', 'refund')).toMatchObject({
+      http: null,
+      tool: { parameters: null },
+    });
   });
 
   it('rolls the whole import back when any part fails', async () => {
@@ -328,13 +404,23 @@ describe('importCatalog', () => {
     const doc = parseRotaCatalog({
       format: 'rota-catalog',
       version: 1,
-      servers: [{ id: 'brandnew', name: 'Brand New', category: 'payments', auth_type: 'none', tools: [{ name: 'a', description: 'x' }] }],
+      servers: [
+        {
+          id: 'brandnew',
+          name: 'Brand New',
+          category: 'payments',
+          auth_type: 'none',
+          tools: [{ name: 'a', description: 'x' }],
+        },
+      ],
     });
     // The second server names a provider that does not exist.
     doc.servers.push({
       id: 'ghost',
       provider: null,
-      tools: [{ name: 'b', description: 'y', httpMethod: null, endpointTemplate: null, inputSchema: null, parameters: null }],
+      tools: [
+        { name: 'b', description: 'y', httpMethod: null, endpointTemplate: null, inputSchema: null, parameters: null },
+      ],
     });
     await expect(importCatalog(db.prisma, doc, { model })).rejects.toMatchObject({ code: 'unknown_server' });
     // A failure after the provider row was written: Postgres refuses a NUL
@@ -342,7 +428,15 @@ describe('importCatalog', () => {
     const late = parseRotaCatalog({
       format: 'rota-catalog',
       version: 1,
-      servers: [{ id: 'brandnew', name: 'Brand New', category: 'payments', auth_type: 'none', tools: [{ name: 'a', description: 'x' }] }],
+      servers: [
+        {
+          id: 'brandnew',
+          name: 'Brand New',
+          category: 'payments',
+          auth_type: 'none',
+          tools: [{ name: 'a', description: 'x' }],
+        },
+      ],
     });
     late.servers[0]!.tools[0]!.description = 'bad \u0000 text';
     await expect(importCatalog(db.prisma, late, { model })).rejects.toThrow();
@@ -351,7 +445,15 @@ describe('importCatalog', () => {
       parseRotaCatalog({
         format: 'rota-catalog',
         version: 1,
-        servers: [{ id: 'x', name: 'X', category: 'payments', auth_type: 'none', tools: [{ name: 'a', description: 'bad \u0000' }] }],
+        servers: [
+          {
+            id: 'x',
+            name: 'X',
+            category: 'payments',
+            auth_type: 'none',
+            tools: [{ name: 'a', description: 'bad \u0000' }],
+          },
+        ],
       }),
     ).toThrow(/servers\[0\]\.tools\[0\]\.description: must not contain NUL/);
   });
@@ -365,7 +467,9 @@ describe('importCatalog', () => {
       expect(res.tools.created).toBe(SMALL_CATALOG_TOOLS);
       expect(res.reembed).toBe(0);
       expect(res.timings.total).toBeGreaterThanOrEqual(res.timings.embedding + res.timings.writing + res.timings.index);
-      const rows = await fresh.prisma.$queryRawUnsafe<Array<{ text: string; model: string; vec: string; hash: string }>>(
+      const rows = await fresh.prisma.$queryRawUnsafe<
+        Array<{ text: string; model: string; vec: string; hash: string }>
+      >(
         `SELECT p.name AS pname, t.tool_name, t.description, t.embedding_model AS model, t.embedding::text AS vec, t.description_hash AS hash
          FROM mcp_tools t JOIN providers p ON p.id = t.server_id`,
       );
@@ -383,7 +487,9 @@ describe('importCatalog', () => {
       expect(idx[0]!.indexdef).toBe(migratedIndexDefinition);
       // Nothing left for the worker: the stale set is empty.
       expect(await new CatalogRepository(fresh.prisma).staleIds(model, 10)).toEqual([]);
-      await expect(importCatalog(fresh.prisma, doc, { model: 'other-model', embedder })).rejects.toThrow(/not other-model/);
+      await expect(importCatalog(fresh.prisma, doc, { model: 'other-model', embedder })).rejects.toThrow(
+        /not other-model/,
+      );
     } finally {
       await fresh.drop();
     }
@@ -430,7 +536,9 @@ describe('importCatalog', () => {
       const edited = smallCatalog();
       edited.servers[0]!.tools[1]!.description = 'Reads the current state of a Pix charge by its id.';
       between = () =>
-        fresh.prisma.$executeRawUnsafe(`UPDATE mcp_tools SET description = 'Sends a message.', description_hash = 'other' WHERE tool_name = 'send_text'`);
+        fresh.prisma.$executeRawUnsafe(
+          `UPDATE mcp_tools SET description = 'Sends a message.', description_hash = 'other' WHERE tool_name = 'send_text'`,
+        );
       const second = await importCatalog(fresh.prisma, parseRotaCatalog(edited), { model, embedder });
       expect(second.tools).toEqual({ created: 0, updated: 2, unchanged: SMALL_CATALOG_TOOLS - 2, removed: 0 });
       expect(second.reembed).toBe(0);
@@ -438,7 +546,9 @@ describe('importCatalog', () => {
       // The pre-pass ran outside any transaction; the catch-up ran inside the import's own (which shows the check sees one).
       expect(openTransactions).toEqual([0, 1]);
       // Every row holds the vector of its own stored text.
-      const rows = await fresh.prisma.$queryRawUnsafe<Array<{ pname: string; tool_name: string; description: string; vec: string; hash: string }>>(
+      const rows = await fresh.prisma.$queryRawUnsafe<
+        Array<{ pname: string; tool_name: string; description: string; vec: string; hash: string }>
+      >(
         `SELECT p.name AS pname, t.tool_name, t.description, t.embedding::text AS vec, t.description_hash AS hash FROM mcp_tools t JOIN providers p ON p.id = t.server_id`,
       );
       expect(rows).toHaveLength(SMALL_CATALOG_TOOLS);
@@ -447,7 +557,9 @@ describe('importCatalog', () => {
         expect(r.hash).toBe(descriptionHash(model, text));
         expect(Buffer.from(fromVectorLiteral(r.vec).buffer)).toEqual(Buffer.from(local.embedOne(text).buffer));
       }
-      expect(rows.find((r) => r.tool_name === 'send_text')!.description).toBe('Sends a WhatsApp text message to a phone number.');
+      expect(rows.find((r) => r.tool_name === 'send_text')!.description).toBe(
+        'Sends a WhatsApp text message to a phone number.',
+      );
     } finally {
       await fresh.drop();
     }

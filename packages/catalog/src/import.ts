@@ -2,7 +2,13 @@ import { AppError } from '@rota/contracts';
 import type { PrismaClient } from '@rota/db';
 import { toVectorParam, type Embedder } from './embedder';
 import type { CatalogDocument, CatalogProvider } from './format';
-import { CatalogRepository, type DisplacedProvider, type NewToolRow, type StoredTool, type ToolUpdateRow } from './repository';
+import {
+  CatalogRepository,
+  type DisplacedProvider,
+  type NewToolRow,
+  type StoredTool,
+  type ToolUpdateRow,
+} from './repository';
 import { descriptionHash, toolEmbeddingText } from './text';
 
 export type { DisplacedProvider };
@@ -58,7 +64,8 @@ interface ParamEmbedder extends Embedder {
 }
 
 async function vectorParams(embedder: Embedder, texts: string[]): Promise<string[]> {
-  if (typeof (embedder as ParamEmbedder).embedParams === 'function') return (embedder as ParamEmbedder).embedParams(texts);
+  if (typeof (embedder as ParamEmbedder).embedParams === 'function')
+    return (embedder as ParamEmbedder).embedParams(texts);
   return (await embedder.embed(texts)).map(toVectorParam);
 }
 
@@ -98,8 +105,13 @@ function textUnchanged(row: StoredTool, text: string, model: string): boolean {
  * changes nothing the second time. An edited text gets a new hash and loses
  * its vector, which is what queues it for re-embedding.
  */
-export async function importCatalog(prisma: PrismaClient, doc: CatalogDocument, opts: ImportOptions): Promise<ImportResult> {
-  if (opts.embedder && opts.embedder.model !== opts.model) throw new Error(`the import's embedder makes ${opts.embedder.model} vectors, not ${opts.model}`);
+export async function importCatalog(
+  prisma: PrismaClient,
+  doc: CatalogDocument,
+  opts: ImportOptions,
+): Promise<ImportResult> {
+  if (opts.embedder && opts.embedder.model !== opts.model)
+    throw new Error(`the import's embedder makes ${opts.embedder.model} vectors, not ${opts.model}`);
   const started = performance.now();
   // Embedding takes minutes for a large catalog (the local model makes about
   // 50 vectors a second per core), far longer than a transaction should stay
@@ -146,7 +158,8 @@ async function embedInto(embedder: Embedder, texts: string[], vectors: Map<strin
   if (texts.length === 0) return 0;
   const t = performance.now();
   const params = await vectorParams(embedder, texts);
-  if (params.length !== texts.length) throw new Error(`embedder returned ${params.length} vectors for ${texts.length} texts`);
+  if (params.length !== texts.length)
+    throw new Error(`embedder returned ${params.length} vectors for ${texts.length} texts`);
   texts.forEach((text, i) => vectors.set(text, params[i]!));
   return performance.now() - t;
 }
@@ -166,7 +179,12 @@ interface ImportPlan {
  * them); without it, nothing is, and the plan only foresees the texts to
  * embed.
  */
-async function plan(repo: CatalogRepository, doc: CatalogDocument, opts: ImportOptions, { write }: { write: boolean }): Promise<ImportPlan> {
+async function plan(
+  repo: CatalogRepository,
+  doc: CatalogDocument,
+  opts: ImportOptions,
+  { write }: { write: boolean },
+): Promise<ImportPlan> {
   const projectId = opts.projectId ?? null;
   const result: ImportResult = {
     providers: { created: 0, updated: 0, unchanged: 0 },
@@ -175,7 +193,8 @@ async function plan(repo: CatalogRepository, doc: CatalogDocument, opts: ImportO
     reembed: 0,
     timings: { total: 0, embedding: 0, writing: 0, index: 0 },
   };
-  if (projectId !== null && !(await repo.projectExists(projectId))) throw new AppError('not_found', `project ${projectId} not found`);
+  if (projectId !== null && !(await repo.projectExists(projectId)))
+    throw new AppError('not_found', `project ${projectId} not found`);
 
   const owner = projectId ?? '';
   const ids = doc.servers.map((s) => s.id);
@@ -195,8 +214,15 @@ async function plan(repo: CatalogRepository, doc: CatalogDocument, opts: ImportO
         { ids: taken },
       );
   }
-  const unknown = doc.servers.filter((s) => s.provider === null && !existing.has(s.id) && !global.has(s.id)).map((s) => s.id);
-  if (unknown.length) throw new AppError('unknown_server', `unknown server: ${unknown.join(', ')} (give the provider's details to create it)`, { unknown });
+  const unknown = doc.servers
+    .filter((s) => s.provider === null && !existing.has(s.id) && !global.has(s.id))
+    .map((s) => s.id);
+  if (unknown.length)
+    throw new AppError(
+      'unknown_server',
+      `unknown server: ${unknown.join(', ')} (give the provider's details to create it)`,
+      { unknown },
+    );
 
   const names = new Map<string, string>();
   /** Owner of the provider each server's tools hang off. */
@@ -214,7 +240,10 @@ async function plan(repo: CatalogRepository, doc: CatalogDocument, opts: ImportO
       continue;
     }
     // Only an operator says a project's provider does not move money.
-    const p = projectId !== null && !opts.operator && declared.movesMoney === false ? { ...declared, movesMoney: null } : declared;
+    const p =
+      projectId !== null && !opts.operator && declared.movesMoney === false
+        ? { ...declared, movesMoney: null }
+        : declared;
     names.set(s.id, p.name);
     serverOwner.set(s.id, owner);
     if (!before) {
@@ -229,7 +258,10 @@ async function plan(repo: CatalogRepository, doc: CatalogDocument, opts: ImportO
   }
   if (write) {
     // A global import wins over a project row of the same id: that row moves out of the way, disabled, and is reported.
-    if (projectId === null) result.disabled = await repo.displaceProjectProviders(doc.servers.filter((s) => s.provider !== null).map((s) => s.id));
+    if (projectId === null)
+      result.disabled = await repo.displaceProjectProviders(
+        doc.servers.filter((s) => s.provider !== null).map((s) => s.id),
+      );
     await repo.upsertProviders(toUpsert, projectId);
     // The project's tools that hung off a global provider move onto its new own one.
     if (projectId !== null) await repo.adoptProjectTools(created, projectId);
@@ -250,7 +282,13 @@ async function plan(repo: CatalogRepository, doc: CatalogDocument, opts: ImportO
       const text = toolEmbeddingText({ providerName, toolName: tool.name, description: tool.description });
       const row = byKey.get(key);
       if (!row) {
-        inserts.push({ ...tool, serverId: s.id, serverOwner: serverOwner.get(s.id)!, projectId, descriptionHash: descriptionHash(opts.model, text) });
+        inserts.push({
+          ...tool,
+          serverId: s.id,
+          serverOwner: serverOwner.get(s.id)!,
+          projectId,
+          descriptionHash: descriptionHash(opts.model, text),
+        });
         texts.set(inserts[inserts.length - 1]!, text);
         continue;
       }
@@ -291,7 +329,11 @@ async function plan(repo: CatalogRepository, doc: CatalogDocument, opts: ImportO
   for (const serverId of renamed) {
     for (const row of await repo.allToolsOfServer(serverId, owner)) {
       if (skip.has(row.id)) continue;
-      const text = toolEmbeddingText({ providerName: names.get(serverId)!, toolName: row.toolName, description: row.description });
+      const text = toolEmbeddingText({
+        providerName: names.get(serverId)!,
+        toolName: row.toolName,
+        description: row.description,
+      });
       if (textUnchanged(row, text, opts.model)) continue;
       updates.push({
         id: row.id,

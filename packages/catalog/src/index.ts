@@ -17,7 +17,13 @@ export * from './format';
 export { importCatalog, type DisplacedProvider, type ImportOptions, type ImportResult } from './import';
 export * from './reembed';
 export * from './queue';
-export { seedDemoCatalog, DEMO_CATALOG_PATH, DEFAULT_SANDBOX_URL, sandboxUrlFromEnv, substituteSandboxUrl } from './seed';
+export {
+  seedDemoCatalog,
+  DEMO_CATALOG_PATH,
+  DEFAULT_SANDBOX_URL,
+  sandboxUrlFromEnv,
+  substituteSandboxUrl,
+} from './seed';
 export { importAndRequestSweep, type ImportOutcome } from './service';
 export {
   CATALOG_FETCH_MAX_BYTES,
@@ -32,4 +38,10 @@ export {
   type GuardedFetchOptions,
 } from './url';
 export { listMcpTools, type McpListOptions } from './mcp';
-export { LocalEmbedderPool, LOCAL_MODELS, localModel, type LocalEmbedderPoolOptions, type LocalModelKind } from './local-embedder-pool';
+export {
+  LocalEmbedderPool,
+  LOCAL_MODELS,
+  localModel,
+  type LocalEmbedderPoolOptions,
+  type LocalModelKind,
+} from './local-embedder-pool';

@@ -2,7 +2,14 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { EMBEDDING_DIMENSIONS, EmbeddingError, EmbeddingNotStartedError, toVectorParam, type EmbedOptions, type Embedder } from './embedder';
+import {
+  EMBEDDING_DIMENSIONS,
+  EmbeddingError,
+  EmbeddingNotStartedError,
+  toVectorParam,
+  type EmbedOptions,
+  type Embedder,
+} from './embedder';
 import { LOCAL_EMBEDDING_MODEL, LocalEmbedder } from './local-embedder';
 import { HYBRID_EMBEDDING_MODEL, HybridEmbedder } from './hybrid-embedder';
 import { NEURAL_EMBEDDING_MODEL, NEURAL_PER_TEXT_BUDGET_MS, NeuralEmbedder } from './neural-embedder';
@@ -13,7 +20,11 @@ const THREAD_SCRIPT = join(__dirname, 'local-embedder-thread.js');
 export type LocalModelKind = 'hash' | 'neural' | 'hybrid';
 
 /** The model a local kind stores its vectors under. */
-export const LOCAL_MODELS: Record<LocalModelKind, string> = { hash: LOCAL_EMBEDDING_MODEL, neural: NEURAL_EMBEDDING_MODEL, hybrid: HYBRID_EMBEDDING_MODEL };
+export const LOCAL_MODELS: Record<LocalModelKind, string> = {
+  hash: LOCAL_EMBEDDING_MODEL,
+  neural: NEURAL_EMBEDDING_MODEL,
+  hybrid: HYBRID_EMBEDDING_MODEL,
+};
 
 /** The local model of a kind, on the calling thread. */
 export function localModel(kind: LocalModelKind): Embedder {
@@ -117,7 +128,10 @@ export class LocalEmbedderPool implements Embedder {
   private readonly fallback?: Embedder;
   private seq = 0;
   /** Where each thread's answer goes, by thread: a thread has one message at most in flight. */
-  private readonly inFlight = new Map<Worker, { id: number; since: number; resolve: (m: Reply) => void; reject: (e: Error) => void }>();
+  private readonly inFlight = new Map<
+    Worker,
+    { id: number; since: number; resolve: (m: Reply) => void; reject: (e: Error) => void }
+  >();
   private readonly idle: Worker[] = [];
   private queue: Entry[] = [];
   private readonly bulk: BulkJob[] = [];
@@ -208,7 +222,8 @@ export class LocalEmbedderPool implements Embedder {
   async embedParams(texts: string[]): Promise<string[]> {
     if (this.fallback) return (await this.fallback.embed(texts)).map(toVectorParam);
     const jobs: Promise<Reply>[] = [];
-    for (let i = 0; i < texts.length; i += CHUNK[this.kind]) jobs.push(this.enqueueBulk(texts.slice(i, i + CHUNK[this.kind]), true));
+    for (let i = 0; i < texts.length; i += CHUNK[this.kind])
+      jobs.push(this.enqueueBulk(texts.slice(i, i + CHUNK[this.kind]), true));
     return (await Promise.all(jobs)).flatMap((m) => m.params!);
   }
 
@@ -222,7 +237,10 @@ export class LocalEmbedderPool implements Embedder {
     }
     const replies = await Promise.all(jobs);
     return replies.flatMap((r, k) =>
-      Array.from({ length: sizes[k]! }, (_, j) => new Float32Array(r.buffer!, j * EMBEDDING_DIMENSIONS * 4, EMBEDDING_DIMENSIONS)),
+      Array.from(
+        { length: sizes[k]! },
+        (_, j) => new Float32Array(r.buffer!, j * EMBEDDING_DIMENSIONS * 4, EMBEDDING_DIMENSIONS),
+      ),
     );
   }
 

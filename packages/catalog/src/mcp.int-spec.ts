@@ -26,12 +26,17 @@ describe('live MCP import', () => {
   afterAll(() => mcp.close());
 
   it('lists every page of tools with the official client and parses them as one server', async () => {
-    const listed = await listMcpTools(mcp.url, { ...LOOPBACK_FAKES, headers: { authorization: 'Bearer provider-token' } });
+    const listed = await listMcpTools(mcp.url, {
+      ...LOOPBACK_FAKES,
+      headers: { authorization: 'Bearer provider-token' },
+    });
     expect(listed.tools).toHaveLength(5);
     expect(mcp.authorizations.every((a) => a === 'Bearer provider-token')).toBe(true);
     const doc = parseCatalogValue(listed, { server: 'acme', format: 'mcp' });
     expect(doc.servers[0]!.provider).toBeNull();
-    expect(doc.servers[0]!.tools.map((t) => [t.name, t.httpMethod, t.endpointTemplate])).toEqual(tools.map((t) => [t.name, null, null]));
+    expect(doc.servers[0]!.tools.map((t) => [t.name, t.httpMethod, t.endpointTemplate])).toEqual(
+      tools.map((t) => [t.name, null, null]),
+    );
     expect(doc.servers[0]!.tools[0]!.inputSchema).toEqual(tools[0]!.inputSchema);
     expect(doc.servers[0]!.tools[4]!.description).toBe('');
   });
@@ -61,14 +66,18 @@ describe('live MCP import', () => {
     );
     try {
       // Each page is far below the limit; the six together are not.
-      await expect(listMcpTools(pages.url, { ...LOOPBACK_FAKES, maxBytes: 1024 * 1024 })).rejects.toThrow(/is larger than 1048576 bytes/);
+      await expect(listMcpTools(pages.url, { ...LOOPBACK_FAKES, maxBytes: 1024 * 1024 })).rejects.toThrow(
+        /is larger than 1048576 bytes/,
+      );
     } finally {
       await pages.close();
     }
   });
 
   it('reports an unreachable server as a URL problem', async () => {
-    await expect(listMcpTools('http://127.0.0.1:9/mcp', { ...LOOPBACK_FAKES, timeoutMs: 2000 })).rejects.toBeInstanceOf(CatalogUrlError);
+    await expect(listMcpTools('http://127.0.0.1:9/mcp', { ...LOOPBACK_FAKES, timeoutMs: 2000 })).rejects.toBeInstanceOf(
+      CatalogUrlError,
+    );
     await expect(fetchCatalogText('http://127.0.0.1:9/x.json', LOOPBACK_FAKES)).rejects.toThrow(/could not fetch/);
   });
 

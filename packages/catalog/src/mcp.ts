@@ -49,7 +49,9 @@ export async function listMcpTools(url: string, opts: McpListOptions = {}): Prom
     if (err instanceof CatalogUrlError) throw err;
     const cause = (err as { cause?: unknown })?.cause;
     if (cause instanceof CatalogUrlError) throw cause;
-    throw new CatalogUrlError(`could not list the tools of MCP server ${url}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new CatalogUrlError(
+      `could not list the tools of MCP server ${url}: ${err instanceof Error ? err.message : String(err)}`,
+    );
   } finally {
     await client.close().catch(() => undefined);
   }

@@ -52,7 +52,12 @@ const NO_NETWORK = `
           attempts: globalThis.__networkAttempts,
         }));
       })().catch((e) => { process.stdout.write(JSON.stringify({ error: e.message, attempts: globalThis.__networkAttempts })); });`;
-    const out = JSON.parse(execFileSync(process.execPath, ['--require', join(dir, 'no-network.js'), '-e', script], { encoding: 'utf8', timeout: 120_000 }));
+    const out = JSON.parse(
+      execFileSync(process.execPath, ['--require', join(dir, 'no-network.js'), '-e', script], {
+        encoding: 'utf8',
+        timeout: 120_000,
+      }),
+    );
     expect(out.error).toBeUndefined();
     expect(out.attempts).toEqual([]);
     expect(out.model).toBe('use-lite-512-v1');
@@ -90,7 +95,12 @@ const NO_NETWORK = `
           attempts: globalThis.__networkAttempts,
         }));
       })().catch((e) => { process.stdout.write(JSON.stringify({ error: e.message, attempts: globalThis.__networkAttempts })); });`;
-    const out = JSON.parse(execFileSync(process.execPath, ['--require', join(dir, 'no-network.js'), '-e', script], { encoding: 'utf8', timeout: 120_000 }));
+    const out = JSON.parse(
+      execFileSync(process.execPath, ['--require', join(dir, 'no-network.js'), '-e', script], {
+        encoding: 'utf8',
+        timeout: 120_000,
+      }),
+    );
     expect(out.error).toBeUndefined();
     expect(out.attempts).toEqual([]);
     expect(out.model).toBe('use-lite-512+rota-hash-1024-v1');
@@ -108,7 +118,12 @@ const NO_NETWORK = `
       const report = (loaded, e) => { process.stdout.write(JSON.stringify({ loaded, error: e && e.message, attempts: globalThis.__networkAttempts })); process.exit(0); };
       process.on('uncaughtException', (e) => report(false, e));
       initModel().then(() => report(true), (e) => report(false, e));`;
-    const out = JSON.parse(execFileSync(process.execPath, ['--require', join(dir, 'no-network.js'), '-e', script], { encoding: 'utf8', timeout: 60_000 }));
+    const out = JSON.parse(
+      execFileSync(process.execPath, ['--require', join(dir, 'no-network.js'), '-e', script], {
+        encoding: 'utf8',
+        timeout: 60_000,
+      }),
+    );
     expect(out.loaded).toBe(false);
     expect(out.error).toMatch(/network is off/);
     expect(out.attempts.length).toBeGreaterThan(0);

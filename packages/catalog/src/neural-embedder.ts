@@ -63,7 +63,8 @@ export class NeuralEmbedder implements Embedder {
     } catch (err) {
       throw new EmbeddingError(`neural embedder failed: ${(err as Error).message}`, false);
     }
-    if (rows.length !== texts.length) throw new EmbeddingError(`neural embedder returned ${rows.length} vectors for ${texts.length} texts`, false);
+    if (rows.length !== texts.length)
+      throw new EmbeddingError(`neural embedder returned ${rows.length} vectors for ${texts.length} texts`, false);
     return rows.map((r) => {
       const v = new Float32Array(EMBEDDING_DIMENSIONS);
       for (let i = 0; i < NEURAL_DIMENSIONS; i++) v[i] = r[i]!;

@@ -26,7 +26,12 @@ describe('OpenAIEmbedder against a fake embeddings server', () => {
       ['a', 'b', 'c'],
       ['d', 'e'],
     ]);
-    expect(fake.calls[0]).toMatchObject({ model: OPENAI_EMBEDDING_MODEL, encodingFormat: 'float', dimensions: 1536, apiKey: 'sk-x' });
+    expect(fake.calls[0]).toMatchObject({
+      model: OPENAI_EMBEDDING_MODEL,
+      encodingFormat: 'float',
+      dimensions: 1536,
+      apiKey: 'sk-x',
+    });
     out.forEach((v, i) => expect(cosine(v, fakeEmbedding(texts[i]!))).toBeCloseTo(1, 6));
     expect(e.requests).toBe(2);
   });
@@ -48,7 +53,9 @@ describe('OpenAIEmbedder against a fake embeddings server', () => {
     [{ kind: 'raw', status: 200, body: '{"object":"list","data":[],"model":"m"}' } as const, true],
   ])('turns %j into an EmbeddingError (retryable: %s), one request, no SDK retries', async (reply, retryable) => {
     fake.setBehaviour(reply);
-    const err = await new OpenAIEmbedder({ apiKey: 'sk-x', baseURL: fake.baseURL }).embed(['x']).catch((e: unknown) => e);
+    const err = await new OpenAIEmbedder({ apiKey: 'sk-x', baseURL: fake.baseURL })
+      .embed(['x'])
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EmbeddingError);
     expect((err as EmbeddingError).retryable).toBe(retryable);
     expect(fake.calls).toHaveLength(1);
@@ -56,7 +63,9 @@ describe('OpenAIEmbedder against a fake embeddings server', () => {
 
   it('gives up on a hanging server at its deadline', async () => {
     fake.setBehaviour({ kind: 'hang' });
-    const err = await new OpenAIEmbedder({ apiKey: 'sk-x', baseURL: fake.baseURL, timeoutMs: 200 }).embed(['x']).catch((e: unknown) => e);
+    const err = await new OpenAIEmbedder({ apiKey: 'sk-x', baseURL: fake.baseURL, timeoutMs: 200 })
+      .embed(['x'])
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EmbeddingError);
     expect((err as Error).message).toMatch(/did not answer within 200 ms/);
   });
@@ -65,9 +74,15 @@ describe('OpenAIEmbedder against a fake embeddings server', () => {
     fake.setBehaviour({
       kind: 'raw',
       status: 200,
-      body: JSON.stringify({ object: 'list', data: [{ object: 'embedding', index: 0, embedding: [1, 0, 0] }], model: 'm' }),
+      body: JSON.stringify({
+        object: 'list',
+        data: [{ object: 'embedding', index: 0, embedding: [1, 0, 0] }],
+        model: 'm',
+      }),
     });
-    await expect(new OpenAIEmbedder({ apiKey: 'sk-x', baseURL: fake.baseURL }).embed(['x'])).rejects.toThrow(/3 dimensions/);
+    await expect(new OpenAIEmbedder({ apiKey: 'sk-x', baseURL: fake.baseURL }).embed(['x'])).rejects.toThrow(
+      /3 dimensions/,
+    );
   });
 });
 
@@ -90,8 +105,12 @@ describe('createEmbedder', () => {
     expect(() => createEmbedder({ ROTA_LOCAL_EMBEDDER: 'bert' })).toThrow(/ROTA_LOCAL_EMBEDDER/);
     expect(createEmbedder({ OPENAI_API_KEY: 'sk-1' })).toBeInstanceOf(OpenAIEmbedder);
     expect(currentEmbeddingModel({ OPENAI_API_KEY: 'sk-1' })).toBe(OPENAI_EMBEDDING_MODEL);
-    expect(currentEmbeddingModel({ OPENAI_API_KEY: 'sk-1', ROTA_EMBEDDER: 'local', ROTA_LOCAL_EMBEDDER: 'hash' })).toBe(LOCAL_EMBEDDING_MODEL);
-    expect(currentEmbeddingModel({ OPENAI_API_KEY: 'sk-1', ROTA_OPENAI_EMBEDDING_MODEL: 'text-embedding-3-large' })).toBe('text-embedding-3-large');
+    expect(currentEmbeddingModel({ OPENAI_API_KEY: 'sk-1', ROTA_EMBEDDER: 'local', ROTA_LOCAL_EMBEDDER: 'hash' })).toBe(
+      LOCAL_EMBEDDING_MODEL,
+    );
+    expect(
+      currentEmbeddingModel({ OPENAI_API_KEY: 'sk-1', ROTA_OPENAI_EMBEDDING_MODEL: 'text-embedding-3-large' }),
+    ).toBe('text-embedding-3-large');
     expect(() => createEmbedder({ ROTA_EMBEDDER: 'openai' })).toThrow(/needs OPENAI_API_KEY/);
     expect(() => createEmbedder({ ROTA_EMBEDDER: 'magic' })).toThrow(/ROTA_EMBEDDER/);
   });

@@ -34,12 +34,18 @@ export class OpenAIEmbedder implements Embedder {
     this.model = opts.model ?? OPENAI_EMBEDDING_MODEL;
     this.timeoutMs = opts.timeoutMs ?? 5000;
     this.maxInputs = Math.min(2048, Math.max(1, opts.maxInputsPerRequest ?? 2048));
-    this.client = new OpenAI({ apiKey: opts.apiKey, baseURL: opts.baseURL || undefined, maxRetries: 0, timeout: this.timeoutMs });
+    this.client = new OpenAI({
+      apiKey: opts.apiKey,
+      baseURL: opts.baseURL || undefined,
+      maxRetries: 0,
+      timeout: this.timeoutMs,
+    });
   }
 
   async embed(texts: string[]): Promise<Float32Array[]> {
     const out: Float32Array[] = [];
-    for (let i = 0; i < texts.length; i += this.maxInputs) out.push(...(await this.request(texts.slice(i, i + this.maxInputs))));
+    for (let i = 0; i < texts.length; i += this.maxInputs)
+      out.push(...(await this.request(texts.slice(i, i + this.maxInputs))));
     return out;
   }
 
@@ -71,10 +77,14 @@ function toEmbeddingError(err: unknown, timeoutMs: number): EmbeddingError {
     const retryable = err.status === 408 || err.status === 409 || err.status === 429 || err.status >= 500;
     return new EmbeddingError(`embeddings request failed with HTTP ${err.status}`, retryable, err.status);
   }
-  if (err instanceof OpenAI.APIConnectionTimeoutError || (err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError'))) {
+  if (
+    err instanceof OpenAI.APIConnectionTimeoutError ||
+    (err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError'))
+  ) {
     return new EmbeddingError(`embeddings request did not answer within ${timeoutMs} ms`, true);
   }
-  if (err instanceof OpenAI.APIUserAbortError) return new EmbeddingError(`embeddings request did not answer within ${timeoutMs} ms`, true);
+  if (err instanceof OpenAI.APIUserAbortError)
+    return new EmbeddingError(`embeddings request did not answer within ${timeoutMs} ms`, true);
   if (err instanceof OpenAI.APIConnectionError) return new EmbeddingError('embeddings server unreachable', true);
   return new EmbeddingError(`embeddings request failed: ${err instanceof Error ? err.message : String(err)}`, true);
 }
@@ -85,11 +95,13 @@ function toEmbeddingError(err: unknown, timeoutMs: number): EmbeddingError {
  */
 function decode(res: OpenAI.Embeddings.CreateEmbeddingResponse, expected: number): Float32Array[] {
   const data = Array.isArray(res?.data) ? res.data : [];
-  if (data.length !== expected) throw new EmbeddingError(`embeddings server returned ${data.length} vectors for ${expected} inputs`, true);
+  if (data.length !== expected)
+    throw new EmbeddingError(`embeddings server returned ${data.length} vectors for ${expected} inputs`, true);
   const out = new Array<Float32Array | undefined>(expected);
   for (const item of data) {
     const idx = item.index;
-    if (!Number.isInteger(idx) || idx < 0 || idx >= expected || out[idx]) throw new EmbeddingError('embeddings server returned a bad or repeated index', true);
+    if (!Number.isInteger(idx) || idx < 0 || idx >= expected || out[idx])
+      throw new EmbeddingError('embeddings server returned a bad or repeated index', true);
     const raw: unknown = item.embedding;
     let vec: Float32Array;
     if (typeof raw === 'string') {
@@ -102,8 +114,12 @@ function decode(res: OpenAI.Embeddings.CreateEmbeddingResponse, expected: number
       vec = Float32Array.from(raw as number[]);
     } else throw new EmbeddingError('embeddings server returned no vector', true);
     if (vec.length !== EMBEDDING_DIMENSIONS)
-      throw new EmbeddingError(`embeddings server returned ${vec.length} dimensions, expected ${EMBEDDING_DIMENSIONS}`, false);
-    for (let i = 0; i < vec.length; i++) if (!Number.isFinite(vec[i]!)) throw new EmbeddingError('embeddings server returned a non-finite value', true);
+      throw new EmbeddingError(
+        `embeddings server returned ${vec.length} dimensions, expected ${EMBEDDING_DIMENSIONS}`,
+        false,
+      );
+    for (let i = 0; i < vec.length; i++)
+      if (!Number.isFinite(vec[i]!)) throw new EmbeddingError('embeddings server returned a non-finite value', true);
     out[idx] = normalizeInPlace(vec);
   }
   return out as Float32Array[];

@@ -84,7 +84,10 @@ export class CatalogQueue {
     // Connection trouble surfaces as rejected calls; an unhandled 'error' event would end the process.
     // BullMQ stops forwarding its connection's errors once the queue is closing, so listen there too.
     this.queue.on('error', () => undefined);
-    (this.queue as unknown as { connection?: { on?(event: 'error', fn: () => void): void } }).connection?.on?.('error', () => undefined);
+    (this.queue as unknown as { connection?: { on?(event: 'error', fn: () => void): void } }).connection?.on?.(
+      'error',
+      () => undefined,
+    );
   }
   /**
    * A queue handle on its own Redis connection, closed by {@link close}.
@@ -118,11 +121,23 @@ export class CatalogQueue {
   private async rawCounts(): Promise<QueueCounts> {
     // One after the other: BullMQ's getJobSchedulersCount leaves a rejection
     // unhandled when Redis is unreachable, so it runs only once a call worked.
-    const c = await this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized', 'waiting-children');
+    const c = await this.queue.getJobCounts(
+      'waiting',
+      'active',
+      'delayed',
+      'failed',
+      'prioritized',
+      'waiting-children',
+    );
     const schedulers = await this.queue.getJobSchedulersCount();
     // Each job scheduler keeps its next run waiting as a delayed job; that is not work queued.
     const delayed = Math.max(0, (c.delayed ?? 0) - schedulers);
-    return { waiting: (c.waiting ?? 0) + (c.prioritized ?? 0) + (c['waiting-children'] ?? 0), active: c.active ?? 0, delayed, failed: c.failed ?? 0 };
+    return {
+      waiting: (c.waiting ?? 0) + (c.prioritized ?? 0) + (c['waiting-children'] ?? 0),
+      active: c.active ?? 0,
+      delayed,
+      failed: c.failed ?? 0,
+    };
   }
   async close(): Promise<void> {
     await deadline(this.queue.close(), 2000, 'closing the queue').catch(() => undefined);

@@ -39,15 +39,23 @@ export function embedJobId(model: string, rows: Array<{ id: string; hash: string
  * and the rows stay stale; a killed process releases its locks with its
  * connection.
  */
-export async function embedBatch(prisma: PrismaClient, embedder: Embedder, batch: EmbedBatch, opts: { timeoutMs?: number } = {}): Promise<EmbedBatchResult> {
+export async function embedBatch(
+  prisma: PrismaClient,
+  embedder: Embedder,
+  batch: EmbedBatch,
+  opts: { timeoutMs?: number } = {},
+): Promise<EmbedBatchResult> {
   return CatalogRepository.transaction(
     prisma,
     async (repo) => {
       const rows = await repo.lockStale(batch.ids, embedder.model);
       if (rows.length === 0) return { embedded: 0, written: 0, skipped: batch.ids.length };
-      const texts = rows.map((r) => toolEmbeddingText({ providerName: r.providerName, toolName: r.toolName, description: r.description }));
+      const texts = rows.map((r) =>
+        toolEmbeddingText({ providerName: r.providerName, toolName: r.toolName, description: r.description }),
+      );
       const vectors = await embedder.embed(texts);
-      if (vectors.length !== rows.length) throw new Error(`embedder returned ${vectors.length} vectors for ${rows.length} texts`);
+      if (vectors.length !== rows.length)
+        throw new Error(`embedder returned ${vectors.length} vectors for ${rows.length} texts`);
       const written = await repo.writeEmbeddings(
         embedder.model,
         rows.map((r, i) => ({
@@ -71,7 +79,11 @@ export async function embedBatch(prisma: PrismaClient, embedder: Embedder, batch
  * batches of `batchSize`. The sweep job enqueues them; the CLI's inline mode
  * and the benchmark embed them directly.
  */
-export async function* staleBatches(prisma: PrismaClient, model: string, batchSize: number): AsyncGenerator<Array<{ id: string; hash: string }>> {
+export async function* staleBatches(
+  prisma: PrismaClient,
+  model: string,
+  batchSize: number,
+): AsyncGenerator<Array<{ id: string; hash: string }>> {
   const repo = new CatalogRepository(prisma);
   let after: string | undefined;
   for (;;) {

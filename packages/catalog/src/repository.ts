@@ -195,7 +195,8 @@ export function providerVisibleTo(projectId: string | null, alias = 'p'): Prisma
 }
 
 /** SQL for a vector written by `toVectorParam`: sparse or dense text. */
-const vectorFromParam = (col: string): Prisma.Sql => Prisma.raw(`(CASE WHEN left(${col}, 1) = '{' THEN ${col}::sparsevec::vector ELSE ${col}::vector END)`);
+const vectorFromParam = (col: string): Prisma.Sql =>
+  Prisma.raw(`(CASE WHEN left(${col}, 1) = '{' THEN ${col}::sparsevec::vector ELSE ${col}::vector END)`);
 
 const json = (v: unknown): string | null => (v === null || v === undefined ? null : JSON.stringify(v));
 
@@ -209,8 +210,15 @@ export class CatalogRepository {
   constructor(private readonly db: Db) {}
 
   /** Runs `fn` in one transaction; the import and the embedding writes use it. */
-  static async transaction<T>(prisma: PrismaClient, fn: (repo: CatalogRepository) => Promise<T>, opts: { timeoutMs?: number } = {}): Promise<T> {
-    return prisma.$transaction((tx) => fn(new CatalogRepository(tx)), { maxWait: 10_000, timeout: opts.timeoutMs ?? 600_000 });
+  static async transaction<T>(
+    prisma: PrismaClient,
+    fn: (repo: CatalogRepository) => Promise<T>,
+    opts: { timeoutMs?: number } = {},
+  ): Promise<T> {
+    return prisma.$transaction((tx) => fn(new CatalogRepository(tx)), {
+      maxWait: 10_000,
+      timeout: opts.timeoutMs ?? 600_000,
+    });
   }
 
   /** The providers among `ids` of one owner: a project id, or '' for the global catalog. */
@@ -414,7 +422,10 @@ export class CatalogRepository {
    * Writes vectors with a compare-and-set on the hash each job read: a row
    * whose text changed since is left alone and stays stale for the next sweep.
    */
-  async writeEmbeddings(model: string, rows: Array<{ id: string; seenHash: string; newHash: string; vector: string }>): Promise<number> {
+  async writeEmbeddings(
+    model: string,
+    rows: Array<{ id: string; seenHash: string; newHash: string; vector: string }>,
+  ): Promise<number> {
     if (rows.length === 0) return 0;
     return this.db.$executeRaw(Prisma.sql`
       UPDATE mcp_tools AS t SET embedding = ${vectorFromParam('v.vec')}, embedding_model = ${model}, embedded_at = now(), description_hash = v.nh
@@ -426,7 +437,9 @@ export class CatalogRepository {
   // ------------------------------------------------------------ vector index
 
   async vectorIndexExists(): Promise<boolean> {
-    const rows = await this.db.$queryRaw<unknown[]>(Prisma.sql`SELECT 1 FROM pg_indexes WHERE indexname = ${VECTOR_INDEX}`);
+    const rows = await this.db.$queryRaw<unknown[]>(
+      Prisma.sql`SELECT 1 FROM pg_indexes WHERE indexname = ${VECTOR_INDEX}`,
+    );
     return rows.length > 0;
   }
 
@@ -447,7 +460,9 @@ export class CatalogRepository {
     const mem = opts.maintenanceWorkMem ?? '1GB';
     if (!/^\d+(kB|MB|GB)$/.test(mem)) throw new Error(`bad maintenance_work_mem ${mem}`);
     await this.db.$executeRawUnsafe(`SET LOCAL maintenance_work_mem = '${mem}'`);
-    await this.db.$executeRawUnsafe(`SET LOCAL max_parallel_maintenance_workers = ${Math.max(0, Math.floor(opts.parallelWorkers ?? 2))}`);
+    await this.db.$executeRawUnsafe(
+      `SET LOCAL max_parallel_maintenance_workers = ${Math.max(0, Math.floor(opts.parallelWorkers ?? 2))}`,
+    );
     await this.db.$executeRawUnsafe(`CREATE INDEX IF NOT EXISTS ${VECTOR_INDEX} ${VECTOR_INDEX_DEFINITION}`);
   }
 
@@ -465,7 +480,11 @@ export class CatalogRepository {
              count(*) AS tools,
              count(*) FILTER (WHERE t.embedding IS NOT NULL AND t.embedding_model = ${model}) AS embedded
       FROM mcp_tools t WHERE ${tools}`);
-    return { providers: Number(row?.providers ?? 0), tools: Number(row?.tools ?? 0), embedded: Number(row?.embedded ?? 0) };
+    return {
+      providers: Number(row?.providers ?? 0),
+      tools: Number(row?.tools ?? 0),
+      embedded: Number(row?.embedded ?? 0),
+    };
   }
 
   /**
@@ -475,14 +494,21 @@ export class CatalogRepository {
    * Null when the project sees no provider of that id.
    */
   async providerForCall(serverId: string, projectId: string, toolName?: string): Promise<ProviderForCall | null> {
-    const rows = await this.db.$queryRawUnsafe<ProviderForCallRow[]>(PROVIDER_FOR_CALL.text, serverId, projectId, toolName ?? null);
+    const rows = await this.db.$queryRawUnsafe<ProviderForCallRow[]>(
+      PROVIDER_FOR_CALL.text,
+      serverId,
+      projectId,
+      toolName ?? null,
+    );
     return rows[0] ? toProviderForCall(rows[0]) : null;
   }
 
   /** Whether the caller sees a provider of this id (its own or a global one). */
   async providerExists(id: string, projectId: string | null): Promise<boolean> {
     const owners = projectId === null ? [''] : ['', projectId];
-    const rows = await this.db.$queryRaw<unknown[]>(Prisma.sql`SELECT 1 FROM providers WHERE id = ${id} AND owner = ANY(${owners}::text[])`);
+    const rows = await this.db.$queryRaw<unknown[]>(
+      Prisma.sql`SELECT 1 FROM providers WHERE id = ${id} AND owner = ANY(${owners}::text[])`,
+    );
     return rows.length > 0;
   }
 
@@ -499,7 +525,8 @@ export class CatalogRepository {
     const where: Prisma.Sql[] = [visible];
     if (f.category) where.push(Prisma.sql`p.category = ${f.category}`);
     // A global provider (`*`) serves every country.
-    if (f.country && f.country !== '*') where.push(Prisma.sql`(p.country = ${f.country} OR p.country = '*' OR ${f.country} = ANY(p.countries))`);
+    if (f.country && f.country !== '*')
+      where.push(Prisma.sql`(p.country = ${f.country} OR p.country = '*' OR ${f.country} = ANY(p.countries))`);
     if (f.q) {
       const like = `%${f.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       where.push(Prisma.sql`(p.id ILIKE ${like} OR p.name ILIKE ${like} OR p.description ILIKE ${like})`);

@@ -11,8 +11,9 @@ import { importCatalog, type ImportResult } from './import';
  * which is all a production image keeps.
  */
 export const DEMO_CATALOG_PATH =
-  [join(__dirname, '..', 'data', 'demo-catalog.json'), join(__dirname, 'data', 'demo-catalog.json')].find((p) => existsSync(p)) ??
-  join(__dirname, '..', 'data', 'demo-catalog.json');
+  [join(__dirname, '..', 'data', 'demo-catalog.json'), join(__dirname, 'data', 'demo-catalog.json')].find((p) =>
+    existsSync(p),
+  ) ?? join(__dirname, '..', 'data', 'demo-catalog.json');
 
 /** Where the sandbox provider server listens unless `ROTA_SANDBOX_URL` says otherwise (the quick start's address). */
 export const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:4010';
@@ -35,8 +36,16 @@ export function substituteSandboxUrl(text: string, sandboxUrl: string): string {
   } catch {
     throw new Error(`ROTA_SANDBOX_URL is not a URL: ${JSON.stringify(sandboxUrl)}`);
   }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username || url.password) {
-    throw new Error(`ROTA_SANDBOX_URL must be a plain http(s) URL without credentials, query or fragment, not ${JSON.stringify(sandboxUrl)}`);
+  if (
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.search ||
+    url.hash ||
+    url.username ||
+    url.password
+  ) {
+    throw new Error(
+      `ROTA_SANDBOX_URL must be a plain http(s) URL without credentials, query or fragment, not ${JSON.stringify(sandboxUrl)}`,
+    );
   }
   const base = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
   // Escaped for a JSON string: the placeholder only ever sits inside one.
@@ -56,9 +65,14 @@ export function substituteSandboxUrl(text: string, sandboxUrl: string): string {
  * (`rota catalog seed`, the quick start, the test stack) run `seed()` from
  * `@rota/db` and then this.
  */
-export async function seedDemoCatalog(prisma: PrismaClient, opts: { path?: string; model?: string; sandboxUrl?: string } = {}): Promise<ImportResult | null> {
+export async function seedDemoCatalog(
+  prisma: PrismaClient,
+  opts: { path?: string; model?: string; sandboxUrl?: string } = {},
+): Promise<ImportResult | null> {
   const path = opts.path ?? DEMO_CATALOG_PATH;
   if (!existsSync(path)) return null;
-  const doc = parseCatalogText(substituteSandboxUrl(readFileSync(path, 'utf8'), opts.sandboxUrl ?? sandboxUrlFromEnv()));
+  const doc = parseCatalogText(
+    substituteSandboxUrl(readFileSync(path, 'utf8'), opts.sandboxUrl ?? sandboxUrlFromEnv()),
+  );
   return importCatalog(prisma, doc, { model: opts.model ?? currentEmbeddingModel(), projectId: null });
 }

@@ -13,7 +13,10 @@ interface Local {
 }
 
 /** An HTTP server on `host` answering `handle(path)`: a redirect (`location`) or a body. */
-async function listen(host: string, handle: (path: string, self: Local) => { location: string } | { body: string }): Promise<Local> {
+async function listen(
+  host: string,
+  handle: (path: string, self: Local) => { location: string } | { body: string },
+): Promise<Local> {
   const local = { hits: [] as string[] } as Local;
   local.server = createServer((req, res) => {
     local.hits.push(req.url ?? '');

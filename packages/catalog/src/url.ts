@@ -44,7 +44,11 @@ export { isPublicAddress };
  * beside Rota; a project's own provider never, whatever its id. Catalog
  * imports never consult it; their URLs come from callers.
  */
-export function privateAddressAllowed(providerId: string, env: Readonly<Record<string, string | undefined>> = process.env, owner = ''): boolean {
+export function privateAddressAllowed(
+  providerId: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  owner = '',
+): boolean {
   if (owner !== '') return false;
   const listed = (env.ROTA_PRIVATE_PROVIDERS ?? '')
     .split(',')
@@ -60,7 +64,8 @@ function checkUrl(raw: string | URL): URL {
   } catch {
     throw new CatalogUrlError(`not a URL: ${String(raw)}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CatalogUrlError(`only http and https URLs are fetched, not ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new CatalogUrlError(`only http and https URLs are fetched, not ${url.protocol}`);
   return url;
 }
 
@@ -79,7 +84,12 @@ function guardedLookup(policy: UrlPolicy) {
       const list = addresses as LookupAddress[];
       const bad = list.find((a) => !allowed(policy, a.address));
       if (bad)
-        return cb(new CatalogUrlError(`${hostname} resolves to a non-public address (${bad.address}); catalogs are fetched from public addresses only`), '');
+        return cb(
+          new CatalogUrlError(
+            `${hostname} resolves to a non-public address (${bad.address}); catalogs are fetched from public addresses only`,
+          ),
+          '',
+        );
       if (list.length === 0) return cb(new CatalogUrlError(`${hostname} does not resolve`), '');
       if (options.all) return cb(null, list);
       return cb(null, list[0]!.address, list[0]!.family);
@@ -98,11 +108,22 @@ function send(url: URL, policy: UrlPolicy, init: RawRequest): Promise<IncomingMe
   const host = url.hostname.replace(/^\[|\]$/g, '');
   // Literal addresses never go through the lookup; check them here.
   if (isIP(host) && !allowed(policy, host)) {
-    return Promise.reject(new CatalogUrlError(`${host} is not a public address; catalogs are fetched from public addresses only`));
+    return Promise.reject(
+      new CatalogUrlError(`${host} is not a public address; catalogs are fetched from public addresses only`),
+    );
   }
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: init.method ?? 'GET', headers: init.headers, lookup: guardedLookup(policy) as never, signal: init.signal }, resolve);
+    const req = request(
+      url,
+      {
+        method: init.method ?? 'GET',
+        headers: init.headers,
+        lookup: guardedLookup(policy) as never,
+        signal: init.signal,
+      },
+      resolve,
+    );
     req.on('error', reject);
     if (init.body !== undefined) req.write(init.body);
     req.end();
@@ -127,7 +148,11 @@ export interface GuardedFetchOptions extends UrlPolicy {
 }
 
 /** Passes chunks through until `budget` runs out, then fails the stream instead of buffering more. */
-function metered(res: IncomingMessage, href: string, budget: { left: number; max: number }): ReadableStream<Uint8Array> {
+function metered(
+  res: IncomingMessage,
+  href: string,
+  budget: { left: number; max: number },
+): ReadableStream<Uint8Array> {
   return (Readable.toWeb(res) as ReadableStream<Uint8Array>).pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
@@ -148,7 +173,9 @@ function metered(res: IncomingMessage, href: string, budget: { left: number; max
  * same size and time limits as a catalog file. It streams the response body,
  * which Server-Sent Events need, and fails it once the byte budget is spent.
  */
-export function guardedFetch(opts: GuardedFetchOptions): (input: string | URL, init?: RequestInit) => Promise<Response> {
+export function guardedFetch(
+  opts: GuardedFetchOptions,
+): (input: string | URL, init?: RequestInit) => Promise<Response> {
   const max = opts.maxBytes ?? CATALOG_FETCH_MAX_BYTES;
   const budget = { left: max, max };
   return async (input, init = {}) => {

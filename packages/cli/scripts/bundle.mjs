@@ -19,7 +19,11 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, 'dist'), { recursive: true });
 await build({
-  entryPoints: { bin: join(root, 'src/bin.ts'), 'http-main': join(root, 'src/http-main.ts'), 'mcp-stdio': join(root, 'src/mcp-stdio.ts') },
+  entryPoints: {
+    bin: join(root, 'src/bin.ts'),
+    'http-main': join(root, 'src/http-main.ts'),
+    'mcp-stdio': join(root, 'src/mcp-stdio.ts'),
+  },
   outdir: join(out, 'dist'),
   bundle: true,
   platform: 'node',
@@ -36,7 +40,8 @@ writeFileSync(
     {
       name: pkg.name,
       version: pkg.version,
-      description: 'The Rota command line: search, sessions, tool calls, policy, logs, and an MCP relay for clients that start local processes.',
+      description:
+        'The Rota command line: search, sessions, tool calls, policy, logs, and an MCP relay for clients that start local processes.',
       license: 'MIT',
       bin: { rota: 'dist/bin.js' },
       files: ['dist'],
@@ -48,6 +53,9 @@ writeFileSync(
 );
 if (process.argv.includes('--tarball')) {
   const dest = process.argv[process.argv.indexOf('--tarball') + 1] ?? out;
-  const name = execFileSync('npm', ['pack', '--silent', '--pack-destination', dest], { cwd: out, encoding: 'utf8' }).trim().split('\n').pop();
+  const name = execFileSync('npm', ['pack', '--silent', '--pack-destination', dest], { cwd: out, encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .pop();
   process.stdout.write(`${join(dest, name)}\n`);
 }

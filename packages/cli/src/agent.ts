@@ -5,7 +5,14 @@
  * with `--json` the API's body as is.
  */
 import { readFileSync } from 'node:fs';
-import { metaToolsDocument, PATH_C_OPERATIONS, RAIL_METHODS, RECIPIENT_KINDS, SESSION_MAX_SERVERS, URGENCIES } from '@rota/contracts';
+import {
+  metaToolsDocument,
+  PATH_C_OPERATIONS,
+  RAIL_METHODS,
+  RECIPIENT_KINDS,
+  SESSION_MAX_SERVERS,
+  URGENCIES,
+} from '@rota/contracts';
 import type { DiscoverResult, ExecuteResponse, RouteRequest, RouteResponse, Session } from '@rota/sdk';
 import { Option, type Command } from 'commander';
 import { EXIT, resolveConnection, Rota as RotaClient, RotaError, rotaClient, saveProfile } from './http';
@@ -75,16 +82,24 @@ export function parseArgs(pairs: string[]): Record<string, unknown> {
  * the catalog's first (filtered by country and category when given). Never
  * empty: an empty `servers` is a 400 the caller cannot act on.
  */
-export async function pickServers(rota: RotaClient, filter: { country?: string; category?: string } = {}): Promise<string[]> {
+export async function pickServers(
+  rota: RotaClient,
+  filter: { country?: string; category?: string } = {},
+): Promise<string[]> {
   const connections = await rota.api.get('/v1/connections');
-  const connected = [...new Set(connections.connections.filter((c) => c.status === 'connected').map((c) => c.server_id))];
+  const connected = [
+    ...new Set(connections.connections.filter((c) => c.status === 'connected').map((c) => c.server_id)),
+  ];
   if (connected.length > 0) return connected.slice(0, SESSION_MAX_SERVERS);
   const query: Record<string, string | number> = { limit: SESSION_MAX_SERVERS };
   if (filter.country) query.country = filter.country;
   if (filter.category) query.category = filter.category;
   const page = await rota.api.get('/v1/providers', { params: { query: query as never } });
   const ids = page.servers.map((s) => s.id);
-  if (ids.length === 0) throw new CliError('no provider to open a session over: connect one (`POST /v1/connections`) or import a catalog, or pass --servers');
+  if (ids.length === 0)
+    throw new CliError(
+      'no provider to open a session over: connect one (`POST /v1/connections`) or import a catalog, or pass --servers',
+    );
   return ids;
 }
 
@@ -101,7 +116,10 @@ async function inTemporarySession<T>(rota: RotaClient, servers: string[], fn: (s
 function discoverText(r: DiscoverResult): string {
   const lines: string[] = [];
   if (r.meta_tools.length > 0) lines.push(`meta-tools: ${r.meta_tools.join(', ')}`);
-  if (r.recommended) lines.push(`recommended: ${r.recommended.tool} (${r.recommended.connection_status}) - ${r.recommended.description}`);
+  if (r.recommended)
+    lines.push(
+      `recommended: ${r.recommended.tool} (${r.recommended.connection_status}) - ${r.recommended.description}`,
+    );
   else lines.push(`recommended: none (${r.recommended_reason})`);
   if (r.related.length > 0) {
     lines.push('related:');
@@ -159,7 +177,9 @@ export function registerAgentCommands(program: Command, io: CliIo, exit: ExitCod
 
   program
     .command('login')
-    .description('Save a gateway URL and API key as a profile for the HTTP commands (checked against the gateway first)')
+    .description(
+      'Save a gateway URL and API key as a profile for the HTTP commands (checked against the gateway first)',
+    )
     .option('--url <url>', 'gateway URL (default ROTA_URL or http://127.0.0.1:3000)')
     .option('--api-key <key>', 'API key (default ROTA_API_KEY)')
     .option('--profile <name>', 'profile name', 'default')
@@ -189,7 +209,8 @@ export function registerAgentCommands(program: Command, io: CliIo, exit: ExitCod
     .action(async (intent: string, o: { limit?: number; json?: boolean }) => {
       const r = await client().tools.search({ intent, ...(o.limit !== undefined ? { limit: o.limit } : {}) });
       if (o.json) return print(io, r);
-      if (r.hits.length === 0) io.stdout(`no meta-tool fits (source: ${r.source}); rephrase rather than retry, or read \`rota tools meta\`\n`);
+      if (r.hits.length === 0)
+        io.stdout(`no meta-tool fits (source: ${r.source}); rephrase rather than retry, or read \`rota tools meta\`\n`);
       else
         io.stdout(
           formatTable(
@@ -201,7 +222,9 @@ export function registerAgentCommands(program: Command, io: CliIo, exit: ExitCod
 
   program
     .command('discover')
-    .description('Path B: the catalog tools and meta-tools that fit a use case, in a session (opened and closed for you unless --session)')
+    .description(
+      'Path B: the catalog tools and meta-tools that fit a use case, in a session (opened and closed for you unless --session)',
+    )
     .argument('<use-case>', 'what the agent wants to do, in words')
     .option('--servers <list>', 'comma-separated providers (default: the connected ones, else the catalog)')
     .option('--session <id>', 'run in this open session instead')
@@ -209,19 +232,28 @@ export function registerAgentCommands(program: Command, io: CliIo, exit: ExitCod
     .option('--country <code>', 'ISO country to prefer')
     .option('--category <slug>', 'catalog category to prefer')
     .option('--json', 'print the discover result as JSON')
-    .action(async (useCase: string, o: { servers?: string; session?: string; limit?: number; country?: string; category?: string; json?: boolean }) => {
-      const rota = client();
-      const opts = { limit: o.limit, country: o.country, category: o.category };
-      const r = o.session
-        ? await (await rota.sessions.get(o.session)).discover(useCase, opts)
-        : await inTemporarySession(rota, list(o.servers) ?? (await pickServers(rota, o)), (s) => s.discover(useCase, opts));
-      if (o.json) print(io, r);
-      else io.stdout(discoverText(r));
-    });
+    .action(
+      async (
+        useCase: string,
+        o: { servers?: string; session?: string; limit?: number; country?: string; category?: string; json?: boolean },
+      ) => {
+        const rota = client();
+        const opts = { limit: o.limit, country: o.country, category: o.category };
+        const r = o.session
+          ? await (await rota.sessions.get(o.session)).discover(useCase, opts)
+          : await inTemporarySession(rota, list(o.servers) ?? (await pickServers(rota, o)), (s) =>
+              s.discover(useCase, opts),
+            );
+        if (o.json) print(io, r);
+        else io.stdout(discoverText(r));
+      },
+    );
 
   program
     .command('route')
-    .description('Path C: the provider rail for an operation (POST /v1/meta-tools/discover), from flags or from a description in words')
+    .description(
+      'Path C: the provider rail for an operation (POST /v1/meta-tools/discover), from flags or from a description in words',
+    )
     .argument('[description]', 'the operation in words (needs the gateway’s extractor); or use the flags')
     .addOption(new Option('--operation <op>', 'operation').choices([...PATH_C_OPERATIONS]))
     .option('--currency <code>', 'ISO 4217 currency, e.g. BRL')
@@ -247,11 +279,17 @@ export function registerAgentCommands(program: Command, io: CliIo, exit: ExitCod
       ) => {
         let body: RouteRequest;
         if (description !== undefined) {
-          if (o.operation || o.currency || o.country) throw new CliError('give either a description or --operation/--currency/--country, not both');
+          if (o.operation || o.currency || o.country)
+            throw new CliError('give either a description or --operation/--currency/--country, not both');
           body = { description };
         } else {
-          if (!o.operation || !o.currency || !o.country) throw new CliError('route needs a description, or --operation, --currency and --country');
-          const intent: Record<string, unknown> = { operation: o.operation, currency: o.currency.toUpperCase(), country: o.country.toUpperCase() };
+          if (!o.operation || !o.currency || !o.country)
+            throw new CliError('route needs a description, or --operation, --currency and --country');
+          const intent: Record<string, unknown> = {
+            operation: o.operation,
+            currency: o.currency.toUpperCase(),
+            country: o.country.toUpperCase(),
+          };
           if (o.amount !== undefined) intent.amount_minor = o.amount;
           if (o.method) intent.method = o.method;
           if (o.urgency) intent.urgency = o.urgency;
@@ -267,7 +305,9 @@ export function registerAgentCommands(program: Command, io: CliIo, exit: ExitCod
   const tools = program.command('tools').description('The published meta-tools');
   tools
     .command('meta')
-    .description('Print the 15 published meta-tools, or one in full, from the definitions bundled with this CLI (no network)')
+    .description(
+      'Print the 15 published meta-tools, or one in full, from the definitions bundled with this CLI (no network)',
+    )
     .argument('[name]', 'one meta-tool')
     .option('--json', 'print the /meta-tools.json document (or the one tool)')
     .action((name: string | undefined, o: { json?: boolean }) => {
@@ -276,7 +316,9 @@ export function registerAgentCommands(program: Command, io: CliIo, exit: ExitCod
         const tool = doc.tools.find((t) => t.name === name);
         if (!tool) throw new CliError(`no meta-tool named ${name} (run \`rota tools meta\` for the 15 names)`);
         if (o.json) return print(io, tool);
-        io.stdout(`${tool.name}\n\n${tool.description}\n\ninput schema:\n${JSON.stringify(tool.inputSchema, null, 2)}\n`);
+        io.stdout(
+          `${tool.name}\n\n${tool.description}\n\ninput schema:\n${JSON.stringify(tool.inputSchema, null, 2)}\n`,
+        );
         return;
       }
       if (o.json) return print(io, doc);
@@ -301,40 +343,61 @@ export function registerAgentCommands(program: Command, io: CliIo, exit: ExitCod
     )
     .option('--input-file <file>', 'the whole input as a JSON file (- for stdin)')
     .option('--session <id>', 'run in this open session (default: a session opened and closed for this call)')
-    .option('--servers <list>', 'providers of the session opened for this call (default: the tool’s provider, else the connected ones)')
+    .option(
+      '--servers <list>',
+      'providers of the session opened for this call (default: the tool’s provider, else the connected ones)',
+    )
     .option('--idempotency-key <key>', 'send this key rather than a fresh one')
     .option('--json', 'print the whole execute result')
-    .action(async (name: string, o: { arg: string[]; inputFile?: string; session?: string; servers?: string; idempotencyKey?: string; json?: boolean }) => {
-      if (o.arg.length > 0 && o.inputFile) throw new CliError('give --arg or --input-file, not both');
-      let input: Record<string, unknown> = parseArgs(o.arg);
-      if (o.inputFile) {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(readFileSync(o.inputFile === '-' ? 0 : o.inputFile, 'utf8'));
-        } catch (err) {
-          throw new CliError(`${o.inputFile}: ${(err as Error).message}`);
+    .action(
+      async (
+        name: string,
+        o: {
+          arg: string[];
+          inputFile?: string;
+          session?: string;
+          servers?: string;
+          idempotencyKey?: string;
+          json?: boolean;
+        },
+      ) => {
+        if (o.arg.length > 0 && o.inputFile) throw new CliError('give --arg or --input-file, not both');
+        let input: Record<string, unknown> = parseArgs(o.arg);
+        if (o.inputFile) {
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(readFileSync(o.inputFile === '-' ? 0 : o.inputFile, 'utf8'));
+          } catch (err) {
+            throw new CliError(`${o.inputFile}: ${(err as Error).message}`);
+          }
+          if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+            throw new CliError(`${o.inputFile}: the input must be a JSON object`);
+          input = parsed as Record<string, unknown>;
         }
-        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new CliError(`${o.inputFile}: the input must be a JSON object`);
-        input = parsed as Record<string, unknown>;
-      }
-      const rota = client();
-      const run = (s: Session) => s.execute(name, input, o.idempotencyKey ? { idempotencyKey: o.idempotencyKey } : {});
-      let r: ExecuteResponse;
-      if (o.session) r = await run(await rota.sessions.get(o.session));
-      else {
-        const servers = list(o.servers) ?? (name.includes('/') ? [name.slice(0, name.indexOf('/'))] : await pickServers(rota));
-        r = await inTemporarySession(rota, servers, run);
-      }
-      if (o.json) print(io, r);
-      else if (r.success) print(io, r.data);
-      if (!r.success) {
-        // A refusal of the call itself (session closed, policy) or a tool failure: one line, and its class in the exit code.
-        const where = r.status === 200 ? '' : ` [HTTP ${r.status}${r.requestId ? `, request ${r.requestId}` : ''}]`;
-        const message = typeof (r.data as { message?: unknown } | null)?.message === 'string' ? (r.data as { message: string }).message : (r.error ?? 'failed');
-        io.stderr(`error: ${r.code}: ${message}${where}\n`.replace(/\s*\n\s*(?=.)/g, ' '));
-        exit.code = r.status >= 500 ? EXIT.serverError : EXIT.refused;
-      }
-    });
+        const rota = client();
+        const run = (s: Session) =>
+          s.execute(name, input, o.idempotencyKey ? { idempotencyKey: o.idempotencyKey } : {});
+        let r: ExecuteResponse;
+        if (o.session) r = await run(await rota.sessions.get(o.session));
+        else {
+          const servers =
+            list(o.servers) ?? (name.includes('/') ? [name.slice(0, name.indexOf('/'))] : await pickServers(rota));
+          r = await inTemporarySession(rota, servers, run);
+        }
+        if (o.json) print(io, r);
+        else if (r.success) print(io, r.data);
+        if (!r.success) {
+          // A refusal of the call itself (session closed, policy) or a tool failure: one line, and its class in the exit code.
+          const where = r.status === 200 ? '' : ` [HTTP ${r.status}${r.requestId ? `, request ${r.requestId}` : ''}]`;
+          const message =
+            typeof (r.data as { message?: unknown } | null)?.message === 'string'
+              ? (r.data as { message: string }).message
+              : (r.error ?? 'failed');
+          io.stderr(`error: ${r.code}: ${message}${where}\n`.replace(/\s*\n\s*(?=.)/g, ' '));
+          exit.code = r.status >= 500 ? EXIT.serverError : EXIT.refused;
+        }
+      },
+    );
 
   const sessions = program.command('sessions').description('Open, read and close sessions');
   sessions
@@ -354,7 +417,10 @@ export function registerAgentCommands(program: Command, io: CliIo, exit: ExitCod
         }
       }
       const rota = client();
-      const s = await rota.sessions.create(o.user ?? null, { servers: list(o.servers) ?? (await pickServers(rota)), metadata });
+      const s = await rota.sessions.create(o.user ?? null, {
+        servers: list(o.servers) ?? (await pickServers(rota)),
+        metadata,
+      });
       if (o.json) print(io, s.data);
       else io.stdout(`${s.id}\n`);
     });

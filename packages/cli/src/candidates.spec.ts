@@ -2,10 +2,14 @@ import { candidatesReport, classifyTool } from './candidates';
 
 describe('router candidates', () => {
   it('classifies by the words of a tool’s name before its description', () => {
-    expect(classifyTool({ server_id: 'x', name: 'create_charge', description: 'Creates a charge (boleto or Pix).' })).toMatchObject({
+    expect(
+      classifyTool({ server_id: 'x', name: 'create_charge', description: 'Creates a charge (boleto or Pix).' }),
+    ).toMatchObject({
       meta_tool: 'codespar_charge',
     });
-    expect(classifyTool({ server_id: 'x', name: 'emitir_nfse', description: 'Issues a service invoice.' })).toMatchObject({ meta_tool: 'codespar_invoice' });
+    expect(
+      classifyTool({ server_id: 'x', name: 'emitir_nfse', description: 'Issues a service invoice.' }),
+    ).toMatchObject({ meta_tool: 'codespar_invoice' });
     expect(classifyTool({ server_id: 'x', name: 'get_status', description: 'Service status.' })).toBeNull();
   });
 

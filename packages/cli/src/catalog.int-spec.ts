@@ -26,7 +26,10 @@ describe('rota catalog', () => {
   async function rotaWith(env: Record<string, string>, ...argv: string[]) {
     return rotaIo({ env }, ...argv);
   }
-  async function rotaIo(extra: { env?: Record<string, string>; addressAllowed?: (a: string) => boolean }, ...argv: string[]) {
+  async function rotaIo(
+    extra: { env?: Record<string, string>; addressAllowed?: (a: string) => boolean },
+    ...argv: string[]
+  ) {
     let stdout = '';
     let stderr = '';
     const code = await run(argv, {
@@ -82,7 +85,9 @@ describe('rota catalog', () => {
 
     const second = await rota('catalog', 'import', path);
     expect(second.code).toBe(0);
-    expect(second.stdout).toBe('providers: 0 created, 0 updated, 3 unchanged\ntools:     0 created, 0 updated, 9 unchanged, 0 removed\nto embed:  0\n');
+    expect(second.stdout).toBe(
+      'providers: 0 created, 0 updated, 3 unchanged\ntools:     0 created, 0 updated, 9 unchanged, 0 removed\nto embed:  0\n',
+    );
     expect(await queued()).toBe(0);
   });
 
@@ -108,13 +113,18 @@ describe('rota catalog', () => {
     const two = file('two.json', doc);
     const short = await rota('catalog', 'import', two);
     expect(short).toMatchObject({ code: 1, stdout: '' });
-    expect(short.stderr).toMatch(/^error: .* is not a valid catalog; nothing was imported: .*\(and 1 more issue: --json or ROTA_DEBUG=1 lists them\)\n$/);
+    expect(short.stderr).toMatch(
+      /^error: .* is not a valid catalog; nothing was imported: .*\(and 1 more issue: --json or ROTA_DEBUG=1 lists them\)\n$/,
+    );
     const json = await rota('catalog', 'import', two, '--json');
     expect(json.code).toBe(1);
     expect(json.stderr.split('\n')).toHaveLength(2);
     const body = JSON.parse(json.stdout);
     expect(body).toMatchObject({ error: 'invalid_catalog', message: expect.stringContaining('nothing was imported') });
-    expect(body.details.map((d: { path: string }) => d.path).sort()).toEqual(['servers[0].tools[0].name', 'servers[2].tools[1].name']);
+    expect(body.details.map((d: { path: string }) => d.path).sort()).toEqual([
+      'servers[0].tools[0].name',
+      'servers[2].tools[1].name',
+    ]);
     expect(body.details[0]).toEqual({
       text: expect.stringContaining(two),
       line: expect.any(Number),
@@ -127,17 +137,25 @@ describe('rota catalog', () => {
     expect(debug.stderr).toContain(`  ${two}: line`);
     expect(await db.prisma.mcpTool.count()).toBe(before);
 
-    const broken = await rota('catalog', 'import', file('broken.json', '{"format": "rota-catalog",\n  "version": 1\n  "servers": []}'));
+    const broken = await rota(
+      'catalog',
+      'import',
+      file('broken.json', '{"format": "rota-catalog",\n  "version": 1\n  "servers": []}'),
+    );
     expect(broken.code).toBe(1);
     expect(broken.stderr).toMatch(/line 3, column 3: invalid JSON \(CommaExpected\)/);
-    expect((await rota('catalog', 'import', join(dir, 'missing.json'))).stderr).toMatch(/cannot read .*missing\.json: ENOENT/);
+    expect((await rota('catalog', 'import', join(dir, 'missing.json'))).stderr).toMatch(
+      /cannot read .*missing\.json: ENOENT/,
+    );
   });
 
   it('imports an MCP tools/list result for a known provider, or for a new one given its details', async () => {
     const list = file('tools.json', {
       jsonrpc: '2.0',
       id: 1,
-      result: { tools: [{ name: 'send_media', description: 'Sends an image or a document.', inputSchema: { type: 'object' } }] },
+      result: {
+        tools: [{ name: 'send_media', description: 'Sends an image or a document.', inputSchema: { type: 'object' } }],
+      },
     });
     const known = await rota('catalog', 'import', list, '--server', 'zapmsg');
     expect(known.code).toBe(0);
@@ -225,7 +243,9 @@ describe('rota catalog', () => {
     expect(res.stdout).toContain('tools:     3 created');
     expect(mcp.authorizations).toContain('Bearer t0k');
 
-    const trimmed = file('trimmed.json', { tools: [{ name: 'track', description: 'Tracks a parcel by code.', inputSchema: { type: 'object' } }] });
+    const trimmed = file('trimmed.json', {
+      tools: [{ name: 'track', description: 'Tracks a parcel by code.', inputSchema: { type: 'object' } }],
+    });
     const pruned = await rota('catalog', 'import', trimmed, '--server', 'shipfast', '--prune');
     expect(pruned.stdout).toContain('0 created, 0 updated, 1 unchanged, 2 removed');
   });
@@ -243,7 +263,13 @@ describe('rota catalog', () => {
   });
 
   it('sync without a worker gives up at its timeout and says why', async () => {
-    await rota('catalog', 'import', file('one.json', { tools: [{ name: 'extra_tool', description: 'One more.' }] }), '--server', 'pixpay');
+    await rota(
+      'catalog',
+      'import',
+      file('one.json', { tools: [{ name: 'extra_tool', description: 'One more.' }] }),
+      '--server',
+      'pixpay',
+    );
     const res = await rota('catalog', 'sync', '--timeout', '1');
     // The worker that should embed is missing: the server side's failure, exit 2.
     expect(res.code).toBe(2);
@@ -253,7 +279,9 @@ describe('rota catalog', () => {
   it('sync exits 2 in one line when Redis is unreachable', async () => {
     const res = await rotaWith({ REDIS_URL: 'redis://127.0.0.1:1' }, 'catalog', 'sync', '--timeout', '5');
     expect(res.code).toBe(2);
-    expect(res.stderr).toMatch(/^error: cannot queue the sweep: Redis is unreachable .*--inline to embed without a worker\n$/);
+    expect(res.stderr).toMatch(
+      /^error: cannot queue the sweep: Redis is unreachable .*--inline to embed without a worker\n$/,
+    );
   });
 
   it('a catalog URL that times out, refuses the connection or answers a 5xx exits 2; a 4xx exits 1', async () => {
@@ -285,12 +313,19 @@ describe('rota catalog', () => {
   });
 
   it('import --bulk embeds in process and leaves nothing for the worker', async () => {
-    const doc: any = { format: 'rota-catalog', version: 1, servers: [{ id: 'bulkco', name: 'Bulk Co', category: 'erp', auth_type: 'basic', tools: [] }] };
-    for (let i = 0; i < 50; i++) doc.servers[0].tools.push({ name: `op_${i}`, description: `Operation ${i} of the ERP.` });
+    const doc: any = {
+      format: 'rota-catalog',
+      version: 1,
+      servers: [{ id: 'bulkco', name: 'Bulk Co', category: 'erp', auth_type: 'basic', tools: [] }],
+    };
+    for (let i = 0; i < 50; i++)
+      doc.servers[0].tools.push({ name: `op_${i}`, description: `Operation ${i} of the ERP.` });
     await queue.queue.drain(true);
     const res = await rota('catalog', 'import', file('bulk.json', doc), '--bulk');
     expect(res).toMatchObject({ code: 0, stderr: '' });
-    expect(res.stdout).toMatch(/to embed: {2}0 \(embedded here with rota-feature-hash-v1; [\d.]+ s: embedding [\d.]+, writing [\d.]+, index [\d.]+\)/);
+    expect(res.stdout).toMatch(
+      /to embed: {2}0 \(embedded here with rota-feature-hash-v1; [\d.]+ s: embedding [\d.]+, writing [\d.]+, index [\d.]+\)/,
+    );
     expect(await queued()).toBe(0);
     const rows = await db.prisma.$queryRawUnsafe<Array<{ n: number }>>(
       `SELECT count(*)::int AS n FROM mcp_tools WHERE server_id = 'bulkco' AND embedding IS NOT NULL`,
@@ -309,7 +344,9 @@ describe('rota catalog', () => {
     );
     expect(res.code).toBe(0);
     expect(res.stdout).toContain('tools:     1 created');
-    expect(res.stderr).toMatch(/^warning: could not queue the re-embed sweep .*scheduled sweep will pick the rows up\n$/);
+    expect(res.stderr).toMatch(
+      /^warning: could not queue the re-embed sweep .*scheduled sweep will pick the rows up\n$/,
+    );
     expect(await db.prisma.mcpTool.count({ where: { toolName: 'late_tool' } })).toBe(1);
   });
 
@@ -342,7 +379,12 @@ describe('rota catalog', () => {
       tools: await db.prisma.mcpTool.count(),
       embedded: expect.any(Number),
       coverage: expect.any(Number),
-      jobs: { waiting: expect.any(Number), active: expect.any(Number), delayed: expect.any(Number), failed: expect.any(Number) },
+      jobs: {
+        waiting: expect.any(Number),
+        active: expect.any(Number),
+        delayed: expect.any(Number),
+        failed: expect.any(Number),
+      },
     });
     expect(s.embedded).toBeLessThan(s.tools);
 

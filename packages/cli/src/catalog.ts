@@ -125,7 +125,10 @@ async function readSource(source: string, o: ImportOpts, policy: UrlPolicy): Pro
   try {
     if (o.mcp) {
       if (!isUrl(source)) throw new CatalogCliError('--mcp needs the http(s) URL of an MCP server');
-      if (!server) throw new CatalogCliError('--mcp needs --server <id> (a known provider, or a new one with --name, --category and --auth-type)');
+      if (!server)
+        throw new CatalogCliError(
+          '--mcp needs --server <id> (a known provider, or a new one with --name, --category and --auth-type)',
+        );
       // Public addresses only, as for the HTTP route: a private host's catalog is imported from a file.
       const listed = await listMcpTools(source, { ...policy, headers: headers(o.header) });
       return parseCatalogValue(listed, { server, format: 'mcp' });
@@ -149,7 +152,8 @@ async function readSource(source: string, o: ImportOpts, policy: UrlPolicy): Pro
         })),
       });
     }
-    if (err instanceof CatalogUrlError) throw new CatalogCliError(err.message, isServerSideUrlFailure(err.message) ? serverError : {});
+    if (err instanceof CatalogUrlError)
+      throw new CatalogCliError(err.message, isServerSideUrlFailure(err.message) ? serverError : {});
     throw err;
   }
 }
@@ -174,7 +178,9 @@ export function formatImport(r: ImportResult, sweep: string): string {
 
 /** The catalog queue; calls fail fast when Redis cannot be reached (the import itself does not need it). */
 function queueFor(io: CliIo): CatalogQueue {
-  return CatalogQueue.connect(io.env.REDIS_URL || 'redis://127.0.0.1:6379', io.env.ROTA_REDIS_PREFIX || 'rota', { failFast: true });
+  return CatalogQueue.connect(io.env.REDIS_URL || 'redis://127.0.0.1:6379', io.env.ROTA_REDIS_PREFIX || 'rota', {
+    failFast: true,
+  });
 }
 
 async function withQueue<T>(io: CliIo, fn: (q: CatalogQueue) => Promise<T>): Promise<T> {
@@ -207,7 +213,10 @@ export function registerCatalogCommands(program: Command, io: CliIo, db: () => P
     .command('import')
     .description('Import a Rota catalog file, an MCP tools/list result, or a live MCP server, and queue re-embedding')
     .argument('<source>', 'a file path or an http(s) URL')
-    .option('--server <id>', 'for MCP input: the provider the tools belong to (a known id, or a new one with --name etc.)')
+    .option(
+      '--server <id>',
+      'for MCP input: the provider the tools belong to (a known id, or a new one with --name etc.)',
+    )
     .option('--name <name>', 'new provider: display name')
     .option('--category <slug>', 'new provider: category, e.g. payments')
     .option('--country <code>', 'new provider: main country (ISO alpha-2) or *')
@@ -219,7 +228,12 @@ export function registerCatalogCommands(program: Command, io: CliIo, db: () => P
     .option('--status <status>', 'new provider: stable, beta, alpha…')
     .option('--sandbox', 'new provider: has a sandbox')
     .option('--mcp', '<source> is a live MCP server (Streamable HTTP); lists its tools')
-    .option('--header <header>', 'extra HTTP header for --mcp, "Name: value" (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option(
+      '--header <header>',
+      'extra HTTP header for --mcp, "Name: value" (repeatable)',
+      (v: string, acc: string[]) => [...acc, v],
+      [] as string[],
+    )
     .option('--prune', "delete the imported servers' tools that the input no longer lists")
     .option('--project <id>', 'import as tools of this project only (default: the global catalog)')
     .addOption(new Option('--format <format>', 'skip format detection').choices(['rota', 'mcp', 'server-array']))
@@ -227,7 +241,11 @@ export function registerCatalogCommands(program: Command, io: CliIo, db: () => P
     .option('--bulk', 'for large first loads: --embed, and build the HNSW index once at the end instead of row by row')
     .option('--json', 'print the import result as JSON')
     .action(async (source: string, o: ImportOpts) => {
-      const doc = await withProgress(io, `reading ${source}`, readSource(source, o, { addressAllowed: io.addressAllowed }));
+      const doc = await withProgress(
+        io,
+        `reading ${source}`,
+        readSource(source, o, { addressAllowed: io.addressAllowed }),
+      );
       const m = model();
       const inline = o.embed || o.bulk;
       const embedder = inline
@@ -240,11 +258,20 @@ export function registerCatalogCommands(program: Command, io: CliIo, db: () => P
           io,
           inline ? `importing and embedding ${source}` : `importing ${source}`,
           withQueue(io, (queue) =>
-            importAndRequestSweep(db(), queue, doc, { model: m, projectId: o.project ?? null, prune: o.prune, embedder, rebuildVectorIndex: o.bulk }),
+            importAndRequestSweep(db(), queue, doc, {
+              model: m,
+              projectId: o.project ?? null,
+              prune: o.prune,
+              embedder,
+              rebuildVectorIndex: o.bulk,
+            }),
           ),
         );
         // Redis down does not undo a good import: say so, and let the scheduled sweep catch up.
-        if (sweepError) io.stderr(`warning: could not queue the re-embed sweep (${sweepError}); the worker's scheduled sweep will pick the rows up\n`);
+        if (sweepError)
+          io.stderr(
+            `warning: could not queue the re-embed sweep (${sweepError}); the worker's scheduled sweep will pick the rows up\n`,
+          );
         if (o.json) {
           printJson(io, {
             source,
@@ -282,9 +309,13 @@ export function registerCatalogCommands(program: Command, io: CliIo, db: () => P
         return r;
       });
       if (!res) throw new CatalogCliError('no demo catalog found (packages/catalog/data/demo-catalog.json)');
-      if (sweepError) io.stderr(`warning: could not queue the re-embed sweep (${sweepError}); the worker's scheduled sweep will pick the rows up\n`);
+      if (sweepError)
+        io.stderr(
+          `warning: could not queue the re-embed sweep (${sweepError}); the worker's scheduled sweep will pick the rows up\n`,
+        );
       const sweepRequested = res.reembed > 0 && sweepError === undefined;
-      if (o.json) return printJson(io, { model: m, ...res, sweep: { requested: sweepRequested, error: sweepError ?? null } });
+      if (o.json)
+        return printJson(io, { model: m, ...res, sweep: { requested: sweepRequested, error: sweepError ?? null } });
       io.stdout(formatImport(res, sweepRequested ? ` (sweep queued for ${m})` : ''));
     });
 
@@ -316,7 +347,8 @@ export function registerCatalogCommands(program: Command, io: CliIo, db: () => P
     .option('--json', 'print only the final figures, as JSON (the progress bar goes to stderr on a terminal)')
     .action(async (o: { timeout: string; inline?: boolean; json?: boolean }) => {
       const timeoutMs = Number(o.timeout) * 1000;
-      if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new CatalogCliError('--timeout wants a number of seconds');
+      if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
+        throw new CatalogCliError('--timeout wants a number of seconds');
       const m = model();
       const repo = new CatalogRepository(db());
       const started = Date.now();
@@ -381,7 +413,10 @@ export function registerCatalogCommands(program: Command, io: CliIo, db: () => P
         out('waiting for the worker to rebuild the vector index…\n');
         while (!(await repo.vectorIndexExists())) {
           if (Date.now() - started > timeoutMs)
-            throw new CatalogCliError(`the vector index is still missing after ${o.timeout} s: is a worker up (apps/worker)?`, serverError);
+            throw new CatalogCliError(
+              `the vector index is still missing after ${o.timeout} s: is a worker up (apps/worker)?`,
+              serverError,
+            );
           await new Promise((r) => setTimeout(r, 500));
         }
       }
@@ -412,7 +447,13 @@ function coverageOf(embedded: number, tools: number): number {
   return tools === 0 ? 1 : embedded / tools;
 }
 
-function statusText(model: string, providers: number, tools: number, embedded: number, jobs: QueueCounts | undefined): string {
+function statusText(
+  model: string,
+  providers: number,
+  tools: number,
+  embedded: number,
+  jobs: QueueCounts | undefined,
+): string {
   const coverage = coverageOf(embedded, tools);
   return (
     [

@@ -7,7 +7,11 @@ import { run } from './main';
 async function rota(db: TestDatabase, ...argv: string[]) {
   let stdout = '';
   let stderr = '';
-  const code = await run(argv, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env: { DATABASE_URL: db.url } });
+  const code = await run(argv, {
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    env: { DATABASE_URL: db.url },
+  });
   return { code, stdout, stderr };
 }
 
@@ -43,7 +47,19 @@ describe('rota CLI', () => {
     const projectId = project.stdout.trim();
     expect(projectId).toMatch(/^proj_[A-Za-z0-9]+$/);
 
-    const res = await rota(db, 'keys', 'create', '--scopes', 'catalog:write', '--environment', 'test', '--project', projectId, '--name', 'ci');
+    const res = await rota(
+      db,
+      'keys',
+      'create',
+      '--scopes',
+      'catalog:write',
+      '--environment',
+      'test',
+      '--project',
+      projectId,
+      '--name',
+      'ci',
+    );
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/^csk_test_/);
     const [row] = await db.prisma.apiKey.findMany({ where: { projectId } });
@@ -54,9 +70,15 @@ describe('rota CLI', () => {
     const res = await rota(db, 'keys', 'create', '--operator', '--name', 'ops');
     expect(res.code).toBe(0);
     const found = await new ApiKeyRepository(db.prisma).findActiveByKey(res.stdout.trim());
-    expect(found).toMatchObject({ projectId: null, environment: null, scopes: ['admin', 'catalog:write', 'servers:read', 'webhooks:write'] });
+    expect(found).toMatchObject({
+      projectId: null,
+      environment: null,
+      scopes: ['admin', 'catalog:write', 'servers:read', 'webhooks:write'],
+    });
     const listed = await rota(db, 'keys', 'list', '--operator');
-    expect(listed.stdout).toMatch(new RegExp(`^${found!.id}\\s+\\S+\\s+operator\\s+admin,catalog:write,servers:read,webhooks:write\\s`, 'm'));
+    expect(listed.stdout).toMatch(
+      new RegExp(`^${found!.id}\\s+\\S+\\s+operator\\s+admin,catalog:write,servers:read,webhooks:write\\s`, 'm'),
+    );
 
     const before = await db.prisma.apiKey.count();
     const project = await rota(db, 'keys', 'create', '--scopes', 'servers:read,admin');
@@ -116,7 +138,10 @@ describe('rota CLI', () => {
     const ttl = Date.parse(k.expires_at) - before;
     expect(ttl).toBeGreaterThan(14 * 60_000);
     expect(ttl).toBeLessThanOrEqual(15 * 60_000 + 5_000);
-    await expect(new ApiKeyRepository(db.prisma).findActiveByKey(k.key)).resolves.toMatchObject({ id: k.id, expiresAt: new Date(k.expires_at) });
+    await expect(new ApiKeyRepository(db.prisma).findActiveByKey(k.key)).resolves.toMatchObject({
+      id: k.id,
+      expiresAt: new Date(k.expires_at),
+    });
     const listed = await rota(db, 'keys', 'list', '--project', 'proj_dev');
     expect(listed.stdout.split('\n').find((l) => l.startsWith(k.id))).toMatch(/\s\d{4}-\S+Z$/);
     for (const ttlArg of ['31d', '0', 'soon', '1w']) {
@@ -127,7 +152,11 @@ describe('rota CLI', () => {
   });
 
   it('keys revoke of an unknown id fails cleanly', async () => {
-    await expect(rota(db, 'keys', 'revoke', 'key_missing')).resolves.toEqual({ code: 1, stdout: '', stderr: 'error: API key key_missing not found\n' });
+    await expect(rota(db, 'keys', 'revoke', 'key_missing')).resolves.toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: API key key_missing not found\n',
+    });
   });
 
   it('projects create fails cleanly for an unknown org', async () => {
@@ -142,9 +171,27 @@ describe('rota CLI', () => {
     const project = await rota(db, 'projects', 'create', 'Json Shop', '--json');
     expect(project).toMatchObject({ code: 0, stderr: '' });
     const p = JSON.parse(project.stdout);
-    expect(p).toEqual({ id: expect.stringMatching(/^proj_/), org_id: 'org_dev', name: 'Json Shop', created_at: expect.any(String) });
+    expect(p).toEqual({
+      id: expect.stringMatching(/^proj_/),
+      org_id: 'org_dev',
+      name: 'Json Shop',
+      created_at: expect.any(String),
+    });
 
-    const created = await rota(db, 'keys', 'create', '--scopes', 'servers:read', '--project', p.id, '--environment', 'test', '--name', 'ci', '--json');
+    const created = await rota(
+      db,
+      'keys',
+      'create',
+      '--scopes',
+      'servers:read',
+      '--project',
+      p.id,
+      '--environment',
+      'test',
+      '--name',
+      'ci',
+      '--json',
+    );
     expect(created).toMatchObject({ code: 0, stderr: '' });
     const k = JSON.parse(created.stdout);
     expect(k).toEqual({
@@ -160,13 +207,28 @@ describe('rota CLI', () => {
     });
     await expect(new ApiKeyRepository(db.prisma).findActiveByKey(k.key)).resolves.toMatchObject({ id: k.id });
     const operator = JSON.parse((await rota(db, 'keys', 'create', '--operator', '--json')).stdout);
-    expect(operator).toMatchObject({ project_id: null, environment: null, operator: true, scopes: expect.arrayContaining(['admin']) });
+    expect(operator).toMatchObject({
+      project_id: null,
+      environment: null,
+      operator: true,
+      scopes: expect.arrayContaining(['admin']),
+    });
 
     const listed = await rota(db, 'keys', 'list', '--project', p.id, '--json');
     expect(listed).toMatchObject({ code: 0, stderr: '' });
     const { key: secret, ...summary } = k;
     expect(JSON.parse(listed.stdout)).toEqual({
-      keys: [{ ...summary, created_at: expect.any(String), last_used_at: null, revoked_at: null, parent_id: null, session_id: null, user_id: null }],
+      keys: [
+        {
+          ...summary,
+          created_at: expect.any(String),
+          last_used_at: null,
+          revoked_at: null,
+          parent_id: null,
+          session_id: null,
+          user_id: null,
+        },
+      ],
     });
     expect(listed.stdout).not.toContain(secret);
 

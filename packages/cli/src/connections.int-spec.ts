@@ -6,7 +6,9 @@ import { run } from './main';
 
 // The session service, loaded at run time (it lives outside this package's sources).
 /* eslint-disable @typescript-eslint/no-require-imports */
-const { SessionConfig } = require('../../../apps/session/src/config') as { SessionConfig: Parameters<typeof loadConfig>[0] };
+const { SessionConfig } = require('../../../apps/session/src/config') as {
+  SessionConfig: Parameters<typeof loadConfig>[0];
+};
 const { SessionModule } = require('../../../apps/session/src/session.module') as {
   SessionModule: { forConfig(config: unknown): Parameters<typeof startService>[1] };
 };
@@ -35,7 +37,16 @@ describe('rota connections (through the session service)', () => {
       ['zzopen', 'none'],
     ] as const) {
       await db.prisma.provider.create({
-        data: { id, name: id, description: id, category: 'payments', countries: ['BR'], authType, selfServeAuth: true, baseUrls: {} },
+        data: {
+          id,
+          name: id,
+          description: id,
+          category: 'payments',
+          countries: ['BR'],
+          authType,
+          selfServeAuth: true,
+          baseUrls: {},
+        },
       });
     }
     env = {
@@ -55,14 +66,30 @@ describe('rota connections (through the session service)', () => {
   });
 
   it('connections add seals the credentials and prints the connection, never the secret', async () => {
-    const r = await rota('connections', 'add', 'zzpay', '--environment', 'test', '--credentials-json', JSON.stringify({ api_key: secret }));
+    const r = await rota(
+      'connections',
+      'add',
+      'zzpay',
+      '--environment',
+      'test',
+      '--credentials-json',
+      JSON.stringify({ api_key: secret }),
+    );
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(r.stdout).toMatch(/^connected zzpay in test for proj_dev \(conn_[A-Za-z0-9]{24}\)\n$/);
     const row = await db.prisma.connection.findFirstOrThrow({ where: { serverId: 'zzpay', environment: 'test' } });
     expect(row.credentialsKeyId).toBe('primary');
     expect(Buffer.from(row.credentialsCiphertext!).includes(Buffer.from(secret))).toBe(false);
 
-    const again = await rota('connections', 'add', 'zzpay', '--environment', 'test', '--credentials-json', JSON.stringify({ api_key: `${secret}2` }));
+    const again = await rota(
+      'connections',
+      'add',
+      'zzpay',
+      '--environment',
+      'test',
+      '--credentials-json',
+      JSON.stringify({ api_key: `${secret}2` }),
+    );
     expect(again.stdout).toMatch(/^replaced the credentials of zzpay in test/);
 
     const list = await rota('connections', 'list', '--environment', 'test');
@@ -83,7 +110,10 @@ describe('rota connections (through the session service)', () => {
     [['connections', 'add', 'ghost', '--credentials-json', '{"api_key":"x"}'], /No provider has the id "ghost"/],
     [['connections', 'add', 'zzpay', '--credentials-json', '{api_key: x}'], /not valid JSON/],
     [['connections', 'add', 'zzpay', '--credentials-json', '{"api_key": 5}'], /object of string fields \(api_key\)/],
-    [['connections', 'add', 'zzpay', '--project', 'proj_nope', '--credentials-json', '{"api_key":"x"}'], /unknown project: proj_nope/],
+    [
+      ['connections', 'add', 'zzpay', '--project', 'proj_nope', '--credentials-json', '{"api_key":"x"}'],
+      /unknown project: proj_nope/,
+    ],
     [['connections', 'remove', 'conn_nope'], /No connection with this id/],
   ])('%j fails with one line and exit code 1', async (argv, message) => {
     const r = await rota(...argv);
@@ -101,12 +131,27 @@ describe('rota connections (through the session service)', () => {
   });
 
   it('--json prints what the HTTP routes answer, never the credentials', async () => {
-    const added = await rota('connections', 'add', 'zzpay', '--environment', 'test', '--credentials-json', JSON.stringify({ api_key: secret }), '--json');
+    const added = await rota(
+      'connections',
+      'add',
+      'zzpay',
+      '--environment',
+      'test',
+      '--credentials-json',
+      JSON.stringify({ api_key: secret }),
+      '--json',
+    );
     expect(added).toMatchObject({ code: 0, stderr: '' });
     const saved = JSON.parse(added.stdout);
     expect(saved).toMatchObject({
       created: false,
-      connection: { id: expect.stringMatching(/^conn_/), server_id: 'zzpay', environment: 'test', status: 'connected', has_credentials: true },
+      connection: {
+        id: expect.stringMatching(/^conn_/),
+        server_id: 'zzpay',
+        environment: 'test',
+        status: 'connected',
+        has_credentials: true,
+      },
     });
     expect(added.stdout).not.toContain(secret);
 
@@ -117,7 +162,9 @@ describe('rota connections (through the session service)', () => {
     const removed = await rota('connections', 'remove', saved.connection.id, '--environment', 'test', '--json');
     expect(removed).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(removed.stdout)).toMatchObject({ id: saved.connection.id, server_id: 'zzpay', deleted: true });
-    expect(JSON.parse((await rota('connections', 'list', '--environment', 'test', '--json')).stdout).connections).toEqual([]);
+    expect(
+      JSON.parse((await rota('connections', 'list', '--environment', 'test', '--json')).stdout).connections,
+    ).toEqual([]);
   });
 
   it('exits 2 in one line when no session service answers or Redis cannot be reached', async () => {

@@ -34,7 +34,9 @@ export function parseCredentialsJson(raw: string): ConnectionCredentials {
   try {
     value = JSON.parse(raw);
   } catch {
-    throw new ConnectionsCliError('--credentials-json is not valid JSON (quote it in single quotes: \'{"api_key":"..."}\')');
+    throw new ConnectionsCliError(
+      '--credentials-json is not valid JSON (quote it in single quotes: \'{"api_key":"..."}\')',
+    );
   }
   const parsed = ConnectionCredentials.safeParse(value);
   if (!parsed.success) {
@@ -48,25 +50,38 @@ export function parseCredentialsJson(raw: string): ConnectionCredentials {
 /** Sends as the given tenant: the operator acts for one project and environment, as a key of theirs would. */
 async function withSessionService<T>(io: CliIo, tenant: Tenant, fn: (rpc: RpcClient) => Promise<T>): Promise<T> {
   const timeoutMs = Number(io.env.ROTA_RPC_TIMEOUT_MS) > 0 ? Number(io.env.ROTA_RPC_TIMEOUT_MS) : 5000;
-  const rpc = new RpcClient({ url: io.env.REDIS_URL || 'redis://127.0.0.1:6379', prefix: io.env.ROTA_REDIS_PREFIX || 'rota', timeoutMs });
+  const rpc = new RpcClient({
+    url: io.env.REDIS_URL || 'redis://127.0.0.1:6379',
+    prefix: io.env.ROTA_REDIS_PREFIX || 'rota',
+    timeoutMs,
+  });
   try {
     await rpc.connect();
     return await requestContext.run({ requestId: randomUUID(), tenant }, () => fn(rpc));
   } catch (err) {
     if (err instanceof AppError) {
       if (err.code === 'upstream_timeout' || err.code === 'unavailable') {
-        throw new ConnectionsCliError(`the session service did not answer (${err.message}); is Rota running with this REDIS_URL and ROTA_REDIS_PREFIX?`, {
-          exitCode: EXIT.serverError,
-        });
+        throw new ConnectionsCliError(
+          `the session service did not answer (${err.message}); is Rota running with this REDIS_URL and ROTA_REDIS_PREFIX?`,
+          {
+            exitCode: EXIT.serverError,
+          },
+        );
       }
       const issues = (err.details?.issues ?? []) as Array<{ path: unknown[]; message: string }>;
-      if (issues.length) throw new ConnectionsCliError(issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; '));
+      if (issues.length)
+        throw new ConnectionsCliError(
+          issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; '),
+        );
       // A code the gateway would answer with a 5xx is the service's failure, not the caller's.
       throw new ConnectionsCliError(err.message, { exitCode: err.status >= 500 ? EXIT.serverError : EXIT.refused });
     }
-    throw new ConnectionsCliError(`cannot reach Redis at ${io.env.REDIS_URL || 'redis://127.0.0.1:6379'}: ${(err as Error).message}`, {
-      exitCode: EXIT.serverError,
-    });
+    throw new ConnectionsCliError(
+      `cannot reach Redis at ${io.env.REDIS_URL || 'redis://127.0.0.1:6379'}: ${(err as Error).message}`,
+      {
+        exitCode: EXIT.serverError,
+      },
+    );
   } finally {
     await rpc.close().catch(() => undefined);
   }
@@ -79,21 +94,33 @@ async function tenantOf(db: () => PrismaClient, opts: ScopeOpts): Promise<Tenant
 }
 
 export function registerConnectionCommands(program: Command, io: CliIo, db: () => PrismaClient) {
-  const connections = program.command('connections').description('Store, list and remove provider credentials (through the running session service)');
-  const envOption = () => new Option('--environment <env>', 'environment the connection belongs to').choices([...ENVIRONMENTS]).default('live');
+  const connections = program
+    .command('connections')
+    .description('Store, list and remove provider credentials (through the running session service)');
+  const envOption = () =>
+    new Option('--environment <env>', 'environment the connection belongs to')
+      .choices([...ENVIRONMENTS])
+      .default('live');
 
   connections
     .command('add')
-    .description('Connect a provider: store its credentials, sealed, for a project and environment (replaces existing ones)')
+    .description(
+      'Connect a provider: store its credentials, sealed, for a project and environment (replaces existing ones)',
+    )
     .argument('<server>', 'provider id, for example asaas')
     .addOption(envOption())
     .option('--project <id>', 'project id', DEV_PROJECT_ID)
-    .option('--credentials-json <json>', 'the provider credentials as a JSON object of strings, for example \'{"api_key":"..."}\'')
+    .option(
+      '--credentials-json <json>',
+      'the provider credentials as a JSON object of strings, for example \'{"api_key":"..."}\'',
+    )
     .option('--json', 'print {created, connection} as JSON (never the credentials)')
     .action(async (server: string, opts: ScopeOpts & { credentialsJson?: string }) => {
       const credentials = opts.credentialsJson === undefined ? undefined : parseCredentialsJson(opts.credentialsJson);
       const tenant = await tenantOf(db, opts);
-      const saved = await withSessionService(io, tenant, (rpc) => rpc.send('session.connections.save', { body: { server_id: server, credentials } }));
+      const saved = await withSessionService(io, tenant, (rpc) =>
+        rpc.send('session.connections.save', { body: { server_id: server, credentials } }),
+      );
       if (opts.json) return printJson(io, { created: saved.created, connection: saved.connection });
       const c = saved.connection;
       const what =
@@ -132,7 +159,9 @@ export function registerConnectionCommands(program: Command, io: CliIo, db: () =
     .option('--json', 'print the removed connection as JSON, as DELETE /v1/connections/{id} answers')
     .action(async (id: string, opts: ScopeOpts) => {
       const tenant = await tenantOf(db, opts);
-      const gone = await withSessionService(io, tenant, (rpc) => rpc.send('session.connections.delete', { connection_id: id }));
+      const gone = await withSessionService(io, tenant, (rpc) =>
+        rpc.send('session.connections.delete', { connection_id: id }),
+      );
       if (opts.json) return printJson(io, gone);
       io.stdout(`removed ${gone.id} (${gone.server_id}, ${gone.environment})\n`);
     });

@@ -38,7 +38,9 @@ function readJsonBody(file: string, key: string): unknown {
 export function registerGovernanceCommands(program: Command, io: CliIo): void {
   const client = () => rotaClient(io);
 
-  const policy = program.command('policy').description("Policy rules of the key's project and environment (docs/governance.md)");
+  const policy = program
+    .command('policy')
+    .description("Policy rules of the key's project and environment (docs/governance.md)");
   const printRules = (view: PolicyView) => {
     if (view.rules.length === 0) return io.stdout(`no policy rules in ${view.environment}\n`);
     io.stdout(
@@ -59,7 +61,9 @@ export function registerGovernanceCommands(program: Command, io: CliIo): void {
     });
   policy
     .command('set')
-    .description('Replace every rule with those of a JSON file: {"rules": [...]} or an array of rules (PUT /v1/policy, scope policy:write)')
+    .description(
+      'Replace every rule with those of a JSON file: {"rules": [...]} or an array of rules (PUT /v1/policy, scope policy:write)',
+    )
     .argument('<file>', 'a JSON file, or - for standard input')
     .option('--json', "print the API's body")
     .action(async (file: string, o: { json?: boolean }) => {
@@ -68,7 +72,9 @@ export function registerGovernanceCommands(program: Command, io: CliIo): void {
       else printRules(view);
     });
 
-  const limits = program.command('rate-limits').description("Rate limits of the key's project and environment (docs/governance.md)");
+  const limits = program
+    .command('rate-limits')
+    .description("Rate limits of the key's project and environment (docs/governance.md)");
   const printLimits = (view: RateLimitsView) => {
     if (view.limits.length === 0) io.stdout(`no rate limits in ${view.environment}\n`);
     else
@@ -90,7 +96,9 @@ export function registerGovernanceCommands(program: Command, io: CliIo): void {
     });
   limits
     .command('set')
-    .description('Replace the limits with those of a JSON file: {"limits": [...]} or an array (PUT /v1/rate-limits, scope policy:write)')
+    .description(
+      'Replace the limits with those of a JSON file: {"limits": [...]} or an array (PUT /v1/rate-limits, scope policy:write)',
+    )
     .argument('<file>', 'a JSON file, or - for standard input')
     .option('--json', "print the API's body")
     .action(async (file: string, o: { json?: boolean }) => {
@@ -99,7 +107,9 @@ export function registerGovernanceCommands(program: Command, io: CliIo): void {
       else printLimits(view);
     });
 
-  const approvals = program.command('approvals').description('Approvals opened by approval_above rules (docs/governance.md)');
+  const approvals = program
+    .command('approvals')
+    .description('Approvals opened by approval_above rules (docs/governance.md)');
   const approvalRow = (a: ApprovalView) => [
     a.id,
     a.status,
@@ -153,6 +163,8 @@ export function registerGovernanceCommands(program: Command, io: CliIo): void {
             u.calls.map((c) => [c.tool, String(c.calls)]),
           ),
         );
-      io.stdout(`org quota: ${String(q.used)} of ${String(q.limit)} (${String(q.plan)}${q.enforced ? '' : ', not enforced'})\n`);
+      io.stdout(
+        `org quota: ${String(q.used)} of ${String(q.limit)} (${String(q.plan)}${q.enforced ? '' : ', not enforced'})\n`,
+      );
     });
 }

@@ -40,6 +40,9 @@ export async function runHttp(argv: string[], io: CliIo = processIo()): Promise<
     await buildHttpProgram(io, exit).parseAsync(argv, { from: 'user' });
     return exit.code;
   } catch (err) {
-    return reportFailure(io, err, argv.includes('--json')) ?? reportUnexpected(io, err, err instanceof Error ? err.message : String(err));
+    return (
+      reportFailure(io, err, argv.includes('--json')) ??
+      reportUnexpected(io, err, err instanceof Error ? err.message : String(err))
+    );
   }
 }

@@ -31,7 +31,8 @@ interface ConfigFile {
 }
 
 function configPath(io: CliIo): string {
-  const dir = io.env.ROTA_CONFIG_DIR || join(io.env.XDG_CONFIG_HOME || join(io.env.HOME || homedir(), '.config'), 'rota');
+  const dir =
+    io.env.ROTA_CONFIG_DIR || join(io.env.XDG_CONFIG_HOME || join(io.env.HOME || homedir(), '.config'), 'rota');
   return join(dir, 'config.json');
 }
 
@@ -69,7 +70,8 @@ export function resolveConnection(io: CliIo): Profile {
   const config = readConfig(io);
   const name = io.env.ROTA_PROFILE || config.current || 'default';
   const saved = config.profiles[name];
-  if (io.env.ROTA_PROFILE && !saved) throw new CliError(`no profile named ${name} (run \`rota login --profile ${name}\`)`);
+  if (io.env.ROTA_PROFILE && !saved)
+    throw new CliError(`no profile named ${name} (run \`rota login --profile ${name}\`)`);
   const apiKey = io.env.ROTA_API_KEY || saved?.api_key;
   if (!apiKey) throw new CliError('no API key: set ROTA_API_KEY (and ROTA_URL), or run `rota login`');
   return { url: io.env.ROTA_URL || saved?.url || DEFAULT_URL, api_key: apiKey };
@@ -78,7 +80,12 @@ export function resolveConnection(io: CliIo): Profile {
 /** An SDK client for the resolved gateway and key. */
 export function rotaClient(io: CliIo, opts: { timeoutMs?: number } = {}): Rota {
   const c = resolveConnection(io);
-  return new Rota({ apiKey: c.api_key, baseUrl: c.url, timeoutMs: opts.timeoutMs ?? Number(io.env.ROTA_TIMEOUT_MS || 30_000), retries: 2 });
+  return new Rota({
+    apiKey: c.api_key,
+    baseUrl: c.url,
+    timeoutMs: opts.timeoutMs ?? Number(io.env.ROTA_TIMEOUT_MS || 30_000),
+    retries: 2,
+  });
 }
 
 /** 2 for a server-side failure or no answer at all, 1 for a refusal. */

@@ -38,7 +38,8 @@ describe('parseTtl', () => {
   });
 
   it('refuses anything else with a CliError naming --ttl', () => {
-    for (const bad of ['', 'soon', '1w', '1.5h', '-1h', '0', '0s', '2h']) expect(() => parseTtl(bad, 3600)).toThrow(CliError);
+    for (const bad of ['', 'soon', '1w', '1.5h', '-1h', '0', '0s', '2h'])
+      expect(() => parseTtl(bad, 3600)).toThrow(CliError);
     expect(() => parseTtl('soon', 3600)).toThrow(/^--ttl takes a number of seconds/);
     expect(() => parseTtl('2h', 3600)).toThrow(/^--ttl must be between 1 s and/);
   });

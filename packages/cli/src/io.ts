@@ -72,7 +72,8 @@ export function processIo(): CliIo {
 /** Left-aligned columns separated by two spaces. */
 export function formatTable(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ');
   return [line(header), ...rows.map(line)].join('\n') + '\n';
 }
 
@@ -88,7 +89,8 @@ export async function withProgress<T>(io: CliIo, label: string, work: Promise<T>
   if (!io.isTTY) return work;
   const started = Date.now();
   let frame = 0;
-  const draw = () => io.stderr(`\r${SPINNER[frame++ % SPINNER.length]} ${label} ${((Date.now() - started) / 1000).toFixed(0)}s`);
+  const draw = () =>
+    io.stderr(`\r${SPINNER[frame++ % SPINNER.length]} ${label} ${((Date.now() - started) / 1000).toFixed(0)}s`);
   draw();
   const timer = setInterval(draw, intervalMs);
   try {
@@ -107,7 +109,8 @@ const TTL_UNITS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
  */
 export function parseTtl(raw: string, maxS: number): number {
   const m = /^\s*(\d{1,9})\s*([smhd]?)\s*$/.exec(raw);
-  if (!m) throw new CliError(`--ttl takes a number of seconds or a lifetime such as 90s, 15m, 1h or 30d (not "${raw}")`);
+  if (!m)
+    throw new CliError(`--ttl takes a number of seconds or a lifetime such as 90s, 15m, 1h or 30d (not "${raw}")`);
   const seconds = Number(m[1]) * TTL_UNITS[(m[2] || 's') as keyof typeof TTL_UNITS];
   if (seconds < 1 || seconds > maxS) throw new CliError(`--ttl must be between 1 s and ${maxS / 86_400} days`);
   return seconds;

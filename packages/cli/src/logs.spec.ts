@@ -97,9 +97,9 @@ describe('formatLogLine', () => {
     ]) {
       expect(line).toContain(part);
     }
-    expect(formatLogLine({ ...entry, tool: 'proxy', endpoint: 'POST /v3/payments', session_id: null, user_id: null })).toContain(
-      'asaas POST /v3/payments [402]',
-    );
+    expect(
+      formatLogLine({ ...entry, tool: 'proxy', endpoint: 'POST /v3/payments', session_id: null, user_id: null }),
+    ).toContain('asaas POST /v3/payments [402]');
     expect(formatLogLine({ ...entry, session_id: null, user_id: null })).toContain('project');
   });
 });

@@ -72,7 +72,9 @@ export function formatLogLine(e: LogEntry): string {
   const what = e.endpoint ? `${e.server ?? ''} ${e.endpoint}`.trim() : e.tool;
   const status = e.upstream_status === null ? '' : ` [${e.upstream_status}]`;
   const code = e.error_code ? ` ${e.error_code}` : '';
-  const who = [e.session_id ? `session=${e.session_id}` : 'project', e.user_id ? `user=${e.user_id}` : ''].filter(Boolean).join(' ');
+  const who = [e.session_id ? `session=${e.session_id}` : 'project', e.user_id ? `user=${e.user_id}` : '']
+    .filter(Boolean)
+    .join(' ');
   const attempts = e.attempts > 1 ? ` attempts=${e.attempts}` : '';
   return `${e.called_at}  ${e.outcome.padEnd(15)} ${what}${status}${code}  ${e.latency_ms}ms${attempts}  ${who}  ${e.id}`;
 }
@@ -103,11 +105,21 @@ async function tail(io: CliIo, o: TailOptions): Promise<void> {
     let res: Response;
     try {
       res = await fetch(url, {
-        headers: { authorization: `Bearer ${c.api_key}`, accept: 'text/event-stream', ...(lastId ? { 'last-event-id': lastId } : {}) },
+        headers: {
+          authorization: `Bearer ${c.api_key}`,
+          accept: 'text/event-stream',
+          ...(lastId ? { 'last-event-id': lastId } : {}),
+        },
       });
     } catch (err) {
       // Never reached the gateway: a failure at once, a pause once the stream has worked.
-      if (!opened) throw new RotaError({ status: 0, code: 'unreachable', message: `could not reach ${c.url}: ${(err as Error).message}`, cause: err });
+      if (!opened)
+        throw new RotaError({
+          status: 0,
+          code: 'unreachable',
+          message: `could not reach ${c.url}: ${(err as Error).message}`,
+          cause: err,
+        });
       await sleep(retryMs);
       continue;
     }
@@ -139,13 +151,18 @@ async function tail(io: CliIo, o: TailOptions): Promise<void> {
       (e) => {
         if (e.event === 'gap') {
           if (o.json) io.stdout(`${JSON.stringify({ event: 'gap', data: JSON.parse(e.data) as unknown })}\n`);
-          else io.stderr(`note: calls after ${lastId ?? 'the start'} were trimmed from the stream; GET /v1/logs lists them\n`);
+          else
+            io.stderr(
+              `note: calls after ${lastId ?? 'the start'} were trimmed from the stream; GET /v1/logs lists them\n`,
+            );
           return;
         }
         if (e.event !== 'call') return;
         if (e.id) lastId = e.id;
         const entry = JSON.parse(e.data) as LogEntry;
-        io.stdout(o.json ? `${JSON.stringify({ id: e.id, event: e.event, data: entry })}\n` : `${formatLogLine(entry)}\n`);
+        io.stdout(
+          o.json ? `${JSON.stringify({ id: e.id, event: e.event, data: entry })}\n` : `${formatLogLine(entry)}\n`,
+        );
         printed++;
         if (o.limit !== undefined && printed >= o.limit) {
           done = true;
@@ -163,7 +180,9 @@ export function registerLogsCommands(program: Command, io: CliIo): void {
   const logs = program.command('logs').description('Call records of the key’s project and environment');
   logs
     .command('tail')
-    .description('Follow calls live as they finish (GET /v1/logs/stream, scope logs:read); reconnects by itself and resumes where it stopped')
+    .description(
+      'Follow calls live as they finish (GET /v1/logs/stream, scope logs:read); reconnects by itself and resumes where it stopped',
+    )
     .option('--session <id>', 'only calls of this session')
     .option('--json', 'one JSON object per line: {id, event, data} with the call record as data')
     .option('--since <event-id>', 'start right after this event id (an `id` printed with --json) instead of now')

@@ -11,7 +11,14 @@
  * All logic sits in `run(argv, io)` so tests drive it in-process; the bottom
  * of this file wires it to the real process when run as a binary.
  */
-import { ENVIRONMENTS, KEY_MAX_TTL_SECONDS, OPERATOR_SCOPES, SCOPES, type Environment, type Scope } from '@rota/contracts';
+import {
+  ENVIRONMENTS,
+  KEY_MAX_TTL_SECONDS,
+  OPERATOR_SCOPES,
+  SCOPES,
+  type Environment,
+  type Scope,
+} from '@rota/contracts';
 import {
   ApiKeyRepository,
   DEFAULT_DATABASE_URL,
@@ -116,7 +123,8 @@ function databaseProblem(err: unknown): string | undefined {
     return `${lastLine((err as Error).message)} (check DATABASE_URL and run \`pnpm db:migrate\`)`;
   }
   const sysCode = (err as { code?: unknown } | null)?.code;
-  if (sysCode === 'ECONNREFUSED' || sysCode === 'ENOTFOUND' || sysCode === '3D000') return `${(err as Error).message} (check DATABASE_URL)`;
+  if (sysCode === 'ECONNREFUSED' || sysCode === 'ENOTFOUND' || sysCode === '3D000')
+    return `${(err as Error).message} (check DATABASE_URL)`;
   return undefined;
 }
 
@@ -134,41 +142,66 @@ function buildProgram(io: CliIo, db: () => PrismaClient, exit: ExitCodeSink): Co
     )
     .addOption(new Option('--environment <env>', 'key environment (default live)').choices([...ENVIRONMENTS]))
     .option('--project <id>', `project id (default ${DEV_PROJECT_ID})`)
-    .option('--operator', 'a key of the deployment rather than of a project: the only kind that may carry the admin scope')
+    .option(
+      '--operator',
+      'a key of the deployment rather than of a project: the only kind that may carry the admin scope',
+    )
     .option('--name <name>', 'label shown in listings')
-    .option('--ttl <lifetime>', 'the key expires after this long (90s, 15m, 1h, 30d; at most 30d) and answers 401 from then on; default: never')
+    .option(
+      '--ttl <lifetime>',
+      'the key expires after this long (90s, 15m, 1h, 30d; at most 30d) and answers 401 from then on; default: never',
+    )
     .option('--json', 'print the key and its details as JSON (the key is still shown only this once)')
-    .action(async (opts: { scopes?: string; environment?: Environment; project?: string; operator?: boolean; name?: string; ttl?: string; json?: boolean }) => {
-      const repo = new ApiKeyRepository(db());
-      const expiresAt = opts.ttl === undefined ? null : new Date(Date.now() + parseTtl(opts.ttl, KEY_MAX_TTL_SECONDS) * 1000);
-      let created: Awaited<ReturnType<ApiKeyRepository['create']>>;
-      if (opts.operator) {
-        if (opts.project !== undefined || opts.environment !== undefined)
-          throw new CliError('an operator key belongs to no project and no environment: drop --project and --environment');
-        const scopes = opts.scopes === undefined ? [...OPERATOR_SCOPES] : parseScopes(opts.scopes);
-        const problem = scopeProblem(scopes, true);
-        if (problem) throw new CliError(problem);
-        created = await repo.create({ operator: true, scopes, name: opts.name, expiresAt });
-      } else {
-        if (opts.scopes === undefined) throw new CliError("required option '--scopes <list>' not specified");
-        const scopes = parseScopes(opts.scopes);
-        const problem = scopeProblem(scopes, false);
-        if (problem) throw new CliError(problem);
-        created = await repo.create({ projectId: opts.project ?? DEV_PROJECT_ID, environment: opts.environment ?? 'live', scopes, name: opts.name, expiresAt });
-      }
-      if (!opts.json) return io.stdout(`${created.key}\n`);
-      printJson(io, {
-        id: created.id,
-        key: created.key,
-        prefix: created.prefix,
-        name: opts.name ?? null,
-        project_id: created.projectId,
-        environment: created.environment,
-        operator: created.projectId === null,
-        scopes: created.scopes,
-        expires_at: created.expiresAt?.toISOString() ?? null,
-      });
-    });
+    .action(
+      async (opts: {
+        scopes?: string;
+        environment?: Environment;
+        project?: string;
+        operator?: boolean;
+        name?: string;
+        ttl?: string;
+        json?: boolean;
+      }) => {
+        const repo = new ApiKeyRepository(db());
+        const expiresAt =
+          opts.ttl === undefined ? null : new Date(Date.now() + parseTtl(opts.ttl, KEY_MAX_TTL_SECONDS) * 1000);
+        let created: Awaited<ReturnType<ApiKeyRepository['create']>>;
+        if (opts.operator) {
+          if (opts.project !== undefined || opts.environment !== undefined)
+            throw new CliError(
+              'an operator key belongs to no project and no environment: drop --project and --environment',
+            );
+          const scopes = opts.scopes === undefined ? [...OPERATOR_SCOPES] : parseScopes(opts.scopes);
+          const problem = scopeProblem(scopes, true);
+          if (problem) throw new CliError(problem);
+          created = await repo.create({ operator: true, scopes, name: opts.name, expiresAt });
+        } else {
+          if (opts.scopes === undefined) throw new CliError("required option '--scopes <list>' not specified");
+          const scopes = parseScopes(opts.scopes);
+          const problem = scopeProblem(scopes, false);
+          if (problem) throw new CliError(problem);
+          created = await repo.create({
+            projectId: opts.project ?? DEV_PROJECT_ID,
+            environment: opts.environment ?? 'live',
+            scopes,
+            name: opts.name,
+            expiresAt,
+          });
+        }
+        if (!opts.json) return io.stdout(`${created.key}\n`);
+        printJson(io, {
+          id: created.id,
+          key: created.key,
+          prefix: created.prefix,
+          name: opts.name ?? null,
+          project_id: created.projectId,
+          environment: created.environment,
+          operator: created.projectId === null,
+          scopes: created.scopes,
+          expires_at: created.expiresAt?.toISOString() ?? null,
+        });
+      },
+    );
 
   keys
     .command('list')
@@ -205,7 +238,13 @@ function buildProgram(io: CliIo, db: () => PrismaClient, exit: ExitCodeSink): Co
     .option('--json', 'print the project as JSON')
     .action(async (name: string, opts: { org: string; json?: boolean }) => {
       const project = await new ProjectRepository(db()).create({ orgId: opts.org, name });
-      if (opts.json) return printJson(io, { id: project.id, org_id: project.orgId, name: project.name, created_at: project.createdAt.toISOString() });
+      if (opts.json)
+        return printJson(io, {
+          id: project.id,
+          org_id: project.orgId,
+          name: project.name,
+          created_at: project.createdAt.toISOString(),
+        });
       io.stdout(`${project.id}\n`);
     });
 

@@ -16,7 +16,9 @@ async function gateway(answer: (req: IncomingMessage, body: any) => { status: nu
       const body = raw ? JSON.parse(raw) : undefined;
       seen.push({ auth: req.headers.authorization, body });
       const a = answer(req, body);
-      res.writeHead(a.status, { 'content-type': 'application/json' }).end(a.body === undefined ? '' : JSON.stringify(a.body));
+      res
+        .writeHead(a.status, { 'content-type': 'application/json' })
+        .end(a.body === undefined ? '' : JSON.stringify(a.body));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -32,7 +34,10 @@ const io = () => {
 describe('mintRelayKey', () => {
   it('asks for a short-lived child of the saved key, bound to the session, and answers it', async () => {
     const expires = new Date(Date.now() + 3600_000).toISOString();
-    const gw = await gateway(() => ({ status: 201, body: { id: 'key_child', key: 'csk_live_child', expires_at: expires } }));
+    const gw = await gateway(() => ({
+      status: 201,
+      body: { id: 'key_child', key: 'csk_live_child', expires_at: expires },
+    }));
     try {
       const { io: sink, err } = io();
       const minted = await mintRelayKey({ url: gw.url, api_key: 'csk_live_parent' }, sink, 'ses_1');
@@ -40,7 +45,12 @@ describe('mintRelayKey', () => {
       expect(gw.seen).toEqual([
         {
           auth: 'Bearer csk_live_parent',
-          body: { scopes: ['tools:execute', 'servers:read', 'sessions:create'], expires_in: 3600, name: 'rota mcp stdio', session_id: 'ses_1' },
+          body: {
+            scopes: ['tools:execute', 'servers:read', 'sessions:create'],
+            expires_in: 3600,
+            name: 'rota mcp stdio',
+            session_id: 'ses_1',
+          },
         },
       ]);
       expect(err).toEqual([]);

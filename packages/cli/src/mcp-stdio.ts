@@ -38,7 +38,12 @@ export async function mintRelayKey(c: Profile, io: CliIo, session?: string): Pro
     res = await fetch(`${c.url}/v1/keys`, {
       method: 'POST',
       headers: { authorization: `Bearer ${c.api_key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ scopes: RELAY_SCOPES, expires_in: RELAY_KEY_TTL_S, name: 'rota mcp stdio', ...(session ? { session_id: session } : {}) }),
+      body: JSON.stringify({
+        scopes: RELAY_SCOPES,
+        expires_in: RELAY_KEY_TTL_S,
+        name: 'rota mcp stdio',
+        ...(session ? { session_id: session } : {}),
+      }),
       signal: AbortSignal.timeout(MINT_DEADLINE_MS),
     });
   } catch (err) {
@@ -122,7 +127,11 @@ export async function bridge(url: string, auth: { current: string }): Promise<vo
   const write = (m: unknown) => process.stdout.write(`${JSON.stringify(m)}\n`);
   const refuse = (m: Message, why: string) => {
     if (m.id !== undefined && m.method !== undefined)
-      write({ jsonrpc: '2.0', id: m.id, error: { code: -32603, message: `Rota at ${url} refused the request: ${why}` } });
+      write({
+        jsonrpc: '2.0',
+        id: m.id,
+        error: { code: -32603, message: `Rota at ${url} refused the request: ${why}` },
+      });
   };
 
   const forward = async (m: Message): Promise<void> => {
@@ -148,7 +157,8 @@ export async function bridge(url: string, auth: { current: string }): Promise<vo
     try {
       for await (const answer of answerMessages(res)) {
         const a = answer as Message & { result?: { protocolVersion?: unknown } };
-        if (m.method === 'initialize' && a.id === m.id && typeof a.result?.protocolVersion === 'string') protocolVersion = a.result.protocolVersion;
+        if (m.method === 'initialize' && a.id === m.id && typeof a.result?.protocolVersion === 'string')
+          protocolVersion = a.result.protocolVersion;
         write(answer);
       }
     } catch (err) {

@@ -18,8 +18,10 @@ export function defaultConfigPath(client: McpClient, env: CliIo['env'], platform
   const home = env.HOME || homedir();
   switch (client) {
     case 'claude-desktop':
-      if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'Claude', 'claude_desktop_config.json');
-      if (platform === 'win32') return join(env.APPDATA || join(home, 'AppData', 'Roaming'), 'Claude', 'claude_desktop_config.json');
+      if (platform === 'darwin')
+        return join(home, 'Library', 'Application Support', 'Claude', 'claude_desktop_config.json');
+      if (platform === 'win32')
+        return join(env.APPDATA || join(home, 'AppData', 'Roaming'), 'Claude', 'claude_desktop_config.json');
       return join(env.XDG_CONFIG_HOME || join(home, '.config'), 'Claude', 'claude_desktop_config.json');
     case 'cursor':
       return join(home, '.cursor', 'mcp.json');
@@ -68,46 +70,56 @@ export function registerMcpCommands(program: Command, io: CliIo): void {
     .action(async (o: { session?: string; profile?: string }) => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- the relay module, kept apart so `rota mcp stdio` loads it alone
       const { runStdio } = require('./mcp-stdio') as typeof import('./mcp-stdio');
-      const code = await runStdio([...(o.session ? ['--session', o.session] : []), ...(o.profile ? ['--profile', o.profile] : [])], io);
+      const code = await runStdio(
+        [...(o.session ? ['--session', o.session] : []), ...(o.profile ? ['--profile', o.profile] : [])],
+        io,
+      );
       if (code !== 0) throw new CliError('the relay stopped', { exitCode: code });
     });
 
   mcp
     .command('config')
-    .description("Print, or with --write merge into the client's file, the MCP entry for Claude Desktop, Cursor or VS Code")
+    .description(
+      "Print, or with --write merge into the client's file, the MCP entry for Claude Desktop, Cursor or VS Code",
+    )
     .addOption(new Option('--client <client>', 'which client').choices([...MCP_CLIENTS]).makeOptionMandatory())
     .option('--session <id>', 'bind the entry to this session')
     .option('--name <name>', 'the server name in the client', 'rota')
     .option('--write', "merge the entry into the client's config file")
     .option('--file <path>', "the client's config file (default: where the client reads it)")
     .option('--json', 'print the whole resulting file as JSON')
-    .action((o: { client: McpClient; session?: string; name: string; write?: boolean; file?: string; json?: boolean }) => {
-      const saved = savedProfile(io);
-      if (!saved)
-        throw new CliError('no saved profile: run `rota login` first (the entry holds no key; `rota mcp stdio` reads the key from the profile)', {
-          code: 'profile_not_found',
-        });
-      const { section, entry } = clientEntry(o.client, saved.name, o.session);
-      if (!o.write) {
-        io.stdout(`${JSON.stringify({ [section]: { [o.name]: entry } }, null, 2)}\n`);
-        return;
-      }
-      const file = o.file ?? defaultConfigPath(o.client, io.env);
-      let current: Record<string, unknown> = {};
-      if (existsSync(file)) {
-        try {
-          current = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-        } catch (err) {
-          throw new CliError(`${file} is not JSON (${(err as Error).message}); fix or move it first`);
+    .action(
+      (o: { client: McpClient; session?: string; name: string; write?: boolean; file?: string; json?: boolean }) => {
+        const saved = savedProfile(io);
+        if (!saved)
+          throw new CliError(
+            'no saved profile: run `rota login` first (the entry holds no key; `rota mcp stdio` reads the key from the profile)',
+            {
+              code: 'profile_not_found',
+            },
+          );
+        const { section, entry } = clientEntry(o.client, saved.name, o.session);
+        if (!o.write) {
+          io.stdout(`${JSON.stringify({ [section]: { [o.name]: entry } }, null, 2)}\n`);
+          return;
         }
-      }
-      const servers = { ...((current[section] as Record<string, unknown> | undefined) ?? {}), [o.name]: entry };
-      const next = { ...current, [section]: servers };
-      mkdirSync(dirname(file), { recursive: true });
-      // The entry holds no key, but the file may hold other servers' secrets.
-      writeFileSync(file, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
-      chmodSync(file, 0o600);
-      if (o.json) io.stdout(`${JSON.stringify(next, null, 2)}\n`);
-      else io.stdout(`wrote ${o.name} to ${file}\n`);
-    });
+        const file = o.file ?? defaultConfigPath(o.client, io.env);
+        let current: Record<string, unknown> = {};
+        if (existsSync(file)) {
+          try {
+            current = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+          } catch (err) {
+            throw new CliError(`${file} is not JSON (${(err as Error).message}); fix or move it first`);
+          }
+        }
+        const servers = { ...((current[section] as Record<string, unknown> | undefined) ?? {}), [o.name]: entry };
+        const next = { ...current, [section]: servers };
+        mkdirSync(dirname(file), { recursive: true });
+        // The entry holds no key, but the file may hold other servers' secrets.
+        writeFileSync(file, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
+        chmodSync(file, 0o600);
+        if (o.json) io.stdout(`${JSON.stringify(next, null, 2)}\n`);
+        else io.stdout(`wrote ${o.name} to ${file}\n`);
+      },
+    );
 }

@@ -39,7 +39,9 @@ export const printJson = (io: CliIo, value: unknown) => io.stdout(`${JSON.string
 /** The root command, before any subcommand is added. */
 export function rootCommand(io: CliIo): Command {
   return new Command('rota')
-    .description('Talk to a Rota gateway (ROTA_URL, ROTA_API_KEY), and manage API keys, projects and the provider catalog in its database (DATABASE_URL)')
+    .description(
+      'Talk to a Rota gateway (ROTA_URL, ROTA_API_KEY), and manage API keys, projects and the provider catalog in its database (DATABASE_URL)',
+    )
     .version(cliVersion(), '-V, --version', 'print the version')
     .addHelpText('after', EXIT_CODES_HELP)
     .exitOverride()
@@ -60,7 +62,10 @@ export function reportFailure(io: CliIo, err: unknown, json: boolean): number | 
   if (err instanceof RotaError) {
     io.stderr(`error: ${formatRotaError(err)}\n`);
     if (json) {
-      const body = typeof err.body === 'object' && err.body !== null && !Array.isArray(err.body) ? (err.body as Record<string, unknown>) : {};
+      const body =
+        typeof err.body === 'object' && err.body !== null && !Array.isArray(err.body)
+          ? (err.body as Record<string, unknown>)
+          : {};
       printJson(io, { ...body, error: err.code, message: err.message, status: err.status, request_id: err.requestId });
     }
     return exitCodeFor(err);
@@ -68,7 +73,8 @@ export function reportFailure(io: CliIo, err: unknown, json: boolean): number | 
   if (err instanceof CliError) {
     io.stderr(`error: ${err.message.replace(/\s*\n\s*/g, ' ')}\n`);
     const code = err.code ?? (err.exitCode === EXIT.serverError ? 'unavailable' : 'refused');
-    if (json) printJson(io, { error: code, message: err.message, ...(err.details.length ? { details: err.details } : {}) });
+    if (json)
+      printJson(io, { error: code, message: err.message, ...(err.details.length ? { details: err.details } : {}) });
     if (io.env.ROTA_DEBUG) for (const d of err.details) io.stderr(`  ${d.text}\n`);
     return err.exitCode;
   }

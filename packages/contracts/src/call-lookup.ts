@@ -24,13 +24,20 @@ export type CallLookupCommand = z.infer<typeof CallLookupCommand>;
  * (`GET /v1/logs/stream`) as it does for the calls it finishes itself, with
  * the same record and the same masking. Rows still `pending` are skipped.
  */
-export const CallsSettledCommand = z.object({ tool_call_ids: z.array(z.string().min(1).max(100)).min(1).max(1000) }).strict();
+export const CallsSettledCommand = z
+  .object({ tool_call_ids: z.array(z.string().min(1).max(100)).min(1).max(1000) })
+  .strict();
 export type CallsSettledCommand = z.infer<typeof CallsSettledCommand>;
 export const CallsSettledResult = z.object({ published: z.number().int().nonnegative() });
 export type CallsSettledResult = z.infer<typeof CallsSettledResult>;
 
 export const CallLookupAnswer = z.discriminatedUnion('outcome', [
-  z.object({ outcome: z.literal('found'), status: z.number().int(), headers: z.record(z.string(), z.string()), body: z.unknown() }),
+  z.object({
+    outcome: z.literal('found'),
+    status: z.number().int(),
+    headers: z.record(z.string(), z.string()),
+    body: z.unknown(),
+  }),
   z.object({ outcome: z.literal('not_found'), status: z.number().int() }),
   z.object({ outcome: z.literal('not_supported'), reason: z.string() }),
   z.object({ outcome: z.literal('failed'), reason: z.string() }),

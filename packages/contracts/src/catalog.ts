@@ -183,7 +183,12 @@ export type CatalogImportCommand = z.infer<typeof CatalogImportCommand>;
 /** 200 body of `POST /v1/catalog/import`. */
 export const CatalogImportResult = z.object({
   providers: z.object({ created: z.number().int(), updated: z.number().int(), unchanged: z.number().int() }),
-  tools: z.object({ created: z.number().int(), updated: z.number().int(), unchanged: z.number().int(), removed: z.number().int() }),
+  tools: z.object({
+    created: z.number().int(),
+    updated: z.number().int(),
+    unchanged: z.number().int(),
+    removed: z.number().int(),
+  }),
   /** Rows that now wait for a vector. */
   reembed: z.number().int(),
   /** Whether a re-embedding sweep was queued (only when `reembed` > 0). */

@@ -97,7 +97,11 @@ export type ShopperProfileData = z.infer<typeof ShopperProfileData>;
 export const OAuthCallbackQuery = z.object({
   state: z.string().min(1).max(2048).describe('The signed state Rota put in the authorization URL.'),
   code: z.string().min(1).max(2048).optional().describe('The authorization code, when the user approved.'),
-  error: z.string().max(200).optional().describe('The provider’s refusal (`access_denied`…), when the user did not approve.'),
+  error: z
+    .string()
+    .max(200)
+    .optional()
+    .describe('The provider’s refusal (`access_denied`…), when the user did not approve.'),
   error_description: z.string().max(2000).optional().describe('Ignored: free text from the provider.'),
 });
 export type OAuthCallbackQuery = z.infer<typeof OAuthCallbackQuery>;

@@ -20,7 +20,10 @@ export const CONNECTION_MAX_CREDENTIAL_VALUE = 16 * 1024;
  */
 export const ConnectionCredentials = z
   .record(z.string().min(1).max(100), z.string().max(CONNECTION_MAX_CREDENTIAL_VALUE))
-  .refine((c) => Object.keys(c).length <= CONNECTION_MAX_CREDENTIAL_FIELDS, `credentials may hold at most ${CONNECTION_MAX_CREDENTIAL_FIELDS} fields.`);
+  .refine(
+    (c) => Object.keys(c).length <= CONNECTION_MAX_CREDENTIAL_FIELDS,
+    `credentials may hold at most ${CONNECTION_MAX_CREDENTIAL_FIELDS} fields.`,
+  );
 export type ConnectionCredentials = z.infer<typeof ConnectionCredentials>;
 
 /**

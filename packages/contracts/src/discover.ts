@@ -107,7 +107,11 @@ export const DiscoverResult = z
   })
   .superRefine((r, ctx) => {
     if ((r.recommended === null) !== (r.recommended_reason !== undefined)) {
-      ctx.addIssue({ code: 'custom', path: ['recommended_reason'], message: 'recommended_reason is present exactly when recommended is null' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['recommended_reason'],
+        message: 'recommended_reason is present exactly when recommended is null',
+      });
     }
   });
 export type DiscoverResult = z.infer<typeof DiscoverResult>;

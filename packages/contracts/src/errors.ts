@@ -167,7 +167,9 @@ export class AppError extends Error {
   }
 
   toWire(): WireError {
-    return this.details ? { code: this.code, message: this.message, details: this.details } : { code: this.code, message: this.message };
+    return this.details
+      ? { code: this.code, message: this.message, details: this.details }
+      : { code: this.code, message: this.message };
   }
 
   static fromWire(w: WireError): AppError {
@@ -176,6 +178,12 @@ export class AppError extends Error {
 }
 
 /** Turns a ZodError's issues into the `issues` array of a 400 envelope. */
-export function zodIssues(error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string; code: string }> }) {
-  return error.issues.map((i) => ({ path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)), message: i.message, code: i.code }));
+export function zodIssues(error: {
+  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string; code: string }>;
+}) {
+  return error.issues.map((i) => ({
+    path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)),
+    message: i.message,
+    code: i.code,
+  }));
 }

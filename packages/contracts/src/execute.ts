@@ -111,7 +111,11 @@ export const EXECUTE_FAILURE_SENT_NOTHING = {
 /** Whether an outcome's `data.code` says nothing was sent. */
 export function failureSentNothing(data: unknown): boolean {
   const code = (data as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && Object.hasOwn(EXECUTE_FAILURE_SENT_NOTHING, code) && EXECUTE_FAILURE_SENT_NOTHING[code as ExecuteFailureCode];
+  return (
+    typeof code === 'string' &&
+    Object.hasOwn(EXECUTE_FAILURE_SENT_NOTHING, code) &&
+    EXECUTE_FAILURE_SENT_NOTHING[code as ExecuteFailureCode]
+  );
 }
 
 /** `POST /v1/sessions/{id}/execute` body. */

@@ -8,7 +8,10 @@ import { isIsoCurrency } from './path-c';
  * Rates are decimal text, never binary floating point: `1 base = rate quote`.
  */
 
-export const Currency = z.string().refine(isIsoCurrency, { message: 'an ISO 4217 currency code in upper case, e.g. BRL' }).describe('ISO 4217 code.');
+export const Currency = z
+  .string()
+  .refine(isIsoCurrency, { message: 'an ISO 4217 currency code in upper case, e.g. BRL' })
+  .describe('ISO 4217 code.');
 
 /** Up to 20 integer digits and 18 decimals, above zero. */
 export const DECIMAL_RATE = /^(0|[1-9][0-9]{0,19})(\.[0-9]{1,18})?$/;
@@ -25,7 +28,10 @@ export const FxRateInput = z
     base: Currency,
     quote: Currency,
     rate: DecimalRate,
-    fetched_at: z.iso.datetime({ offset: true }).optional().describe('When the rate was observed; defaults to the time of the import.'),
+    fetched_at: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe('When the rate was observed; defaults to the time of the import.'),
   })
   .strict()
   .refine((r) => r.base !== r.quote, { message: 'base and quote must differ', path: ['quote'] });
@@ -80,14 +86,16 @@ function decimalText(v: unknown, where: string): string {
   } else {
     throw new FxDocumentError(`${where}: the rate must be a number or decimal text`);
   }
-  if (!DECIMAL_RATE.test(text) || !/[1-9]/.test(text)) throw new FxDocumentError(`${where}: "${text}" is not a positive decimal with at most 18 decimals`);
+  if (!DECIMAL_RATE.test(text) || !/[1-9]/.test(text))
+    throw new FxDocumentError(`${where}: "${text}" is not a positive decimal with at most 18 decimals`);
   return text;
 }
 
 /** A date (`2026-12-01`, read as midnight UTC) or a timestamp, as ISO 8601; undefined when absent. */
 function timestamp(v: unknown, where: string): string | undefined {
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string' || Number.isNaN(Date.parse(v))) throw new FxDocumentError(`${where}: not a date or timestamp`);
+  if (typeof v !== 'string' || Number.isNaN(Date.parse(v)))
+    throw new FxDocumentError(`${where}: not a date or timestamp`);
   return new Date(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v).toISOString();
 }
 
@@ -122,14 +130,27 @@ export function parseFxDocument(value: unknown, format?: FxFormat): FxRateInput[
       };
     });
   } else {
-    if (!obj || typeof obj !== 'object' || typeof obj.base !== 'string' || typeof obj.rates !== 'object' || obj.rates === null) {
-      throw new FxDocumentError('expected {"base": "USD", "rates": {"BRL": 5.43, …}} or {"rates": [{"base", "quote", "rate"}, …]}');
+    if (
+      !obj ||
+      typeof obj !== 'object' ||
+      typeof obj.base !== 'string' ||
+      typeof obj.rates !== 'object' ||
+      obj.rates === null
+    ) {
+      throw new FxDocumentError(
+        'expected {"base": "USD", "rates": {"BRL": 5.43, …}} or {"rates": [{"base", "quote", "rate"}, …]}',
+      );
     }
     const fetched = timestamp(obj.fetched_at ?? obj.date, 'fetched_at');
     const base = obj.base.toUpperCase();
     out = Object.entries(obj.rates as Record<string, unknown>)
       .filter(([quote]) => quote.toUpperCase() !== base)
-      .map(([quote, rate]) => ({ base, quote: quote.toUpperCase(), rate: decimalText(rate, `rates.${quote}`), ...(fetched ? { fetched_at: fetched } : {}) }));
+      .map(([quote, rate]) => ({
+        base,
+        quote: quote.toUpperCase(),
+        rate: decimalText(rate, `rates.${quote}`),
+        ...(fetched ? { fetched_at: fetched } : {}),
+      }));
   }
   if (out.length === 0) throw new FxDocumentError('the document holds no rate');
   const checked = z.array(FxRateInput).safeParse(out);

@@ -15,7 +15,9 @@ import { Environment } from './tenant';
  */
 
 export const HEALTH_STATUSES = ['healthy', 'degraded', 'down'] as const;
-export const HealthStatus = z.enum(HEALTH_STATUSES).describe('`down`: the database or the credential store fails; `degraded`: another check is off nominal.');
+export const HealthStatus = z
+  .enum(HEALTH_STATUSES)
+  .describe('`down`: the database or the credential store fails; `degraded`: another check is off nominal.');
 export type HealthStatus = z.infer<typeof HealthStatus>;
 
 /** Who a check speaks for. */
@@ -36,7 +38,9 @@ export const DatabaseCheck = CheckBase.extend({ status: z.enum(['up', 'down']) }
 export const CredentialsCheck = CheckBase.extend({
   status: z
     .enum(['up', 'down'])
-    .describe('`up` when a canary sealed with the current key opens again, and the stored credentials are all sealed with keys the keyring holds.'),
+    .describe(
+      '`up` when a canary sealed with the current key opens again, and the stored credentials are all sealed with keys the keyring holds.',
+    ),
   key_id: z.string().nullable().describe('Id of the key that seals new credentials.'),
 });
 export const EmbeddingsCheck = CheckBase.extend({
@@ -62,12 +66,16 @@ export const FxCheck = CheckBase.extend({
 export const TelemetryCheck = CheckBase.extend({
   status: z
     .enum(['active', 'idle', 'no_connections', 'unknown'])
-    .describe('`idle`: the project has connections and made no provider attempt in 24 hours; `no_connections`: nothing to measure (nominal).'),
+    .describe(
+      '`idle`: the project has connections and made no provider attempt in 24 hours; `no_connections`: nothing to measure (nominal).',
+    ),
   attempts_24h: count,
   last_attempt_at: at,
 });
 export const ConnectionsCheck = CheckBase.extend({
-  status: z.enum(['none', 'partial', 'wired', 'unknown']).describe('`none`: no provider connected; `partial`: 1 or 2; `wired`: 3 or more (nominal).'),
+  status: z
+    .enum(['none', 'partial', 'wired', 'unknown'])
+    .describe('`none`: no provider connected; `partial`: 1 or 2; `wired`: 3 or more (nominal).'),
   count,
   providers: z.array(z.string()),
 });
@@ -118,8 +126,14 @@ export const HealthHistoryQuery = z
       .regex(/^[0-9]{1,18}$/)
       .optional()
       .describe('`next_cursor` of the previous page.'),
-    scope: z.enum(['deployment', 'project', 'all']).default('all').describe('Deployment-wide snapshots, the project’s, or both.'),
-    transitions: z.enum(['true', 'false']).optional().describe('`true`: only snapshots that changed the stored status.'),
+    scope: z
+      .enum(['deployment', 'project', 'all'])
+      .default('all')
+      .describe('Deployment-wide snapshots, the project’s, or both.'),
+    transitions: z
+      .enum(['true', 'false'])
+      .optional()
+      .describe('`true`: only snapshots that changed the stored status.'),
   })
   .strict();
 export type HealthHistoryQuery = z.infer<typeof HealthHistoryQuery>;
@@ -131,7 +145,9 @@ export const HealthSnapshot = z.object({
   project_id: z.string().nullable(),
   environment: Environment.nullable(),
   status: HealthStatus,
-  previous_status: HealthStatus.nullable().describe('Set when this evaluation changed the stored status (and emitted an event).'),
+  previous_status: HealthStatus.nullable().describe(
+    'Set when this evaluation changed the stored status (and emitted an event).',
+  ),
   checks: HealthChecks.partial(),
   evaluated_at: z.string(),
 });

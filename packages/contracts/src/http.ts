@@ -11,7 +11,9 @@ import type { Scope } from './scopes';
 /** The standard refusal body: `{error, message, request_id}` plus route-specific fields. */
 export const ErrorEnvelope = z
   .object({
-    error: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]).describe('Machine-readable code; its HTTP status is fixed per code.'),
+    error: z
+      .enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]])
+      .describe('Machine-readable code; its HTTP status is fixed per code.'),
     message: z.string().describe('Readable explanation.'),
     request_id: z.string().describe('Echo of X-Request-Id, or the id the gateway minted.'),
     issues: z
@@ -54,7 +56,8 @@ export const ROUTE_TAGS = {
   operations: 'Prometheus metrics, the health rollup and its history, and exchange rates.',
   logs: 'Call records of a project and environment, listed and streamed live.',
   webhooks: 'Webhook subscriptions to events, their deliveries, the dead-letter list and replays.',
-  dashboards: 'Browser pages: health, triggers, router metrics, router candidates and queues, behind a short-lived cookie.',
+  dashboards:
+    'Browser pages: health, triggers, router metrics, router candidates and queues, behind a short-lived cookie.',
   docs: 'This document and its readable page.',
 } as const;
 export type RouteTag = keyof typeof ROUTE_TAGS;
@@ -187,6 +190,8 @@ export interface RouteInput<R extends RouteDef> {
 }
 
 /** Keeps each definition's literal types (so `RouteInput` can infer them) while checking its shape. */
-export function defineRoutes<const T extends Record<string, RouteDef>>(routes: { [K in keyof T]: T[K] & { operationId: K } }): T {
+export function defineRoutes<const T extends Record<string, RouteDef>>(routes: {
+  [K in keyof T]: T[K] & { operationId: K };
+}): T {
   return routes as T;
 }

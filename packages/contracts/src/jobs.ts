@@ -28,7 +28,10 @@ export const JOBS = {
   /** Fans undispatched events of the outbox out to the subscriptions that match them, one delivery each. Scheduled, and requested after a transition. */
   'events.dispatch': { queue: QUEUES.webhooks, payload: z.object({}).strict() },
   /** Sends one delivery (signed), retried with exponential backoff; after the last attempt it is dead (the dead-letter list). `jobId` is the delivery id. */
-  'webhooks.deliver': { queue: QUEUES.webhooks, payload: z.object({ delivery_id: z.string().regex(/^wdl_[A-Za-z0-9]{1,64}$/) }).strict() },
+  'webhooks.deliver': {
+    queue: QUEUES.webhooks,
+    payload: z.object({ delivery_id: z.string().regex(/^wdl_[A-Za-z0-9]{1,64}$/) }).strict(),
+  },
 } as const satisfies Record<string, { queue: QueueName; payload: z.ZodType }>;
 
 export type JobName = keyof typeof JOBS;

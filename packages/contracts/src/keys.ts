@@ -8,7 +8,9 @@ export const KEY_DEFAULT_TTL_SECONDS = 3600;
 export const KEY_MAX_TTL_SECONDS = 30 * 24 * 3600;
 
 /** Scopes a child key may ask for: a project scope other than `keys:write` (a child never mints). */
-export const CHILD_KEY_SCOPES = PROJECT_SCOPES.filter((s): s is Exclude<(typeof PROJECT_SCOPES)[number], 'keys:write'> => s !== 'keys:write');
+export const CHILD_KEY_SCOPES = PROJECT_SCOPES.filter(
+  (s): s is Exclude<(typeof PROJECT_SCOPES)[number], 'keys:write'> => s !== 'keys:write',
+);
 
 /**
  * `POST /v1/keys`: a short-lived child of the calling key, in its project and
@@ -17,14 +19,20 @@ export const CHILD_KEY_SCOPES = PROJECT_SCOPES.filter((s): s is Exclude<(typeof 
  */
 export const KeyCreateRequest = z
   .object({
-    scopes: z.array(z.enum(PROJECT_SCOPES)).min(1).max(PROJECT_SCOPES.length).describe('At most the calling key’s scopes; never `keys:write` or `admin`.'),
+    scopes: z
+      .array(z.enum(PROJECT_SCOPES))
+      .min(1)
+      .max(PROJECT_SCOPES.length)
+      .describe('At most the calling key’s scopes; never `keys:write` or `admin`.'),
     expires_in: z
       .number()
       .int()
       .min(1)
       .max(KEY_MAX_TTL_SECONDS)
       .default(KEY_DEFAULT_TTL_SECONDS)
-      .describe(`Seconds until the key answers 401 (default ${KEY_DEFAULT_TTL_SECONDS}, at most ${KEY_MAX_TTL_SECONDS}); never after the calling key expires.`),
+      .describe(
+        `Seconds until the key answers 401 (default ${KEY_DEFAULT_TTL_SECONDS}, at most ${KEY_MAX_TTL_SECONDS}); never after the calling key expires.`,
+      ),
     session_id: z
       .string()
       .regex(/^[A-Za-z0-9_-]{1,200}$/)
@@ -35,7 +43,9 @@ export const KeyCreateRequest = z
       .min(1)
       .max(256)
       .optional()
-      .describe('Bind the key to this end user: it opens sessions only for them and sees only their sessions and connections.'),
+      .describe(
+        'Bind the key to this end user: it opens sessions only for them and sees only their sessions and connections.',
+      ),
     name: z.string().min(1).max(200).optional().describe('Label shown in key listings.'),
   })
   .strict();

@@ -34,21 +34,39 @@ export const LogEntry = z
     endpoint: z.string().nullable().describe('For `proxy`: the method and the path sent, e.g. `POST /v3/payments`.'),
     parameters: z
       .unknown()
-      .describe('The arguments, with credentials and personal numbers masked. In the stream, over 4 KiB they become `{omitted: true, bytes}`.'),
+      .describe(
+        'The arguments, with credentials and personal numbers masked. In the stream, over 4 KiB they become `{omitted: true, bytes}`.',
+      ),
     outcome: LogOutcome,
-    error_code: z.string().nullable().describe('Why a call that did not succeed failed (`upstream_error`, `not_implemented`, …).'),
+    error_code: z
+      .string()
+      .nullable()
+      .describe('Why a call that did not succeed failed (`upstream_error`, `not_implemented`, …).'),
     error: z.string().nullable().describe('Readable explanation of a failure.'),
     upstream_status: z.number().int().nullable().describe('The provider’s HTTP status, when a provider answered.'),
-    latency_ms: z.number().int().nonnegative().describe('Upstream latency for provider calls; the whole dispatch otherwise.'),
-    bytes_in: z.number().int().nullable().describe('Bytes received from the provider; null when no provider was reached.'),
+    latency_ms: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe('Upstream latency for provider calls; the whole dispatch otherwise.'),
+    bytes_in: z
+      .number()
+      .int()
+      .nullable()
+      .describe('Bytes received from the provider; null when no provider was reached.'),
     bytes_out: z.number().int().nullable().describe('Bytes sent to the provider; null when no provider was reached.'),
     attempts: z.number().int().nonnegative().describe('Provider requests sent for this call (0 when none).'),
     retries: z.number().int().nonnegative().describe('Attempts after the first.'),
-    rail_id: z.string().nullable().describe('For an acting meta-tool: the rail that answered (`<provider>.<method>.<direction>`).'),
+    rail_id: z
+      .string()
+      .nullable()
+      .describe('For an acting meta-tool: the rail that answered (`<provider>.<method>.<direction>`).'),
     attempt_log: z
       .array(z.record(z.string(), z.unknown()))
       .nullable()
-      .describe('For an acting meta-tool: every rail attempt in order, with its provider, outcome, upstream status and latency.'),
+      .describe(
+        'For an acting meta-tool: every rail attempt in order, with its provider, outcome, upstream status and latency.',
+      ),
   })
   .meta({ id: 'LogEntry' });
 export type LogEntry = z.infer<typeof LogEntry>;
@@ -71,7 +89,10 @@ export const LogsQuery = z
     cursor: Cursor.optional().describe('`next_cursor` of the previous page.'),
   })
   .strict()
-  .refine((q) => !q.from || !q.to || Date.parse(q.from) < Date.parse(q.to), { message: '`from` must be before `to`', path: ['from'] });
+  .refine((q) => !q.from || !q.to || Date.parse(q.from) < Date.parse(q.to), {
+    message: '`from` must be before `to`',
+    path: ['from'],
+  });
 export type LogsQuery = z.infer<typeof LogsQuery>;
 
 /** `session.logs.list` payload. */
@@ -88,7 +109,9 @@ export const LogList = z
 export type LogList = z.infer<typeof LogList>;
 
 /** Query of `GET /v1/logs/stream`. */
-export const LogStreamQuery = z.object({ session_id: Name.optional().describe('Only calls of this session.') }).strict();
+export const LogStreamQuery = z
+  .object({ session_id: Name.optional().describe('Only calls of this session.') })
+  .strict();
 export type LogStreamQuery = z.infer<typeof LogStreamQuery>;
 
 /** A stream entry id (`<ms>-<seq>`), which is also the SSE event id. */

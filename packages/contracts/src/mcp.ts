@@ -79,7 +79,10 @@ export function discoverOutputSchema(): { type: 'object'; [key: string]: unknown
     z.object({ code: z.string(), message: z.string() }).catchall(z.unknown()),
     z.object({ reason: z.string() }).catchall(z.unknown()),
   ]);
-  const { $schema: _dialect, ...generated } = z.toJSONSchema(schema, { io: 'output', target: 'draft-7' }) as Record<string, unknown>;
+  const { $schema: _dialect, ...generated } = z.toJSONSchema(schema, { io: 'output', target: 'draft-7' }) as Record<
+    string,
+    unknown
+  >;
   return { type: 'object', ...generated };
 }
 

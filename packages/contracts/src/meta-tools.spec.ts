@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DiscoverInput } from './discover';
-import { META_TOOL_NAMES, META_TOOLS, isMetaToolName, metaToolsDocument, type JsonSchema, type MetaToolName } from './meta-tools';
+import {
+  META_TOOL_NAMES,
+  META_TOOLS,
+  isMetaToolName,
+  metaToolsDocument,
+  type JsonSchema,
+  type MetaToolName,
+} from './meta-tools';
 import { ToolSearchRequest, ToolSearchResponse } from './tools-search';
 
 const enumOf = (tool: string, field: string): readonly string[] | undefined => {
@@ -31,11 +38,14 @@ describe('META_TOOLS', () => {
     expect(META_TOOLS.map((t) => t.name)).toEqual([...META_TOOL_NAMES]);
   });
 
-  it.each(META_TOOLS.map((t) => [t.name, t] as const))('%s has an object schema whose required fields exist', (_name, tool) => {
-    expect(tool.inputSchema.type).toBe('object');
-    for (const field of tool.inputSchema.required) expect(tool.inputSchema.properties).toHaveProperty(field);
-    expect(tool.description.length).toBeGreaterThan(120);
-  });
+  it.each(META_TOOLS.map((t) => [t.name, t] as const))(
+    '%s has an object schema whose required fields exist',
+    (_name, tool) => {
+      expect(tool.inputSchema.type).toBe('object');
+      for (const field of tool.inputSchema.required) expect(tool.inputSchema.properties).toHaveProperty(field);
+      expect(tool.description.length).toBeGreaterThan(120);
+    },
+  );
 
   it('names at least one sibling in every description', () => {
     for (const tool of META_TOOLS) {
@@ -93,7 +103,15 @@ describe('META_TOOLS', () => {
     expect(enumOf('codespar_crypto_pay', 'currency')).toEqual(['USDC', 'USDT', 'BTC', 'ETH', 'MATIC']);
     expect(enumOf('codespar_crypto_pay', 'network')).toEqual(['ethereum', 'polygon', 'base', 'solana', 'bitcoin']);
     expect(enumOf('codespar_crypto_pay', 'direction')).toEqual(['send', 'receive']);
-    expect(enumOf('codespar_kyc', 'check_type')).toEqual(['identity', 'document', 'risk-score', 'sanctions', 'onboarding', 'onboarding-business', 'status']);
+    expect(enumOf('codespar_kyc', 'check_type')).toEqual([
+      'identity',
+      'document',
+      'risk-score',
+      'sanctions',
+      'onboarding',
+      'onboarding-business',
+      'status',
+    ]);
     expect(enumOf('codespar_ledger', 'action')).toEqual(['entry', 'balance', 'account', 'receipt', 'receipts']);
     expect(enumOf('codespar_ledger', 'type')).toEqual(['deposit', 'savings', 'external']);
     expect(enumOf('codespar_issue', 'action')).toEqual(['card-virtual', 'card-physical', 'card-control', 'card-get']);
@@ -185,14 +203,20 @@ describe('the published document, generated from zod', () => {
 
   it('publishes no $schema and no zod-only detail (safe-integer bounds, date pattern, open-object keywords)', () => {
     const text = JSON.stringify(metaToolsDocument());
-    for (const word of ['$schema', 'propertyNames', 'additionalProperties', 'anyOf', String(Number.MAX_SAFE_INTEGER)]) expect(text).not.toContain(word);
+    for (const word of ['$schema', 'propertyNames', 'additionalProperties', 'anyOf', String(Number.MAX_SAFE_INTEGER)])
+      expect(text).not.toContain(word);
     const charge = META_TOOLS.find((t) => t.name === 'codespar_charge')!.inputSchema.properties;
-    expect(charge['due_date']).toEqual({ type: 'string', format: 'date', description: 'When a boleto or Pix charge expires (YYYY-MM-DD).' });
+    expect(charge['due_date']).toEqual({
+      type: 'string',
+      format: 'date',
+      description: 'When a boleto or Pix charge expires (YYYY-MM-DD).',
+    });
   });
 });
 
 describe('what execute accepts', () => {
-  const accepts = (name: MetaToolName, input: unknown) => META_TOOLS.find((t) => t.name === name)!.accepts.safeParse(input);
+  const accepts = (name: MetaToolName, input: unknown) =>
+    META_TOOLS.find((t) => t.name === name)!.accepts.safeParse(input);
   const paths = (name: MetaToolName, input: unknown) => {
     const r = accepts(name, input);
     return r.success ? [] : r.error.issues.map((i) => i.path.join('.'));
@@ -208,8 +232,19 @@ describe('what execute accepts', () => {
   it('holds the keywords the published schema states', () => {
     expect(paths('codespar_checkout', { items: [] })).toEqual(['items']);
     expect(paths('codespar_checkout', { items: [{ name: 'tv', quantity: 1 }] })).toEqual([]);
-    expect(paths('codespar_charge', { amount: 10, currency: 'BRL', method: 'pix', description: 'x' })).toEqual(['buyer']);
-    expect(paths('codespar_charge', { amount: 10, currency: 'BRL', method: 'pix', description: 'x', buyer: {}, due_date: '2025-02-30' })).toEqual(['due_date']);
+    expect(paths('codespar_charge', { amount: 10, currency: 'BRL', method: 'pix', description: 'x' })).toEqual([
+      'buyer',
+    ]);
+    expect(
+      paths('codespar_charge', {
+        amount: 10,
+        currency: 'BRL',
+        method: 'pix',
+        description: 'x',
+        buyer: {},
+        due_date: '2025-02-30',
+      }),
+    ).toEqual(['due_date']);
     expect(paths('codespar_pay', { action: 'pay', amount: 0 })).toEqual(['amount']);
     expect(paths('codespar_pay', { action: 'pay', amount: 1.5 })).toEqual(['amount']);
     expect(paths('codespar_pay', { action: 'pay', recipient: 'key@pix' })).toEqual([]);
@@ -235,7 +270,12 @@ describe('what execute accepts', () => {
       const r = accepts('codespar_discover', input);
       expect(r.success).toBe(false);
       if (!r.success)
-        expect(r.error.issues).toEqual([expect.objectContaining({ path: ['use_case'], message: expect.stringContaining('use_case (or its alias query)') })]);
+        expect(r.error.issues).toEqual([
+          expect.objectContaining({
+            path: ['use_case'],
+            message: expect.stringContaining('use_case (or its alias query)'),
+          }),
+        ]);
     }
     expect(paths('codespar_discover', { use_case: 'x'.repeat(2001) })).toEqual(['use_case']);
     expect(paths('codespar_discover', { use_case: 'pix', category: '' })).toEqual(['category']);
@@ -245,7 +285,10 @@ describe('what execute accepts', () => {
 
 describe('ToolSearchRequest', () => {
   it('defaults limit to 3', () => {
-    expect(ToolSearchRequest.parse({ intent: 'charge a customer with pix' })).toEqual({ intent: 'charge a customer with pix', limit: 3 });
+    expect(ToolSearchRequest.parse({ intent: 'charge a customer with pix' })).toEqual({
+      intent: 'charge a customer with pix',
+      limit: 3,
+    });
   });
 
   it.each([
@@ -277,7 +320,9 @@ describe('ToolSearchResponse', () => {
       fallback_reason: 'no_model_key',
     };
     expect(ToolSearchResponse.safeParse(ok).success).toBe(true);
-    expect(ToolSearchResponse.safeParse({ ...ok, hits: [{ ...ok.hits[0], tool_name: 'codespar_cart' }] }).success).toBe(false);
+    expect(ToolSearchResponse.safeParse({ ...ok, hits: [{ ...ok.hits[0], tool_name: 'codespar_cart' }] }).success).toBe(
+      false,
+    );
     expect(ToolSearchResponse.safeParse({ ...ok, fallback_reason: 'other' }).success).toBe(false);
   });
 });

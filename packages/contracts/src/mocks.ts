@@ -37,7 +37,13 @@ export const MockCreateRequest = z
       )
       .describe('Answered as `data` of a successful execute (any JSON value).'),
     /** How many calls it answers. */
-    times: z.number().int().min(1).max(MOCK_MAX_TIMES).default(1).describe(`How many calls it answers, 1 to ${MOCK_MAX_TIMES} (default 1).`),
+    times: z
+      .number()
+      .int()
+      .min(1)
+      .max(MOCK_MAX_TIMES)
+      .default(1)
+      .describe(`How many calls it answers, 1 to ${MOCK_MAX_TIMES} (default 1).`),
   })
   .strict();
 export type MockCreateRequest = z.infer<typeof MockCreateRequest>;
@@ -69,7 +75,10 @@ export const MocksEngineError = z
     request_id: z.string().describe('Echo of X-Request-Id, or the id the gateway minted.'),
   })
   .strict()
-  .meta({ id: 'MocksEngineError', description: 'The mocks store could not be read; nothing was sent to any provider.' });
+  .meta({
+    id: 'MocksEngineError',
+    description: 'The mocks store could not be read; nothing was sent to any provider.',
+  });
 export type MocksEngineError = z.infer<typeof MocksEngineError>;
 
 /** `session.mocks.create` payload; the session belongs to the request's tenant. */

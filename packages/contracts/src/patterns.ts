@@ -11,7 +11,14 @@ import {
   ServerToolsList,
 } from './catalog';
 import { DiscoverRequest, DiscoverResult } from './discover';
-import { ConnectionDeleteCommand, ConnectionDeleted, ConnectionList, ConnectionListCommand, ConnectionSaveCommand, ConnectionSaved } from './connections';
+import {
+  ConnectionDeleteCommand,
+  ConnectionDeleted,
+  ConnectionList,
+  ConnectionListCommand,
+  ConnectionSaveCommand,
+  ConnectionSaved,
+} from './connections';
 import { OAuthCallbackCommand, OAuthCallbackOutcome } from './connect';
 import { ExecuteCommand, ExecuteReply } from './execute';
 import { ProxyCommand, ProxyReply } from './proxy';
@@ -44,7 +51,14 @@ import {
   UsageCommand,
   UsageView,
 } from './policy';
-import { CredentialsCheckCommand, CredentialsCheckResult, HealthEvaluateCommand, HealthHistory, HealthHistoryCommand, HealthReport } from './health';
+import {
+  CredentialsCheckCommand,
+  CredentialsCheckResult,
+  HealthEvaluateCommand,
+  HealthHistory,
+  HealthHistoryCommand,
+  HealthReport,
+} from './health';
 import { FxImportResult, FxListCommand, FxRatesImport, FxRatesList } from './fx';
 import {
   WebhookCreateCommand,

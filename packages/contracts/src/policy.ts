@@ -27,7 +27,10 @@ const ActionList = z
 const MAX_AMOUNT = { type: z.literal('max_amount'), tool: ToolName, currency: Currency, max_minor: Minor };
 const DENY_TOOLS = { type: z.literal('deny_tools'), tools: ToolList, actions: ActionList };
 const ALLOW_TOOLS = { type: z.literal('allow_tools'), tools: ToolList, actions: ActionList };
-const ALLOW_PROVIDERS = { type: z.literal('allow_providers'), providers: z.array(z.string().min(1).max(100)).min(1).max(200) };
+const ALLOW_PROVIDERS = {
+  type: z.literal('allow_providers'),
+  providers: z.array(z.string().min(1).max(100)).min(1).max(200),
+};
 const APPROVAL_ABOVE = {
   type: z.literal('approval_above'),
   tool: ToolName,
@@ -67,7 +70,9 @@ function ruleUnion<E extends z.ZodRawShape>(extra: E) {
     z
       .object({ ...USER_DAILY_LIMIT, ...extra })
       .strict()
-      .describe('Per session `user_id`, at most `max_minor` per UTC day for `tool`, counting calls still pending or of unknown outcome.'),
+      .describe(
+        'Per session `user_id`, at most `max_minor` per UTC day for `tool`, counting calls still pending or of unknown outcome.',
+      ),
   ]);
 }
 
@@ -93,7 +98,9 @@ export const PolicyPutRequest = z.object({ rules: z.array(PolicyRuleInput).max(5
 export type PolicyPutRequest = z.infer<typeof PolicyPutRequest>;
 
 /** `GET` and `PUT /v1/policy` answer. */
-export const PolicyView = z.object({ environment: Environment, rules: z.array(PolicyRule), updated_at: z.string().nullable() }).meta({ id: 'PolicyView' });
+export const PolicyView = z
+  .object({ environment: Environment, rules: z.array(PolicyRule), updated_at: z.string().nullable() })
+  .meta({ id: 'PolicyView' });
 export type PolicyView = z.infer<typeof PolicyView>;
 
 /**
@@ -105,7 +112,10 @@ export const PolicyRefusal = z
     reason: z.string().describe('Readable explanation.'),
     ruleType: z.enum(POLICY_RULE_TYPES).describe('The type of the rule that refused the call.'),
     ruleId: z.string().describe('The id of the rule that refused the call.'),
-    approval_id: z.string().optional().describe('Present when the refusal opened an approval: retry with `Rota-Approval-Id` once it is approved.'),
+    approval_id: z
+      .string()
+      .optional()
+      .describe('Present when the refusal opened an approval: retry with `Rota-Approval-Id` once it is approved.'),
     expires_at: z.string().optional().describe('When the opened approval expires.'),
   })
   .strict()
@@ -138,7 +148,9 @@ export const ApprovalView = z
   .meta({ id: 'Approval' });
 export type ApprovalView = z.infer<typeof ApprovalView>;
 
-export const ApprovalsQuery = z.object({ status: ApprovalStatus.optional().describe('Only approvals in this state.') }).strict();
+export const ApprovalsQuery = z
+  .object({ status: ApprovalStatus.optional().describe('Only approvals in this state.') })
+  .strict();
 export type ApprovalsQuery = z.infer<typeof ApprovalsQuery>;
 export const ApprovalList = z.object({ approvals: z.array(ApprovalView) }).meta({ id: 'ApprovalList' });
 export type ApprovalList = z.infer<typeof ApprovalList>;
@@ -146,7 +158,9 @@ export type ApprovalList = z.infer<typeof ApprovalList>;
 export const ApprovalDecision = z.enum(['approve', 'deny']);
 export type ApprovalDecision = z.infer<typeof ApprovalDecision>;
 /** `session.approvals.decide` payload; `key_id` is the deciding key, from the gateway. */
-export const ApprovalDecideCommand = z.object({ id: z.string().min(1).max(200), decision: ApprovalDecision, key_id: z.string().min(1) }).strict();
+export const ApprovalDecideCommand = z
+  .object({ id: z.string().min(1).max(200), decision: ApprovalDecision, key_id: z.string().min(1) })
+  .strict();
 export type ApprovalDecideCommand = z.infer<typeof ApprovalDecideCommand>;
 
 /** One rate limit: per key, per project, per tool or per provider (`target` names the tool or provider; absent: each of them). */
@@ -158,19 +172,26 @@ export const RateLimitRule = z
       .min(1)
       .max(200)
       .optional()
-      .describe('The tool (`server/tool` or a meta-tool) or provider id; absent: every tool or provider, each counted on its own.'),
+      .describe(
+        'The tool (`server/tool` or a meta-tool) or provider id; absent: every tool or provider, each counted on its own.',
+      ),
     per_second: z.number().int().min(1).max(100_000).optional(),
     per_minute: z.number().int().min(1).max(6_000_000).optional(),
   })
   .strict()
   .refine((r) => r.per_second !== undefined || r.per_minute !== undefined, 'Set per_second, per_minute or both.')
-  .refine((r) => r.target === undefined || r.scope === 'tool' || r.scope === 'provider', 'Only tool and provider limits name a target.')
+  .refine(
+    (r) => r.target === undefined || r.scope === 'tool' || r.scope === 'provider',
+    'Only tool and provider limits name a target.',
+  )
   .meta({ id: 'RateLimitRule' });
 export type RateLimitRule = z.infer<typeof RateLimitRule>;
 
 export const RateLimitsPutRequest = z.object({ limits: z.array(RateLimitRule).max(100) }).strict();
 export type RateLimitsPutRequest = z.infer<typeof RateLimitsPutRequest>;
-export const RateLimitsView = z.object({ environment: Environment, limits: z.array(RateLimitRule), algorithm: z.string() }).meta({ id: 'RateLimits' });
+export const RateLimitsView = z
+  .object({ environment: Environment, limits: z.array(RateLimitRule), algorithm: z.string() })
+  .meta({ id: 'RateLimits' });
 export type RateLimitsView = z.infer<typeof RateLimitsView>;
 
 /** `GET /v1/usage`: this month's calls of the key's project and environment, and the org quota. */
@@ -178,7 +199,9 @@ export const UsageView = z
   .object({
     period: z.object({ from: z.string(), to: z.string() }).describe('The calendar month (UTC) counted.'),
     environment: Environment,
-    calls: z.array(z.object({ tool: z.string(), calls: z.number().int() })).describe('This project and environment, by tool.'),
+    calls: z
+      .array(z.object({ tool: z.string(), calls: z.number().int() }))
+      .describe('This project and environment, by tool.'),
     total: z.number().int(),
     quota: z
       .object({ plan: z.string(), limit: z.number().int(), used: z.number().int(), enforced: z.boolean() })

@@ -32,7 +32,10 @@ export const BasicAuth = z.strictObject({ type: z.literal('basic') });
 /** `two_header`: two headers, each filled from a credential field (e.g. client id and secret). */
 export const TwoHeaderAuth = z.strictObject({
   type: z.literal('two_header'),
-  headers: z.tuple([z.strictObject({ name: HeaderName, credential: CredentialField }), z.strictObject({ name: HeaderName, credential: CredentialField })]),
+  headers: z.tuple([
+    z.strictObject({ name: HeaderName, credential: CredentialField }),
+    z.strictObject({ name: HeaderName, credential: CredentialField }),
+  ]),
 });
 
 /**

@@ -38,6 +38,11 @@ export const ProxyResult = z.object({
   duration: z.number(),
   /** The call row, for the logs. */
   proxy_call_id: z.string(),
+  /**
+   * Present on a replay of a call whose outcome was unknown and was settled
+   * later by asking the provider: `data` is what the provider holds now.
+   */
+  reconciled: z.literal(true).optional(),
 });
 export type ProxyResult = z.infer<typeof ProxyResult>;
 

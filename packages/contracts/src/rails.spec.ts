@@ -1,4 +1,12 @@
-import { actionOf, fromMinorAmount, isAmountProblem, minorToMajorString, parseMajorAmount, RailDefinition, type ExactAmount } from './rails';
+import {
+  actionOf,
+  fromMinorAmount,
+  isAmountProblem,
+  minorToMajorString,
+  parseMajorAmount,
+  RailDefinition,
+  type ExactAmount,
+} from './rails';
 
 const ok = (x: ReturnType<typeof parseMajorAmount>): ExactAmount => {
   if (isAmountProblem(x)) throw new Error(`expected an amount, got: ${x.message}`);

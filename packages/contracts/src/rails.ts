@@ -167,7 +167,11 @@ function exact(minor: bigint, currency: string, exponent: number): ExactAmount {
  * negative, zero unless `allowZero`, more decimal places than the currency
  * has, and amounts past 2^53 - 1 minor units (ISO currencies).
  */
-export function parseMajorAmount(value: unknown, currency: string, opts: { allowZero?: boolean } = {}): ExactAmount | AmountProblem {
+export function parseMajorAmount(
+  value: unknown,
+  currency: string,
+  opts: { allowZero?: boolean } = {},
+): ExactAmount | AmountProblem {
   const exponent = exponentOf(currency);
   if (exponent === null) return { message: `${currency} is not a currency this tool accepts` };
   if (typeof value !== 'number' || !Number.isFinite(value)) return { message: 'amount must be a finite number' };
@@ -191,7 +195,12 @@ export function parseMajorAmount(value: unknown, currency: string, opts: { allow
   }
   fracDigits = fracDigits.replace(/0+$/, '');
   if (fracDigits.length > exponent) {
-    return { message: exponent === 0 ? `${currency} amounts are whole numbers` : `${currency} amounts have at most ${exponent} decimal places` };
+    return {
+      message:
+        exponent === 0
+          ? `${currency} amounts are whole numbers`
+          : `${currency} amounts have at most ${exponent} decimal places`,
+    };
   }
   const minor = BigInt(intDigits || '0') * 10n ** BigInt(exponent) + BigInt(fracDigits.padEnd(exponent, '0') || '0');
   if (!(currency in COIN_DECIMALS) && minor > MAX_MINOR) return { message: 'amount is out of range' };
@@ -200,10 +209,15 @@ export function parseMajorAmount(value: unknown, currency: string, opts: { allow
 }
 
 /** An amount already in minor units (an integer), checked the same way. */
-export function fromMinorAmount(value: unknown, currency: string, opts: { allowZero?: boolean } = {}): ExactAmount | AmountProblem {
+export function fromMinorAmount(
+  value: unknown,
+  currency: string,
+  opts: { allowZero?: boolean } = {},
+): ExactAmount | AmountProblem {
   const exponent = exponentOf(currency);
   if (exponent === null) return { message: `${currency} is not a currency this tool accepts` };
-  if (typeof value !== 'number' || !Number.isSafeInteger(value)) return { message: 'amount must be a whole number of minor units' };
+  if (typeof value !== 'number' || !Number.isSafeInteger(value))
+    return { message: 'amount must be a whole number of minor units' };
   if (value < 0) return { message: 'amount must not be negative' };
   if (value === 0 && !opts.allowZero) return { message: 'amount must be above zero' };
   return exact(BigInt(value), currency, exponent);
@@ -343,7 +357,12 @@ export const RailDefinition = z
     fastest: z.enum(URGENCIES),
     recipient_kinds: z.array(z.enum(RECIPIENT_KINDS)).min(1).default(['email', 'phone', 'other']),
     /** Illustrative price: a fixed part per currency in minor units plus basis points of the amount. */
-    cost: z.object({ fixed_minor: z.record(z.string(), z.number().int().nonnegative()), bps: z.number().nonnegative().max(10_000) }).strict(),
+    cost: z
+      .object({
+        fixed_minor: z.record(z.string(), z.number().int().nonnegative()),
+        bps: z.number().nonnegative().max(10_000),
+      })
+      .strict(),
     /** Typical latency assumed until telemetry says otherwise. */
     nominal_latency_ms: z.number().int().positive(),
     /** Which real provider API the rail's binding models, for documentation. */
@@ -355,14 +374,24 @@ export const RailDefinition = z
   .superRefine((rail, ctx) => {
     const routed = ['codespar_charge', 'codespar_pay', 'codespar_invoice', 'codespar_notify', 'codespar_ship'];
     if (routed.includes(rail.tool) && !(RAIL_METHODS as readonly string[]).includes(rail.method))
-      ctx.addIssue({ code: 'custom', path: ['method'], message: `a ${rail.tool} rail's method must be one of ${RAIL_METHODS.join(', ')}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['method'],
+        message: `a ${rail.tool} rail's method must be one of ${RAIL_METHODS.join(', ')}`,
+      });
     const allowed = META_TOOL_ACTIONS[rail.tool] as readonly string[];
     for (const action of Object.keys(rail.actions))
       if (!allowed.includes(action))
-        ctx.addIssue({ code: 'custom', path: ['actions', action], message: `${rail.tool} has no action ${action} (it has ${allowed.join(', ')})` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['actions', action],
+          message: `${rail.tool} has no action ${action} (it has ${allowed.join(', ')})`,
+        });
     const [provider, , direction] = rail.id.split('.');
-    if (provider !== rail.provider_id) ctx.addIssue({ code: 'custom', path: ['id'], message: 'the id must start with the provider_id' });
-    if (direction !== rail.direction) ctx.addIssue({ code: 'custom', path: ['id'], message: 'the id must end with the direction' });
+    if (provider !== rail.provider_id)
+      ctx.addIssue({ code: 'custom', path: ['id'], message: 'the id must start with the provider_id' });
+    if (direction !== rail.direction)
+      ctx.addIssue({ code: 'custom', path: ['id'], message: 'the id must end with the direction' });
   });
 export type RailDefinition = z.infer<typeof RailDefinition>;
 
@@ -397,26 +426,75 @@ const ChargeResult = open({
   expires_at: z.string().optional(),
 });
 const RefundResult = open({ id, charge_id: id, status, amount_minor: minor, currency });
-const PaymentResult = open({ id, status, amount_minor: minor.optional(), currency: currency.optional(), method: z.string().optional() });
-const CheckoutResult = open({ id, status, url: z.string(), amount_minor: minor, currency, expires_at: z.string().optional() });
+const PaymentResult = open({
+  id,
+  status,
+  amount_minor: minor.optional(),
+  currency: currency.optional(),
+  method: z.string().optional(),
+});
+const CheckoutResult = open({
+  id,
+  status,
+  url: z.string(),
+  amount_minor: minor,
+  currency,
+  expires_at: z.string().optional(),
+});
 const WalletBalance = open({ available_minor: z.number().int(), currency, pending_minor: z.number().int().optional() });
 const WalletStatement = open({
   currency,
-  entries: z.array(open({ id, date: z.string(), amount_minor: z.number().int(), description: z.string().nullable().optional() })),
+  entries: z.array(
+    open({ id, date: z.string(), amount_minor: z.number().int(), description: z.string().nullable().optional() }),
+  ),
 });
-const WalletReceive = open({ id, status, currency, amount_minor: minor.optional(), pix: open({ copia_e_cola: z.string() }) });
+const WalletReceive = open({
+  id,
+  status,
+  currency,
+  amount_minor: minor.optional(),
+  pix: open({ copia_e_cola: z.string() }),
+});
 const ShopSearch = open({
-  products: z.array(open({ id, name: z.string(), price_minor: minor, currency, merchant: z.string().optional(), url: z.string().optional() })),
+  products: z.array(
+    open({
+      id,
+      name: z.string(),
+      price_minor: minor,
+      currency,
+      merchant: z.string().optional(),
+      url: z.string().optional(),
+    }),
+  ),
 });
 const ShopCheckout = open({ id, status, total_minor: minor, currency, payment: open({}).optional() });
 const ShopStatus = open({ id, status });
-const InvoiceResult = open({ id, status, type: z.string(), number: z.string().nullable().optional(), pdf_url: z.string().nullable().optional() });
+const InvoiceResult = open({
+  id,
+  status,
+  type: z.string(),
+  number: z.string().nullable().optional(),
+  pdf_url: z.string().nullable().optional(),
+});
 const ShipQuote = open({
   quotes: z.array(
-    open({ service_id: z.string(), carrier: z.string(), service: z.string(), price_minor: minor, currency, delivery_days: z.number().int().nullable() }),
+    open({
+      service_id: z.string(),
+      carrier: z.string(),
+      service: z.string(),
+      price_minor: minor,
+      currency,
+      delivery_days: z.number().int().nullable(),
+    }),
   ),
 });
-const ShipLabel = open({ id, status, tracking_code: z.string().nullable(), label_url: z.string().nullable().optional(), price_minor: minor.optional() });
+const ShipLabel = open({
+  id,
+  status,
+  tracking_code: z.string().nullable(),
+  label_url: z.string().nullable().optional(),
+  price_minor: minor.optional(),
+});
 const ShipTrack = open({
   tracking_code: z.string(),
   status,
@@ -425,7 +503,12 @@ const ShipTrack = open({
 const NotifyResult = open({ id, status, channel: z.string() });
 const CryptoSend = open({ id, status, amount: z.string(), currency: z.string(), network: z.string() });
 const CryptoReceive = open({ id, status, address: z.string(), currency: z.string(), network: z.string() });
-const KycResult = open({ id, status, result: z.enum(['approved', 'rejected', 'review', 'pending']).optional(), score: z.number().optional() });
+const KycResult = open({
+  id,
+  status,
+  result: z.enum(['approved', 'rejected', 'review', 'pending']).optional(),
+  score: z.number().optional(),
+});
 const LedgerEntry = open({ id, status });
 const LedgerBalance = open({ account: z.string(), balance_minor: z.number().int(), asset: z.string() });
 const LedgerAccount = open({ id, name: z.string().nullable().optional() });
@@ -452,8 +535,19 @@ export const META_TOOL_RESULTS = {
     'onboarding-business': KycResult,
     status: KycResult,
   },
-  codespar_ledger: { entry: LedgerEntry, balance: LedgerBalance, account: LedgerAccount, receipt: LedgerReceipt, receipts: LedgerReceipts },
-  codespar_issue: { 'card-virtual': CardResult, 'card-physical': CardResult, 'card-control': CardResult, 'card-get': CardResult },
+  codespar_ledger: {
+    entry: LedgerEntry,
+    balance: LedgerBalance,
+    account: LedgerAccount,
+    receipt: LedgerReceipt,
+    receipts: LedgerReceipts,
+  },
+  codespar_issue: {
+    'card-virtual': CardResult,
+    'card-physical': CardResult,
+    'card-control': CardResult,
+    'card-get': CardResult,
+  },
 } as const satisfies { [T in ActingMetaTool]: Record<(typeof META_TOOL_ACTIONS)[T][number], z.ZodType> };
 
 /** The result schema of one tool and action. */

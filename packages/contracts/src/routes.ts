@@ -16,7 +16,12 @@ import { ExecuteQuery, ExecuteRequest, ExecuteResult, IDEMPOTENCY_KEY } from './
 import { ProxyRequest, ProxyResult } from './proxy';
 import { LOG_EVENT_ID, LogList, LogsQuery, LogStreamQuery } from './logs';
 import { defineRoutes, ErrorEnvelope, type RouteDef } from './http';
-import { MetaToolsDiscoverRequest, MetaToolsDiscoverResponse, RouterMetricsQuery, RouterMetricsResponse } from './path-c';
+import {
+  MetaToolsDiscoverRequest,
+  MetaToolsDiscoverResponse,
+  RouterMetricsQuery,
+  RouterMetricsResponse,
+} from './path-c';
 import { SessionClosed, SessionCreated, SessionCreateRequest, SessionView } from './sessions';
 import { MockCreateRequest, MockList, MocksEngineError, MockView } from './mocks';
 import {
@@ -72,7 +77,9 @@ export const Readiness = c(
       schedulers: ReadyCheck.extend({
         missing: z
           .array(z.string())
-          .describe('Ids of the worker’s job schedulers Redis does not hold (their sweeps do not run); empty when the check could not ask.'),
+          .describe(
+            'Ids of the worker’s job schedulers Redis does not hold (their sweeps do not run); empty when the check could not ask.',
+          ),
       }).describe('Every job scheduler of the worker is present in Redis.'),
     }),
   }),
@@ -84,7 +91,9 @@ export type Readiness = z.infer<typeof Readiness>;
 export const MetaToolsDocumentSchema = c(
   z.object({
     generated_from: z.literal('tools/list'),
-    tools: z.array(z.object({ name: z.string(), description: z.string(), inputSchema: z.record(z.string(), z.unknown()) })),
+    tools: z.array(
+      z.object({ name: z.string(), description: z.string(), inputSchema: z.record(z.string(), z.unknown()) }),
+    ),
   }),
   'MetaToolsDocument',
 );
@@ -110,7 +119,9 @@ const IdempotencyHeaders = z.object({
     .string()
     .regex(IDEMPOTENCY_KEY)
     .optional()
-    .describe('1 to 255 printable ASCII characters; kept 24 hours per project and environment. Retry a 503 `outcome_unknown` with the same key.'),
+    .describe(
+      '1 to 255 printable ASCII characters; kept 24 hours per project and environment. Retry a 503 `outcome_unknown` with the same key.',
+    ),
 });
 
 /** Execute's headers: the idempotency key, and the approval a retried call spends. */
@@ -135,7 +146,8 @@ const ExecuteForbidden = z.union([PolicyRefusal, ErrorEnvelope]);
 
 /** A 503 where the mocks store is read: the error envelope, or `{code: "mocks_engine_error", message, request_id}` (no `error` key). */
 const MocksUnavailable = z.union([ErrorEnvelope, MocksEngineError]);
-const mocksStoreDown = 'or `{code: "mocks_engine_error", message, request_id}`, with a `code` key and no `error`, when the mocks store cannot be read';
+const mocksStoreDown =
+  'or `{code: "mocks_engine_error", message, request_id}`, with a `code` key and no `error`, when the mocks store cannot be read';
 
 /** Ids are opaque; anything that cannot be one names nothing. */
 const OpaqueId = z.string().regex(/^[A-Za-z0-9_-]{1,200}$/);
@@ -145,18 +157,29 @@ const ApprovalParams = z.object({ id: OpaqueId.describe('Approval id (`apr_…`)
 const approvalNotFound = { code: 'approval_not_found', message: 'No approval with this id.' } as const;
 const WebhookParams = z.object({ id: z.string().regex(WEBHOOK_ID).describe('Webhook id (`whk_…`).') });
 const webhookNotFound = { code: 'webhook_not_found', message: 'No webhook with this id.' } as const;
-const WebhookDeliveryParams = WebhookParams.extend({ delivery_id: z.string().regex(WEBHOOK_DELIVERY_ID).describe('Delivery id (`wdl_…`).') });
+const WebhookDeliveryParams = WebhookParams.extend({
+  delivery_id: z.string().regex(WEBHOOK_DELIVERY_ID).describe('Delivery id (`wdl_…`).'),
+});
 
 /** The dashboard pages, each a self-contained HTML document that reads its data from `/dashboard/data/{view}` with the dashboard cookie. */
 export const DASHBOARD_PAGES = ['health', 'triggers', 'router', 'router-candidates', 'queues'] as const;
 /** The data behind the pages; `queues` needs an operator key. */
 export const DASHBOARD_VIEWS = ['health', 'triggers', 'router', 'queues'] as const;
 export const DashboardSessionRequest = c(
-  z.object({ key: z.string().min(1).max(200).describe('An API key; it is never stored in the browser, only the cookie is.') }).strict(),
+  z
+    .object({
+      key: z.string().min(1).max(200).describe('An API key; it is never stored in the browser, only the cookie is.'),
+    })
+    .strict(),
   'DashboardSessionRequest',
 );
 const html = (description: string) => ({ description, schema: z.string(), contentType: 'text/html' });
-const dashboardPage = <const Id extends string>(operationId: Id, page: (typeof DASHBOARD_PAGES)[number], summary: string, description: string) =>
+const dashboardPage = <const Id extends string>(
+  operationId: Id,
+  page: (typeof DASHBOARD_PAGES)[number],
+  summary: string,
+  description: string,
+) =>
   ({
     operationId,
     method: 'get',
@@ -173,7 +196,11 @@ const dashboardPage = <const Id extends string>(operationId: Id, page: (typeof D
 /** Static files of the `/docs` page, served from the gateway itself (works offline). */
 export const DOCS_ASSETS = ['swagger-ui.css', 'swagger-ui-bundle.js', 'docs.js'] as const;
 
-const json = (description: string, schema?: z.ZodType, headers?: Record<string, string>) => ({ description, schema, headers });
+const json = (description: string, schema?: z.ZodType, headers?: Record<string, string>) => ({
+  description,
+  schema,
+  headers,
+});
 
 const mcpPost = <const Id extends string>(operationId: Id, path: string, description: string, session: boolean) =>
   ({
@@ -191,20 +218,32 @@ const mcpPost = <const Id extends string>(operationId: Id, path: string, descrip
     responses: {
       200: json('JSON-RPC response(s).', JsonRpcBody),
       202: { description: 'Accepted: the body held only notifications or responses.' },
-      400: json('Not JSON (`-32700` parse error) or not a valid JSON-RPC message (`-32600`): a JSON-RPC error object, not the REST envelope.', JsonRpcMessage),
-      406: json('The Accept header does not allow application/json and text/event-stream (JSON-RPC error object).', JsonRpcMessage),
+      400: json(
+        'Not JSON (`-32700` parse error) or not a valid JSON-RPC message (`-32600`): a JSON-RPC error object, not the REST envelope.',
+        JsonRpcMessage,
+      ),
+      406: json(
+        'The Accept header does not allow application/json and text/event-stream (JSON-RPC error object).',
+        JsonRpcMessage,
+      ),
       415: json('The body is not application/json (JSON-RPC error object, `-32000`).', JsonRpcMessage),
     },
     hop: 'acts',
   }) as const satisfies RouteDef;
 
-const mcpRefused = <const Id extends string>(operationId: Id, method: 'get' | 'delete', path: string, session: boolean) =>
+const mcpRefused = <const Id extends string>(
+  operationId: Id,
+  method: 'get' | 'delete',
+  path: string,
+  session: boolean,
+) =>
   ({
     operationId,
     method,
     path,
     summary: method === 'get' ? 'No event stream (stateless MCP)' : 'No MCP session to end (stateless MCP)',
-    description: 'The MCP endpoints are stateless: every exchange is one POST. Answers 405 `method_not_allowed` with `Allow: POST`.',
+    description:
+      'The MCP endpoints are stateless: every exchange is one POST. Answers 405 `method_not_allowed` with `Allow: POST`.',
     tag: 'sessions',
     scope: 'tools:execute',
     ...(session ? { params: SessionParams, notFound: sessionNotFound } : {}),
@@ -247,7 +286,10 @@ export const ROUTES = defineRoutes({
     tag: 'health',
     scope: null,
     success: 200,
-    responses: { 200: json('Everything answers.', Readiness), 503: json('At least one check failed (`status: not_ready`).', Readiness) },
+    responses: {
+      200: json('Everything answers.', Readiness),
+      503: json('At least one check failed (`status: not_ready`).', Readiness),
+    },
     hop: 'none',
   },
   searchTools: {
@@ -255,7 +297,8 @@ export const ROUTES = defineRoutes({
     method: 'post',
     path: '/v1/tools/search',
     summary: 'Path A: rank the meta-tools for a sentence',
-    description: 'Ranks the 15 published meta-tools for a sentence in English, Portuguese or Spanish. The answer never depends on the caller’s tenant.',
+    description:
+      'Ranks the 15 published meta-tools for a sentence in English, Portuguese or Spanish. The answer never depends on the caller’s tenant.',
     tag: 'tools',
     scope: 'servers:read',
     body: ToolSearchRequest,
@@ -268,12 +311,16 @@ export const ROUTES = defineRoutes({
     method: 'get',
     path: '/meta-tools.json',
     summary: 'The published meta-tools',
-    description: 'The 15 meta-tools with their input schemas, readable without a credential from any origin. Cacheable, with a strong ETag.',
+    description:
+      'The 15 meta-tools with their input schemas, readable without a credential from any origin. Cacheable, with a strong ETag.',
     tag: 'tools',
     scope: null,
     success: 200,
     responses: {
-      200: json('The document.', MetaToolsDocumentSchema, { etag: 'Strong validator of the body.', 'cache-control': 'public, max-age=300' }),
+      200: json('The document.', MetaToolsDocumentSchema, {
+        etag: 'Strong validator of the body.',
+        'cache-control': 'public, max-age=300',
+      }),
       304: { description: 'Not modified: If-None-Match matched the ETag.' },
     },
     hop: 'none',
@@ -288,7 +335,10 @@ export const ROUTES = defineRoutes({
     scope: null,
     success: 200,
     responses: {
-      200: json('The document.', MetaToolsDocumentSchema, { etag: 'Strong validator of the body.', 'cache-control': 'public, max-age=300' }),
+      200: json('The document.', MetaToolsDocumentSchema, {
+        etag: 'Strong validator of the body.',
+        'cache-control': 'public, max-age=300',
+      }),
       304: { description: 'Not modified: If-None-Match matched the ETag.' },
     },
     hop: 'none',
@@ -335,7 +385,8 @@ export const ROUTES = defineRoutes({
     ...providersList,
     operationId: 'listProviders',
     path: '/v1/providers',
-    description: 'Providers of the catalog with filters and cursor paging, each with the number of tools the caller can see.',
+    description:
+      'Providers of the catalog with filters and cursor paging, each with the number of tools the caller can see.',
     responses: { 200: json('One page of providers.', ProvidersList) },
   },
   listServers: {
@@ -343,9 +394,15 @@ export const ROUTES = defineRoutes({
     operationId: 'listServers',
     path: '/v1/servers',
     summary: 'List providers (deprecated name)',
-    description: 'Older name of `GET /v1/providers`: the same body, with `Deprecation` and `Link` headers pointing at the successor.',
+    description:
+      'Older name of `GET /v1/providers`: the same body, with `Deprecation` and `Link` headers pointing at the successor.',
     deprecated: true,
-    responses: { 200: json('One page of providers.', ProvidersList, { deprecation: 'RFC 9745 deprecation date.', link: 'The successor route.' }) },
+    responses: {
+      200: json('One page of providers.', ProvidersList, {
+        deprecation: 'RFC 9745 deprecation date.',
+        link: 'The successor route.',
+      }),
+    },
   },
   listServerTools: {
     operationId: 'listServerTools',
@@ -401,12 +458,16 @@ export const ROUTES = defineRoutes({
     method: 'post',
     path: '/v1/connections',
     summary: 'Store a provider’s credentials',
-    description: 'Stores (201) or replaces (200) the credentials of one provider for the key’s project and environment. No answer ever carries them back.',
+    description:
+      'Stores (201) or replaces (200) the credentials of one provider for the key’s project and environment. No answer ever carries them back.',
     tag: 'connections',
     scope: 'connections:write',
     body: ConnectionCreateRequest,
     success: 201,
-    responses: { 201: json('Created.', ConnectionView), 200: json('Replaced the provider’s earlier credentials.', ConnectionView) },
+    responses: {
+      201: json('Created.', ConnectionView),
+      200: json('Replaced the provider’s earlier credentials.', ConnectionView),
+    },
     errors: ['unknown_servers'],
     hop: 'reads',
   },
@@ -540,7 +601,8 @@ export const ROUTES = defineRoutes({
     success: 200,
     responses: {
       200: json('The tool’s result, successful or not.', ExecuteResult, {
-        'idempotent-replayed': '`true` when this is the stored answer of an earlier request with the same Idempotency-Key.',
+        'idempotent-replayed':
+          '`true` when this is the stored answer of an earlier request with the same Idempotency-Key.',
         ...RATE_LIMIT_HEADERS,
       }),
       403: json(
@@ -586,7 +648,8 @@ export const ROUTES = defineRoutes({
     success: 200,
     responses: {
       200: json('The provider’s answer (any status).', ProxyResult, {
-        'idempotent-replayed': '`true` when this is the stored answer of an earlier request with the same Idempotency-Key.',
+        'idempotent-replayed':
+          '`true` when this is the stored answer of an earlier request with the same Idempotency-Key.',
       }),
       403: json(
         'Refused. A policy rule answers `{reason, ruleType, ruleId}` with no `error` key (rules name the proxy `proxy`, with the HTTP method as its action); otherwise the error envelope with `forbidden`. Branch on whether `error` is present.',
@@ -682,7 +745,8 @@ export const ROUTES = defineRoutes({
     method: 'get',
     path: '/v1/router/metrics',
     summary: 'Router telemetry',
-    description: 'Per provider and tool over the last 24 hours: attempts, success rate, median latency, last error and hourly buckets.',
+    description:
+      'Per provider and tool over the last 24 hours: attempts, success rate, median latency, last error and hourly buckets.',
     tag: 'router',
     scope: 'servers:read',
     query: RouterMetricsQuery,
@@ -721,7 +785,8 @@ export const ROUTES = defineRoutes({
     method: 'get',
     path: '/v1/approvals',
     summary: 'List approvals',
-    description: 'Approvals of the key’s project and environment, newest first (at most 200). A pending approval past `expires_at` is listed as `expired`.',
+    description:
+      'Approvals of the key’s project and environment, newest first (at most 200). A pending approval past `expires_at` is listed as `expired`.',
     tag: 'governance',
     scope: 'servers:read',
     query: ApprovalsQuery,
@@ -750,7 +815,8 @@ export const ROUTES = defineRoutes({
     method: 'post',
     path: '/v1/approvals/{id}/deny',
     summary: 'Deny a pending approval',
-    description: 'Denies it, recording the deciding key and the time; a retry with its id is refused. The same refusals as approving.',
+    description:
+      'Denies it, recording the deciding key and the time; a retry with its id is refused. The same refusals as approving.',
     tag: 'governance',
     scope: 'approvals:write',
     params: ApprovalParams,
@@ -765,7 +831,8 @@ export const ROUTES = defineRoutes({
     method: 'get',
     path: '/v1/rate-limits',
     summary: 'Read the rate limits',
-    description: 'The rate limits of the key’s project and environment. None are configured by default, and then nothing is limited.',
+    description:
+      'The rate limits of the key’s project and environment. None are configured by default, and then nothing is limited.',
     tag: 'governance',
     scope: 'servers:read',
     success: 200,
@@ -809,7 +876,9 @@ export const ROUTES = defineRoutes({
     tag: 'operations',
     scope: 'admin',
     success: 200,
-    responses: { 200: { description: 'Exposition text, version 0.0.4.', schema: z.string(), contentType: 'text/plain' } },
+    responses: {
+      200: { description: 'Exposition text, version 0.0.4.', schema: z.string(), contentType: 'text/plain' },
+    },
     hop: 'none',
   },
   getHealth: {
@@ -889,7 +958,8 @@ export const ROUTES = defineRoutes({
     method: 'get',
     path: '/v1/webhooks',
     summary: 'List webhook subscriptions',
-    description: 'The subscriptions of the key’s project and environment (the deployment’s for an operator key), newest first, without secrets.',
+    description:
+      'The subscriptions of the key’s project and environment (the deployment’s for an operator key), newest first, without secrets.',
     tag: 'webhooks',
     scope: 'webhooks:write',
     operators: true,
@@ -917,7 +987,8 @@ export const ROUTES = defineRoutes({
     method: 'get',
     path: '/v1/webhooks/{id}/deliveries',
     summary: 'A webhook’s deliveries',
-    description: 'Deliveries newest first, each with every attempt (status code, error, time taken). `status=dead` is the dead-letter list.',
+    description:
+      'Deliveries newest first, each with every attempt (status code, error, time taken). `status=dead` is the dead-letter list.',
     tag: 'webhooks',
     scope: 'webhooks:write',
     operators: true,
@@ -933,7 +1004,8 @@ export const ROUTES = defineRoutes({
     method: 'post',
     path: '/v1/webhooks/{id}/deliveries/{delivery_id}/replay',
     summary: 'Send a delivery again',
-    description: 'Sends the same event again with the same `webhook-id` (receivers deduplicate on it), a dead delivery included; its attempts start over.',
+    description:
+      'Sends the same event again with the same `webhook-id` (receivers deduplicate on it), a dead delivery included; its attempts start over.',
     tag: 'webhooks',
     scope: 'webhooks:write',
     operators: true,
@@ -1030,7 +1102,11 @@ export const ROUTES = defineRoutes({
     scope: 'logs:read',
     query: LogStreamQuery,
     headers: z.object({
-      'last-event-id': z.string().regex(LOG_EVENT_ID).optional().describe('The id of the last event received: the stream resumes right after it.'),
+      'last-event-id': z
+        .string()
+        .regex(LOG_EVENT_ID)
+        .optional()
+        .describe('The id of the last event received: the stream resumes right after it.'),
     }),
     headersInvalid: 'invalid_last_event_id',
     success: 200,

@@ -32,6 +32,11 @@ export const PROJECT_SCOPES = SCOPES.filter((s): s is Exclude<Scope, 'admin'> =>
  * and the health rollup, `webhooks:write` to the deployment's subscriptions.
  * An operator key is refused on every route that acts for a project.
  */
-export const OPERATOR_SCOPES = ['admin', 'catalog:write', 'servers:read', 'webhooks:write'] as const satisfies readonly Scope[];
+export const OPERATOR_SCOPES = [
+  'admin',
+  'catalog:write',
+  'servers:read',
+  'webhooks:write',
+] as const satisfies readonly Scope[];
 /** Plain-text API keys look like `csk_live_<secret>` or `csk_test_<secret>`; operator keys use the `live` form. */
 export const API_KEY_PATTERN = /^csk_(live|test)_[A-Za-z0-9]{24,64}$/;

@@ -26,7 +26,12 @@ export const SessionCreateRequest = z
       .superRefine((ids, ctx) => {
         const seen = new Set<string>();
         ids.forEach((id, i) => {
-          if (seen.has(id)) ctx.addIssue({ code: 'custom', path: [i], message: `"${id}" is listed more than once; each server may appear once.` });
+          if (seen.has(id))
+            ctx.addIssue({
+              code: 'custom',
+              path: [i],
+              message: `"${id}" is listed more than once; each server may appear once.`,
+            });
           seen.add(id);
         });
       }),

@@ -46,7 +46,9 @@ export const WebhookCreateRequest = z
           return false;
         }
       }, 'an absolute http(s) URL without credentials')
-      .describe('Where events are POSTed. It obeys the address rules of provider calls: private, loopback, link-local and metadata addresses are refused.'),
+      .describe(
+        'Where events are POSTed. It obeys the address rules of provider calls: private, loopback, link-local and metadata addresses are refused.',
+      ),
     events: z.array(WebhookEventFilter).min(1).max(20),
     description: z.string().max(200).optional(),
   })
@@ -61,7 +63,9 @@ export const WebhookView = z.object({
   url: z.string(),
   events: z.array(z.string()),
   description: z.string().nullable(),
-  scope: z.enum(['project', 'deployment']).describe('`deployment`: an operator subscription, which receives deployment-wide events.'),
+  scope: z
+    .enum(['project', 'deployment'])
+    .describe('`deployment`: an operator subscription, which receives deployment-wide events.'),
   created_at: z.string(),
 });
 export type WebhookView = z.infer<typeof WebhookView>;
@@ -80,7 +84,9 @@ export type WebhookDeleted = z.infer<typeof WebhookDeleted>;
 export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'retrying', 'delivered', 'dead'] as const;
 export const WebhookDeliveryStatus = z
   .enum(WEBHOOK_DELIVERY_STATUSES)
-  .describe('`retrying`: an attempt failed and another is scheduled; `dead`: every attempt failed (the dead-letter list); replay sends it again.');
+  .describe(
+    '`retrying`: an attempt failed and another is scheduled; `dead`: every attempt failed (the dead-letter list); replay sends it again.',
+  );
 
 export const WebhookAttempt = z.object({
   n: z.number().int().positive(),
@@ -118,8 +124,12 @@ export type WebhookDeliveryList = z.infer<typeof WebhookDeliveryList>;
 export const WebhookCreateCommand = WebhookCreateRequest;
 export const WebhookListCommand = z.object({}).strict();
 export const WebhookRefCommand = z.object({ id: z.string().regex(WEBHOOK_ID) }).strict();
-export const WebhookDeliveriesCommand = z.object({ id: z.string().regex(WEBHOOK_ID), query: WebhookDeliveriesQuery }).strict();
-export const WebhookReplayCommand = z.object({ id: z.string().regex(WEBHOOK_ID), delivery_id: z.string().regex(WEBHOOK_DELIVERY_ID) }).strict();
+export const WebhookDeliveriesCommand = z
+  .object({ id: z.string().regex(WEBHOOK_ID), query: WebhookDeliveriesQuery })
+  .strict();
+export const WebhookReplayCommand = z
+  .object({ id: z.string().regex(WEBHOOK_ID), delivery_id: z.string().regex(WEBHOOK_DELIVERY_ID) })
+  .strict();
 export type WebhookRefCommand = z.infer<typeof WebhookRefCommand>;
 export type WebhookDeliveriesCommand = z.infer<typeof WebhookDeliveriesCommand>;
 export type WebhookReplayCommand = z.infer<typeof WebhookReplayCommand>;
@@ -130,9 +140,19 @@ export const QueuesView = z.object({
   queues: z.array(
     z.object({
       name: z.string(),
-      counts: z.record(z.string(), z.number().int().nonnegative()).describe('Jobs by state: waiting, active, delayed, failed, completed.'),
+      counts: z
+        .record(z.string(), z.number().int().nonnegative())
+        .describe('Jobs by state: waiting, active, delayed, failed, completed.'),
       failed: z
-        .array(z.object({ id: z.string(), name: z.string(), attempts: z.number().int(), reason: z.string(), at: z.string().nullable() }))
+        .array(
+          z.object({
+            id: z.string(),
+            name: z.string(),
+            attempts: z.number().int(),
+            reason: z.string(),
+            at: z.string().nullable(),
+          }),
+        )
         .describe('The latest failed jobs (ids and reasons only, never payloads).'),
     }),
   ),

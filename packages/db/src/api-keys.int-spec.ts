@@ -18,7 +18,12 @@ describe('ApiKeyRepository', () => {
   });
 
   it('creates a key and returns the plain key exactly once', async () => {
-    const created = await repo.create({ projectId: 'proj_dev', environment: 'live', scopes: ['servers:read', 'tools:execute'], name: 'agent' });
+    const created = await repo.create({
+      projectId: 'proj_dev',
+      environment: 'live',
+      scopes: ['servers:read', 'tools:execute'],
+      name: 'agent',
+    });
     expect(created).toEqual({
       id: expect.stringMatching(/^key_[A-Za-z0-9]+$/),
       key: expect.stringMatching(/^csk_live_[A-Za-z0-9]{32}$/),
@@ -32,7 +37,12 @@ describe('ApiKeyRepository', () => {
 
   it('makes operator keys without a project, and never puts admin on a project key', async () => {
     const op = await repo.create({ operator: true, scopes: ['admin', 'catalog:write'] });
-    expect(op).toMatchObject({ projectId: null, environment: null, scopes: ['admin', 'catalog:write'], key: expect.stringMatching(/^csk_live_/) });
+    expect(op).toMatchObject({
+      projectId: null,
+      environment: null,
+      scopes: ['admin', 'catalog:write'],
+      key: expect.stringMatching(/^csk_live_/),
+    });
     await expect(repo.findActiveByKey(op.key)).resolves.toEqual({
       id: op.id,
       projectId: null,
@@ -41,9 +51,15 @@ describe('ApiKeyRepository', () => {
       scopes: ['admin', 'catalog:write'],
     });
     const before = await db.prisma.apiKey.count();
-    await expect(repo.create({ projectId: 'proj_dev', environment: 'live', scopes: ['servers:read', 'admin'] })).rejects.toMatchObject({ code: 'forbidden' });
-    await expect(repo.create({ operator: true, scopes: ['catalog:write'] })).rejects.toMatchObject({ code: 'forbidden' });
-    await expect(repo.create({ operator: true, scopes: ['admin', 'tools:execute'] })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(
+      repo.create({ projectId: 'proj_dev', environment: 'live', scopes: ['servers:read', 'admin'] }),
+    ).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(repo.create({ operator: true, scopes: ['catalog:write'] })).rejects.toMatchObject({
+      code: 'forbidden',
+    });
+    await expect(repo.create({ operator: true, scopes: ['admin', 'tools:execute'] })).rejects.toMatchObject({
+      code: 'forbidden',
+    });
     expect(await db.prisma.apiKey.count()).toBe(before);
     // The database holds the same line against writers that bypass the repository.
     await expect(
@@ -122,7 +138,12 @@ describe('ApiKeyRepository', () => {
   describe('child keys', () => {
     it('mints a child in the parent’s project and environment, with its binding, capped at the parent’s expiry', async () => {
       const parentExpiry = new Date(Date.now() + 120_000);
-      const parent = await repo.create({ projectId: 'proj_dev', environment: 'test', scopes: ['servers:read', 'keys:write'], expiresAt: parentExpiry });
+      const parent = await repo.create({
+        projectId: 'proj_dev',
+        environment: 'test',
+        scopes: ['servers:read', 'keys:write'],
+        expiresAt: parentExpiry,
+      });
       const child = await repo.createChild({
         parentId: parent.id,
         scopes: ['servers:read'],
@@ -131,7 +152,14 @@ describe('ApiKeyRepository', () => {
         sessionId: 'ses_1',
         name: 'c',
       });
-      expect(child).toMatchObject({ projectId: 'proj_dev', environment: 'test', parentId: parent.id, userId: 'user_1', sessionId: 'ses_1', name: 'c' });
+      expect(child).toMatchObject({
+        projectId: 'proj_dev',
+        environment: 'test',
+        parentId: parent.id,
+        userId: 'user_1',
+        sessionId: 'ses_1',
+        name: 'c',
+      });
       expect(child!.key).toMatch(/^csk_test_/);
       expect(child!.expiresAt.toISOString()).toBe(parentExpiry.toISOString());
       await expect(repo.findActiveByKey(child!.key)).resolves.toEqual({
@@ -152,23 +180,45 @@ describe('ApiKeyRepository', () => {
     });
 
     it('mints nothing past the parent’s scopes, for a child, an operator key, or a revoked or expired parent', async () => {
-      const parent = await repo.create({ projectId: 'proj_dev', environment: 'live', scopes: ['servers:read', 'keys:write'] });
-      await expect(repo.createChild({ parentId: parent.id, scopes: ['tools:execute'], expiresInS: 60 })).resolves.toBeNull();
-      await expect(repo.createChild({ parentId: parent.id, scopes: ['keys:write'], expiresInS: 60 })).rejects.toMatchObject({ code: 'forbidden' });
+      const parent = await repo.create({
+        projectId: 'proj_dev',
+        environment: 'live',
+        scopes: ['servers:read', 'keys:write'],
+      });
+      await expect(
+        repo.createChild({ parentId: parent.id, scopes: ['tools:execute'], expiresInS: 60 }),
+      ).resolves.toBeNull();
+      await expect(
+        repo.createChild({ parentId: parent.id, scopes: ['keys:write'], expiresInS: 60 }),
+      ).rejects.toMatchObject({ code: 'forbidden' });
       const child = await repo.createChild({ parentId: parent.id, scopes: ['servers:read'], expiresInS: 60 });
-      await expect(repo.createChild({ parentId: child!.id, scopes: ['servers:read'], expiresInS: 60 })).resolves.toBeNull();
+      await expect(
+        repo.createChild({ parentId: child!.id, scopes: ['servers:read'], expiresInS: 60 }),
+      ).resolves.toBeNull();
       const op = await repo.create({ operator: true, scopes: ['admin', 'servers:read'] });
       await expect(repo.createChild({ parentId: op.id, scopes: ['servers:read'], expiresInS: 60 })).resolves.toBeNull();
       await db.prisma.apiKey.delete({ where: { id: op.id } });
-      const lapsed = await repo.create({ projectId: 'proj_dev', environment: 'live', scopes: ['servers:read', 'keys:write'] });
+      const lapsed = await repo.create({
+        projectId: 'proj_dev',
+        environment: 'live',
+        scopes: ['servers:read', 'keys:write'],
+      });
       await db.prisma.apiKey.update({ where: { id: lapsed.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
-      await expect(repo.createChild({ parentId: lapsed.id, scopes: ['servers:read'], expiresInS: 60 })).resolves.toBeNull();
+      await expect(
+        repo.createChild({ parentId: lapsed.id, scopes: ['servers:read'], expiresInS: 60 }),
+      ).resolves.toBeNull();
       await repo.revoke(parent.id);
-      await expect(repo.createChild({ parentId: parent.id, scopes: ['servers:read'], expiresInS: 60 })).resolves.toBeNull();
+      await expect(
+        repo.createChild({ parentId: parent.id, scopes: ['servers:read'], expiresInS: 60 }),
+      ).resolves.toBeNull();
     });
 
     it('an expired key, or a child of a revoked or expired parent, is not found; revoking stamps the children', async () => {
-      const parent = await repo.create({ projectId: 'proj_dev', environment: 'live', scopes: ['servers:read', 'keys:write'] });
+      const parent = await repo.create({
+        projectId: 'proj_dev',
+        environment: 'live',
+        scopes: ['servers:read', 'keys:write'],
+      });
       const a = await repo.createChild({ parentId: parent.id, scopes: ['servers:read'], expiresInS: 600 });
       const b = await repo.createChild({ parentId: parent.id, scopes: ['servers:read'], expiresInS: 600 });
       await db.prisma.apiKey.update({ where: { id: b!.id }, data: { expiresAt: new Date(Date.now() - 1) } });
@@ -185,7 +235,10 @@ describe('ApiKeyRepository', () => {
       await db.prisma.apiKey.update({ where: { id: parent.id }, data: { revokedAt: null } });
       const revoked = await repo.revoke(parent.id);
       const rows = await db.prisma.apiKey.findMany({ where: { parentId: parent.id } });
-      expect(rows.map((r) => r.revokedAt?.getTime())).toEqual([revoked.revokedAt!.getTime(), revoked.revokedAt!.getTime()]);
+      expect(rows.map((r) => r.revokedAt?.getTime())).toEqual([
+        revoked.revokedAt!.getTime(),
+        revoked.revokedAt!.getTime(),
+      ]);
     });
   });
 
@@ -196,8 +249,12 @@ describe('ApiKeyRepository', () => {
   });
 
   it('rejects unknown scopes and unknown projects', async () => {
-    await expect(repo.create({ projectId: 'proj_dev', environment: 'live', scopes: ['nope' as never] })).rejects.toMatchObject({ code: 'invalid_body' });
-    await expect(repo.create({ projectId: 'proj_missing', environment: 'live', scopes: ['servers:read'] })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(
+      repo.create({ projectId: 'proj_dev', environment: 'live', scopes: ['nope' as never] }),
+    ).rejects.toMatchObject({ code: 'invalid_body' });
+    await expect(
+      repo.create({ projectId: 'proj_missing', environment: 'live', scopes: ['servers:read'] }),
+    ).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('touch sets last_used_at', async () => {
@@ -211,6 +268,9 @@ describe('ApiKeyRepository', () => {
   it('seeding twice changes nothing', async () => {
     await seed(db.prisma);
     await expect(db.prisma.org.count()).resolves.toBe(1);
-    await expect(db.prisma.project.findUniqueOrThrow({ where: { id: 'proj_dev' } })).resolves.toMatchObject({ orgId: 'org_dev', name: 'Dev project' });
+    await expect(db.prisma.project.findUniqueOrThrow({ where: { id: 'proj_dev' } })).resolves.toMatchObject({
+      orgId: 'org_dev',
+      name: 'Dev project',
+    });
   });
 });

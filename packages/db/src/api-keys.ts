@@ -31,7 +31,10 @@ export function unknownScopes(scopes: readonly string[]): string[] {
 export function scopeProblem(scopes: readonly string[], operator: boolean): string | null {
   const unknown = unknownScopes(scopes);
   if (unknown.length) return `Unknown scopes: ${unknown.join(', ')}`;
-  if (!operator) return scopes.includes('admin') ? "Only operator keys may carry the 'admin' scope (create one with --operator)." : null;
+  if (!operator)
+    return scopes.includes('admin')
+      ? "Only operator keys may carry the 'admin' scope (create one with --operator)."
+      : null;
   const foreign = scopes.filter((s) => !(OPERATOR_SCOPES as readonly string[]).includes(s));
   if (foreign.length)
     return `Operator keys act on the deployment, not on a project: they may carry only ${OPERATOR_SCOPES.join(', ')} (not ${foreign.join(', ')}).`;
@@ -44,7 +47,14 @@ export function scopeProblem(scopes: readonly string[], operator: boolean): stri
  * carry `admin`.
  */
 export type CreateApiKeyInput =
-  | { operator?: false; projectId: string; environment: Environment; scopes: readonly Scope[]; name?: string | null; expiresAt?: Date | null }
+  | {
+      operator?: false;
+      projectId: string;
+      environment: Environment;
+      scopes: readonly Scope[];
+      name?: string | null;
+      expiresAt?: Date | null;
+    }
   | { operator: true; scopes: readonly Scope[]; name?: string | null; expiresAt?: Date | null };
 
 /** A short-lived child of `parentId`: same project and environment, at most its scopes, bound if asked. */
@@ -155,7 +165,8 @@ export class ApiKeyRepository {
     // Operator keys use the live form: the pattern every client already knows.
     const key = generateApiKey(environment ?? 'live');
     const scopes = [...new Set(input.scopes)];
-    if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) throw new AppError('invalid_body', 'The expiry must be in the future.');
+    if (input.expiresAt && input.expiresAt.getTime() <= Date.now())
+      throw new AppError('invalid_body', 'The expiry must be in the future.');
     try {
       const row = await this.prisma.apiKey.create({
         data: {
@@ -207,7 +218,14 @@ export class ApiKeyRepository {
     if (!environment) return null;
     const key = generateApiKey(environment);
     const inserted = await this.prisma.$queryRaw<
-      Array<{ project_id: string; environment: Environment; created_at: Date; expires_at: Date; scopes: string[]; name: string | null }>
+      Array<{
+        project_id: string;
+        environment: Environment;
+        created_at: Date;
+        expires_at: Date;
+        scopes: string[];
+        name: string | null;
+      }>
     >(
       Prisma.sql`
         INSERT INTO api_keys (id, project_id, environment, name, prefix, key_hash, scopes, parent_id, expires_at, session_id, user_id)
@@ -297,7 +315,13 @@ export class ApiKeyRepository {
     );
     const row = rows[0];
     if (!row) return null;
-    const found: ApiKeyPrincipal = { id: row.id, projectId: row.project_id, orgId: row.org_id, environment: row.environment, scopes: row.scopes ?? [] };
+    const found: ApiKeyPrincipal = {
+      id: row.id,
+      projectId: row.project_id,
+      orgId: row.org_id,
+      environment: row.environment,
+      scopes: row.scopes ?? [],
+    };
     if (row.expires_at) found.expiresAt = row.expires_at;
     if (row.session_id) found.sessionId = row.session_id;
     if (row.user_id) found.userId = row.user_id;

@@ -9,7 +9,9 @@ async function main(): Promise<void> {
   const url = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
   if (await ensureDatabase(url)) console.log(`created database ${databaseName(url)}`);
   const applied = await migrate(url, { log: (m) => console.log(m) });
-  console.log(applied.length ? `applied ${applied.length} migration(s) to ${redactUrl(url)}` : `${redactUrl(url)} is up to date`);
+  console.log(
+    applied.length ? `applied ${applied.length} migration(s) to ${redactUrl(url)}` : `${redactUrl(url)} is up to date`,
+  );
 }
 
 main().catch((err: unknown) => {

@@ -15,7 +15,10 @@ async function emptyDatabase(): Promise<{ url: string; drop(): Promise<void> }> 
   await withAdminClient(BASE, (c) => c.query(`CREATE DATABASE ${quoteIdent(name)}`));
   return {
     url: withDatabase(BASE, name),
-    drop: () => withAdminClient(BASE, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`)).then(() => undefined),
+    drop: () =>
+      withAdminClient(BASE, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`)).then(
+        () => undefined,
+      ),
   };
 }
 
@@ -58,7 +61,13 @@ describe('migrate', () => {
   });
 
   it("records each migration in Prisma's table with its sha256 checksum", async () => {
-    const rows = await query<{ migration_name: string; checksum: string; finished_at: Date | null; applied_steps_count: number; rolled_back_at: Date | null }>(
+    const rows = await query<{
+      migration_name: string;
+      checksum: string;
+      finished_at: Date | null;
+      applied_steps_count: number;
+      rolled_back_at: Date | null;
+    }>(
       db.url,
       `SELECT migration_name, checksum, finished_at, applied_steps_count, rolled_back_at FROM _prisma_migrations ORDER BY migration_name`,
     );
@@ -90,15 +99,26 @@ describe('migrate', () => {
   });
 
   it('installs the vector and pg_trgm extensions', async () => {
-    const rows = await query<{ extname: string }>(db.url, `SELECT extname FROM pg_extension WHERE extname IN ('vector', 'pg_trgm') ORDER BY extname`);
+    const rows = await query<{ extname: string }>(
+      db.url,
+      `SELECT extname FROM pg_extension WHERE extname IN ('vector', 'pg_trgm') ORDER BY extname`,
+    );
     expect(rows.map((r) => r.extname)).toEqual(['pg_trgm', 'vector']);
   });
 
   it('creates the HNSW, trigram and NULLS NOT DISTINCT indexes', async () => {
-    const rows = await query<{ indexname: string; indexdef: string }>(db.url, `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public'`);
+    const rows = await query<{ indexname: string; indexdef: string }>(
+      db.url,
+      `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public'`,
+    );
     const def = (name: string) => rows.find((r) => r.indexname === name)?.indexdef ?? '';
     expect(def('mcp_tools_embedding_hnsw_idx')).toMatch(/USING hnsw \(embedding vector_cosine_ops\)/);
-    for (const name of ['mcp_tools_tool_name_trgm_idx', 'mcp_tools_description_trgm_idx', 'providers_name_trgm_idx', 'providers_description_trgm_idx']) {
+    for (const name of [
+      'mcp_tools_tool_name_trgm_idx',
+      'mcp_tools_description_trgm_idx',
+      'providers_name_trgm_idx',
+      'providers_description_trgm_idx',
+    ]) {
       expect(def(name)).toMatch(/USING gin \(\w+ gin_trgm_ops\)/);
     }
     expect(def('mcp_tools_server_id_tool_name_project_id_key')).toMatch(/UNIQUE INDEX .* NULLS NOT DISTINCT/);
@@ -108,10 +128,13 @@ describe('migrate', () => {
   it('lets every Prisma model be queried (the hand-written SQL matches the schema)', async () => {
     const models = Object.values(Prisma.ModelName);
     // Every model the schema declares, so a new table cannot be left out of this check.
-    const declared = readFileSync(join(__dirname, '..', '..', '..', 'prisma', 'schema.prisma'), 'utf8').match(/^model \w+/gm) ?? [];
+    const declared =
+      readFileSync(join(__dirname, '..', '..', '..', 'prisma', 'schema.prisma'), 'utf8').match(/^model \w+/gm) ?? [];
     expect(models).toHaveLength(declared.length);
     for (const model of models) {
-      const delegate = (prisma as unknown as Record<string, { findFirst(): Promise<unknown> }>)[model.charAt(0).toLowerCase() + model.slice(1)];
+      const delegate = (prisma as unknown as Record<string, { findFirst(): Promise<unknown> }>)[
+        model.charAt(0).toLowerCase() + model.slice(1)
+      ];
       await expect(delegate!.findFirst()).resolves.toBeNull();
     }
   });
@@ -159,7 +182,13 @@ describe('migrate', () => {
     });
     expect(tool.id).toMatch(/^[0-9a-f-]{36}$/);
     await prisma.mcpTool.create({
-      data: { serverId: 'acme', toolName: 'create_payment', description: 'Project copy', descriptionHash: 'h', projectId: 'proj_1' },
+      data: {
+        serverId: 'acme',
+        toolName: 'create_payment',
+        description: 'Project copy',
+        descriptionHash: 'h',
+        projectId: 'proj_1',
+      },
     });
     await prisma.connection.create({
       data: {
@@ -197,7 +226,11 @@ describe('migrate', () => {
 
     const org = await prisma.org.findUniqueOrThrow({
       where: { id: 'org_1' },
-      include: { projects: { include: { apiKeys: true, connections: true, sessions: { include: { toolCalls: true } }, mcpTools: true } } },
+      include: {
+        projects: {
+          include: { apiKeys: true, connections: true, sessions: { include: { toolCalls: true } }, mcpTools: true },
+        },
+      },
     });
     expect(org.plan).toBe('free');
     const project = org.projects[0]!;
@@ -208,21 +241,31 @@ describe('migrate', () => {
     expect(project.sessions[0]!.toolCalls[0]).toMatchObject({ success: true, durationMs: 12, output: { ok: true } });
     expect(project.mcpTools).toHaveLength(1);
     const provider = await prisma.provider.findUniqueOrThrow({ where: { id_owner: { id: 'acme', owner: '' } } });
-    expect(provider).toMatchObject({ country: '*', status: 'stable', sandboxAvailable: false, countries: ['DE', 'FR'] });
+    expect(provider).toMatchObject({
+      country: '*',
+      status: 'stable',
+      sandboxAvailable: false,
+      countries: ['DE', 'FR'],
+    });
   });
 
   it('rejects a second catalog tool with the same name (NULL project ids are not distinct)', async () => {
-    const err = await prisma.mcpTool.create({ data: { serverId: 'acme', toolName: 'create_payment', description: 'dup', descriptionHash: 'h' } }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const err = await prisma.mcpTool
+      .create({ data: { serverId: 'acme', toolName: 'create_payment', description: 'dup', descriptionHash: 'h' } })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(prismaErrorCode(err)).toBe('P2002');
   });
 
   it('stores vectors and orders by cosine distance through raw SQL', async () => {
-    const vec = (x: number) => `[${Array.from({ length: 1536 }, (_, i) => (i === 0 ? x : i === 1 ? 1 - x : 0)).join(',')}]`;
+    const vec = (x: number) =>
+      `[${Array.from({ length: 1536 }, (_, i) => (i === 0 ? x : i === 1 ? 1 - x : 0)).join(',')}]`;
     await prisma.$executeRaw(Prisma.sql`UPDATE mcp_tools SET embedding = ${vec(1)}::vector WHERE project_id IS NULL`);
-    await prisma.$executeRaw(Prisma.sql`UPDATE mcp_tools SET embedding = ${vec(0)}::vector WHERE project_id IS NOT NULL`);
+    await prisma.$executeRaw(
+      Prisma.sql`UPDATE mcp_tools SET embedding = ${vec(0)}::vector WHERE project_id IS NOT NULL`,
+    );
     const rows = await prisma.$queryRaw<Array<{ description: string; distance: number }>>(
       Prisma.sql`SELECT description, (embedding <=> ${vec(0.9)}::vector)::float8 AS distance FROM mcp_tools ORDER BY embedding <=> ${vec(0.9)}::vector`,
     );
@@ -251,11 +294,20 @@ describe('migrate', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'rota-mig-'));
     for (const m of migrations) cpSync(path.dirname(m.path), path.join(dir, m.name), { recursive: true });
     mkdirSync(path.join(dir, '29990101000000_broken'));
-    writeFileSync(path.join(dir, '29990101000000_broken', 'migration.sql'), 'CREATE TABLE broken_probe (id int);\nSELECT no_such_function();\n');
+    writeFileSync(
+      path.join(dir, '29990101000000_broken', 'migration.sql'),
+      'CREATE TABLE broken_probe (id int);\nSELECT no_such_function();\n',
+    );
     await expect(migrate(db.url, { dir })).rejects.toThrow(/29990101000000_broken/);
-    const probe = await query<{ n: string }>(db.url, `SELECT count(*) AS n FROM pg_tables WHERE tablename = 'broken_probe'`);
+    const probe = await query<{ n: string }>(
+      db.url,
+      `SELECT count(*) AS n FROM pg_tables WHERE tablename = 'broken_probe'`,
+    );
     expect(probe[0]!.n).toBe('0');
-    const recorded = await query<{ n: string }>(db.url, `SELECT count(*) AS n FROM _prisma_migrations WHERE migration_name = '29990101000000_broken'`);
+    const recorded = await query<{ n: string }>(
+      db.url,
+      `SELECT count(*) AS n FROM _prisma_migrations WHERE migration_name = '29990101000000_broken'`,
+    );
     expect(recorded[0]!.n).toBe('0');
   });
 });

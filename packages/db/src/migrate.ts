@@ -50,7 +50,9 @@ export function migrationChecksum(content: string | Buffer): string {
 export function listMigrations(dir: string = migrationsDir()): MigrationFile[] {
   if (!existsSync(dir)) throw new Error(`Migrations folder not found: ${dir}`);
   return readdirSync(dir)
-    .filter((entry) => statSync(path.join(dir, entry)).isDirectory() && existsSync(path.join(dir, entry, 'migration.sql')))
+    .filter(
+      (entry) => statSync(path.join(dir, entry)).isDirectory() && existsSync(path.join(dir, entry, 'migration.sql')),
+    )
     .sort()
     .map((name) => {
       const file = path.join(dir, name, 'migration.sql');
@@ -88,7 +90,10 @@ function prismaStorage(client: Client): UmzugStorage<Client> {
     },
     async logMigration() {},
     async unlogMigration({ name }) {
-      await client.query(`UPDATE "_prisma_migrations" SET rolled_back_at = now() WHERE migration_name = $1 AND rolled_back_at IS NULL`, [name]);
+      await client.query(
+        `UPDATE "_prisma_migrations" SET rolled_back_at = now() WHERE migration_name = $1 AND rolled_back_at IS NULL`,
+        [name],
+      );
     },
   };
 }
@@ -103,7 +108,10 @@ async function applyOne(client: Client, migration: MigrationFile): Promise<void>
       [id, migration.checksum, migration.name],
     );
     await client.query(migration.sql);
-    await client.query(`UPDATE "_prisma_migrations" SET finished_at = clock_timestamp(), applied_steps_count = 1 WHERE id = $1`, [id]);
+    await client.query(
+      `UPDATE "_prisma_migrations" SET finished_at = clock_timestamp(), applied_steps_count = 1 WHERE id = $1`,
+      [id],
+    );
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);

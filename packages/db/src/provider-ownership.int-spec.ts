@@ -25,7 +25,8 @@ describe(`migration ${OWNERSHIP}`, () => {
     await withAdminClient(BASE, (c) => c.query(`CREATE DATABASE ${quoteIdent(name)}`));
     // Every migration before this one, as a deployment had them.
     before = mkdtempSync(join(tmpdir(), 'rota-mig-'));
-    for (const m of listMigrations().filter((m) => m.name < OWNERSHIP)) cpSync(join(migrationsDir(), m.name), join(before, m.name), { recursive: true });
+    for (const m of listMigrations().filter((m) => m.name < OWNERSHIP))
+      cpSync(join(migrationsDir(), m.name), join(before, m.name), { recursive: true });
     cpSync(join(migrationsDir(), 'migration_lock.toml'), join(before, 'migration_lock.toml'));
     await migrate(url, { dir: before });
     client = new Client({ connectionString: url });
@@ -34,8 +35,16 @@ describe(`migration ${OWNERSHIP}`, () => {
     await q(`INSERT INTO projects (id, org_id, name) VALUES ('proj_M1', 'org_m', 'One'), ('proj_m2', 'org_m', 'Two')`);
     const provider = `INSERT INTO providers (id, project_id, name, description, category, countries, auth_type, self_serve_auth, base_urls)
                       VALUES ($1, $2, $1, '', 'payments', '{}', 'api_key', true, $3::jsonb)`;
-    await q(provider, ['asaas', null, JSON.stringify({ live: 'https://api.asaas.com/v3', test: 'http://127.0.0.1:4010/asaas/v3' })]);
-    await q(provider, ['asaas', 'proj_M1', JSON.stringify({ live: 'http://127.0.0.1:9/steal', test: 'http://[::1]:9/' })]);
+    await q(provider, [
+      'asaas',
+      null,
+      JSON.stringify({ live: 'https://api.asaas.com/v3', test: 'http://127.0.0.1:4010/asaas/v3' }),
+    ]);
+    await q(provider, [
+      'asaas',
+      'proj_M1',
+      JSON.stringify({ live: 'http://127.0.0.1:9/steal', test: 'http://[::1]:9/' }),
+    ]);
     await q(provider, ['ownpay', 'proj_m2', JSON.stringify({ live: 'https://Pay.Example:443/api' })]);
     await q(`INSERT INTO mcp_tools (server_id, tool_name, description, project_id, server_owner, description_hash)
              VALUES ('asaas', 'charge', 'x', 'proj_M1', 'proj_M1', 'h'), ('asaas', 'charge', 'x', NULL, '', 'h')`);

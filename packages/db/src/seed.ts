@@ -47,6 +47,9 @@ export async function seed(prisma: PrismaClient, opts: SeedOptions = {}): Promis
  * idempotent like the rest of this file; it upserts providers by id and tools
  * by server_id + tool_name with a NULL project_id.
  */
-export async function seedProviderCatalog(prisma: PrismaClient, load?: (prisma: PrismaClient) => Promise<unknown>): Promise<void> {
+export async function seedProviderCatalog(
+  prisma: PrismaClient,
+  load?: (prisma: PrismaClient) => Promise<unknown>,
+): Promise<void> {
   if (load) await load(prisma);
 }

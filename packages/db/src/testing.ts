@@ -67,7 +67,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const base = baseUrl();
   const template = await ensureTemplateDatabase(base);
   const name = `rota_test_${randomBytes(6).toString('hex')}`;
-  await withAdminClient(base, (admin) => admin.query(`CREATE DATABASE ${quoteIdent(name)} TEMPLATE ${quoteIdent(template)}`));
+  await withAdminClient(base, (admin) =>
+    admin.query(`CREATE DATABASE ${quoteIdent(name)} TEMPLATE ${quoteIdent(template)}`),
+  );
   const url = withDatabase(base, name);
   const prisma = createPrisma(url, { poolMax: 4 });
   const sql = createSqlPool(url, { poolMax: 4 });

@@ -197,7 +197,12 @@ function stemIfUseful(c: Compiled, word: string, lang: Lang): string | undefined
 }
 
 function nearMiss(word: string, target: string): boolean {
-  return word.length >= FUZZY_PHRASE_LENGTH && target.length >= FUZZY_PHRASE_LENGTH && word[0] === target[0] && editDistance(word, target, 1) === 1;
+  return (
+    word.length >= FUZZY_PHRASE_LENGTH &&
+    target.length >= FUZZY_PHRASE_LENGTH &&
+    word[0] === target[0] &&
+    editDistance(word, target, 1) === 1
+  );
 }
 
 function pieceMatches(c: Compiled, piece: Piece, lang: TermLang, word: string): boolean {
@@ -234,7 +239,8 @@ function vocabularyVotes(c: Compiled, words: readonly string[]): Partial<Record<
  */
 function languageFilter(entries: Entry[], guess: LangGuess, via: MatchVia): Entry[] {
   let allowed = entries.filter((e) => !e.strict || guess === 'und' || e.lang === guess);
-  if (guess !== 'und' && (via === 'stem' || via === 'fuzzy')) allowed = allowed.filter((e) => e.lang === guess || e.lang === 'any');
+  if (guess !== 'und' && (via === 'stem' || via === 'fuzzy'))
+    allowed = allowed.filter((e) => e.lang === guess || e.lang === 'any');
   if (guess === 'und') return allowed;
   const native = allowed.filter((e) => e.lang === guess || e.lang === 'any');
   return native.length > 0 ? native : allowed;
@@ -326,7 +332,8 @@ export function analyze(text: string): Analysis {
     }
     if (word.length >= 4) for (const p of c.phrases.get(`^${word.slice(0, 4)}`) ?? []) candidates.add(p);
     if (candidates.size === 0 && word.length >= FUZZY_PHRASE_LENGTH && !stop[i]) {
-      for (const near of c.phraseFuzzy.near(word)) if (near[0] === word[0]) for (const p of c.phrases.get(near) ?? []) candidates.add(p);
+      for (const near of c.phraseFuzzy.near(word))
+        if (near[0] === word[0]) for (const p of c.phrases.get(near) ?? []) candidates.add(p);
     }
     for (const p of candidates) {
       if (p.strict && lang !== 'und' && p.lang !== lang) continue;
@@ -401,13 +408,25 @@ export function analyze(text: string): Analysis {
     for (const e of languageFilter(entries, lang, via)) {
       if (seen.has(e.concept)) continue;
       seen.add(e.concept);
-      matches.push({ concept: e.concept, text: sliceOriginal(text, tok.start, tok.end), start: tok.start, end: tok.end, via });
+      matches.push({
+        concept: e.concept,
+        text: sliceOriginal(text, tok.start, tok.end),
+        start: tok.start,
+        end: tok.end,
+        via,
+      });
     }
   }
 
   if (sameLength) {
     for (const h of findPatterns(lower)) {
-      matches.push({ concept: h.concept, text: text.slice(h.start, h.end), start: h.start, end: h.end, via: 'pattern' });
+      matches.push({
+        concept: h.concept,
+        text: text.slice(h.start, h.end),
+        start: h.start,
+        end: h.end,
+        via: 'pattern',
+      });
     }
   }
 

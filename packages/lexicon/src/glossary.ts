@@ -434,7 +434,8 @@ const COGNATE_ENDINGS: ReadonlyArray<readonly [string, string, number]> = [
 /** The English cognate of a folded Portuguese or Spanish word by its ending, if it has one of the endings above. */
 export function cognate(word: string): string | undefined {
   for (const [ending, english, min] of COGNATE_ENDINGS) {
-    if (word.length >= ending.length + min && word.endsWith(ending)) return word.slice(0, word.length - ending.length) + english;
+    if (word.length >= ending.length + min && word.endsWith(ending))
+      return word.slice(0, word.length - ending.length) + english;
   }
   return undefined;
 }

@@ -3,7 +3,16 @@
  * by path A's lexical fallback, path B's keyword table and the local text
  * embedder. Everything here is pure and synchronous.
  */
-export { analyze, conceptDef, conceptIds, shadowedTerms, warmUp, type Analysis, type ConceptMatch, type MatchVia } from './analyze';
+export {
+  analyze,
+  conceptDef,
+  conceptIds,
+  shadowedTerms,
+  warmUp,
+  type Analysis,
+  type ConceptMatch,
+  type MatchVia,
+} from './analyze';
 export { CONCEPTS, type ConceptDef } from './concepts';
 export { DeletionIndex, editDistance } from './fuzzy';
 export { STOPWORDS, guessLanguage, isStopword, type LangGuess } from './language';

@@ -61,7 +61,11 @@ export type LangGuess = Lang | 'und';
  * `votes` lets the caller add evidence of its own (the lexicon adds a vote
  * for each word that only one language's vocabulary knows).
  */
-export function guessLanguage(tokens: readonly string[], raw: string, votes?: Partial<Record<Lang, number>>): LangGuess {
+export function guessLanguage(
+  tokens: readonly string[],
+  raw: string,
+  votes?: Partial<Record<Lang, number>>,
+): LangGuess {
   const score: Record<Lang, number> = { pt: votes?.pt ?? 0, es: votes?.es ?? 0, en: votes?.en ?? 0 };
   for (const t of tokens) {
     let n = 0;

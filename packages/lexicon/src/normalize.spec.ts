@@ -18,7 +18,15 @@ describe('fold', () => {
 
 describe('tokenize', () => {
   it('joins short hyphenated pieces and splits long ones', () => {
-    expect(tokenize('NF-e, NFS-e, e-mail, double-entry, check-out').map((t) => t.text)).toEqual(['nfe', 'nfse', 'email', 'double', 'entry', 'check', 'out']);
+    expect(tokenize('NF-e, NFS-e, e-mail, double-entry, check-out').map((t) => t.text)).toEqual([
+      'nfe',
+      'nfse',
+      'email',
+      'double',
+      'entry',
+      'check',
+      'out',
+    ]);
   });
 
   it('keeps numbers whole and drops apostrophes', () => {

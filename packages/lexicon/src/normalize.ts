@@ -122,7 +122,13 @@ function joinHyphenated(raw: Array<Token & { hyphenNext?: boolean }>): Token[] {
       const next = raw[k + 1]!;
       const shortPiece = (t: Token) => t.text.length <= 2 && !t.numeric;
       if (!(shortPiece(tok) || shortPiece(next))) break;
-      tok = { text: tok.text + next.text, start: tok.start, end: next.end, numeric: tok.numeric && next.numeric, hyphenNext: next.hyphenNext };
+      tok = {
+        text: tok.text + next.text,
+        start: tok.start,
+        end: next.end,
+        numeric: tok.numeric && next.numeric,
+        hyphenNext: next.hyphenNext,
+      };
       k++;
     }
     out.push({ text: tok.text, start: tok.start, end: tok.end, numeric: tok.numeric });

@@ -12,17 +12,32 @@ export interface PatternDef {
   requires?: string;
 }
 
-const CURRENCY_WORDS = 'reais|real|pesos|brl|mxn|cop|usd|ars|clp|dolares|dólares|dollars|bucks|mil|k|conto|contos|lucas|usdc|usdt';
+const CURRENCY_WORDS =
+  'reais|real|pesos|brl|mxn|cop|usd|ars|clp|dolares|dólares|dollars|bucks|mil|k|conto|contos|lucas|usdc|usdt';
 
 export const PATTERNS: readonly PatternDef[] = [
-  { id: 'amount_symbol', concept: 'obj.amount', re: /(?:r\$|us\$|mx\$|\$)\s?\d{1,15}(?:[.,]\d{1,3}){0,5}/g, requires: '$' },
-  { id: 'amount_word', concept: 'obj.amount', re: new RegExp(`\\b\\d{1,15}(?:[.,]\\d{1,3}){0,5}\\s?(?:${CURRENCY_WORDS})\\b`, 'g') },
+  {
+    id: 'amount_symbol',
+    concept: 'obj.amount',
+    re: /(?:r\$|us\$|mx\$|\$)\s?\d{1,15}(?:[.,]\d{1,3}){0,5}/g,
+    requires: '$',
+  },
+  {
+    id: 'amount_word',
+    concept: 'obj.amount',
+    re: new RegExp(`\\b\\d{1,15}(?:[.,]\\d{1,3}){0,5}\\s?(?:${CURRENCY_WORDS})\\b`, 'g'),
+  },
   // Correios-style tracking code: two letters, nine digits, two letters.
   { id: 'tracking_code', concept: 'obj.tracking_code', re: /\b[a-z]{2}\d{9}[a-z]{2}\b/g },
   { id: 'cpf', concept: 'obj.tax_id', re: /\b\d{3}\.\d{3}\.\d{3}-\d{2}\b/g },
   { id: 'cnpj', concept: 'obj.tax_id', re: /\b\d{2}\.\d{3}\.\d{3}\/\d{4}-\d{2}\b/g },
   { id: 'cep', concept: 'obj.postal_code', re: /\b\d{5}-\d{3}\b/g },
-  { id: 'email_address', concept: 'obj.email_address', re: /[a-z0-9._%+-]{1,64}@[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){1,4}/g, requires: '@' },
+  {
+    id: 'email_address',
+    concept: 'obj.email_address',
+    re: /[a-z0-9._%+-]{1,64}@[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){1,4}/g,
+    requires: '@',
+  },
   { id: 'phone', concept: 'obj.phone', re: /(?<![\d.,])(?:\+\d{1,3}[\s-]?)?\(?\d{2,3}\)?[\s-]?9?\d{4}[\s-]?\d{4}\b/g },
   { id: 'evm_address', concept: 'obj.crypto_address', re: /\b0x[0-9a-f]{40}\b/g },
   { id: 'btc_address', concept: 'obj.crypto_address', re: /\b(?:bc1[0-9a-z]{20,})\b/g },

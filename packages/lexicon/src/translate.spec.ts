@@ -53,7 +53,9 @@ describe('renderQuery', () => {
     expect(r.englishText).toMatch(/\bpickup\b/);
     expect(r.englishText).toMatch(/Envia$/);
     // A word neither the glossary nor a concept knows may still be a cognate.
-    expect(renderQuery('enviar un correo transaccional con SendGrid').englishText).toBe('send email transactional SendGrid');
+    expect(renderQuery('enviar un correo transaccional con SendGrid').englishText).toBe(
+      'send email transactional SendGrid',
+    );
     expect(renderQuery('timbrar una factura CFDI 4.0').englishText).toBe('stamp invoice CFDI 4.0');
   });
 
@@ -67,7 +69,9 @@ describe('renderQuery', () => {
   });
 
   it('keeps one of a concept’s phrases that share a word', () => {
-    expect(renderQuery('obtener las transacciones de una cuenta bancaria').englishText).toBe('get transaction bank account');
+    expect(renderQuery('obtener las transacciones de una cuenta bancaria').englishText).toBe(
+      'get transaction bank account',
+    );
   });
 
   it('never glosses a function word ("com" is not "comida")', () => {

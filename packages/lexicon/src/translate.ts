@@ -112,7 +112,22 @@ function settleLanguage(guess: LangGuess, words: string[]): LangGuess {
 const ACT_NOUNS = new Set(['charge', 'quote', 'invoice', 'bill', 'ship', 'deposit', 'withdraw', 'order', 'book']);
 
 /** Words that already say the thing is to be made. */
-const MAKING = new Set(['create', 'make', 'generate', 'issue', 'register', 'open', 'new', 'add', 'send', 'schedule', 'start', 'initiate', 'stamp', 'emit']);
+const MAKING = new Set([
+  'create',
+  'make',
+  'generate',
+  'issue',
+  'register',
+  'open',
+  'new',
+  'add',
+  'send',
+  'schedule',
+  'start',
+  'initiate',
+  'stamp',
+  'emit',
+]);
 
 /** An infinitive ("cobrar", "emitir", "vender") of the request's language. */
 function isInfinitive(word: string): boolean {
@@ -164,7 +179,11 @@ export function renderQuery(useCase: string): QueryRendering {
     // glossary knows, and a fuzzy match of one word is only a guess. The
     // glossary also wins over a concept that keeps the word as written:
     // Spanish "boleto" is a ticket, not the Brazilian bank slip.
-    if (idx.length === 1 && (m.via === 'fuzzy' || (!STOPWORDS[lang].has(tokens[idx[0]!]!.text) && glossEnglish(tokens[idx[0]!]!.text, lang)))) continue;
+    if (
+      idx.length === 1 &&
+      (m.via === 'fuzzy' || (!STOPWORDS[lang].has(tokens[idx[0]!]!.text) && glossEnglish(tokens[idx[0]!]!.text, lang)))
+    )
+      continue;
     if (alreadyEnglish(m.concept, m.text)) {
       for (const i of idx) asWritten.add(i);
       continue;
@@ -213,11 +232,22 @@ export function renderQuery(useCase: string): QueryRendering {
   });
   // A request opening with a verb that renders as a thing-and-act word asks for the act.
   const first = tokens.find((t) => !stop.has(t.text));
-  if (first && first === tokens[0] && isInfinitive(first.text) && ACT_NOUNS.has(out[0] ?? '') && !out.some((w) => MAKING.has(w))) {
+  if (
+    first &&
+    first === tokens[0] &&
+    isInfinitive(first.text) &&
+    ACT_NOUNS.has(out[0] ?? '') &&
+    !out.some((w) => MAKING.has(w))
+  ) {
     out.unshift('create');
     terms.unshift('create');
   }
   // The request's own words stay in the lexical query: catalogs name Brazilian
   // and Mexican things in their own words (boleto, nota fiscal, CFDI).
-  return { lang, lexicalText: useCase, expansion: [...new Set(terms)].join(' '), englishText: out.join(' ') || useCase };
+  return {
+    lang,
+    lexicalText: useCase,
+    expansion: [...new Set(terms)].join(' '),
+    englishText: out.join(' ') || useCase,
+  };
 }

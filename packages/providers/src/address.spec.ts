@@ -61,7 +61,8 @@ describe('checkedLookup', () => {
       lookup(
         host,
         { all } as never,
-        ((err: unknown, address: unknown, family?: unknown) => resolve({ err, result: all ? address : { address, family } })) as never,
+        ((err: unknown, address: unknown, family?: unknown) =>
+          resolve({ err, result: all ? address : { address, family } })) as never,
       ),
     );
 
@@ -75,8 +76,13 @@ describe('checkedLookup', () => {
   });
 
   it('hands the socket exactly the checked addresses, in both lookup shapes', async () => {
-    expect((await run(checkedLookup(false, dns), 'public.test', true)).result).toEqual([{ address: '93.184.216.34', family: 4 }]);
-    expect((await run(checkedLookup(false, dns), 'public.test', false)).result).toEqual({ address: '93.184.216.34', family: 4 });
+    expect((await run(checkedLookup(false, dns), 'public.test', true)).result).toEqual([
+      { address: '93.184.216.34', family: 4 },
+    ]);
+    expect((await run(checkedLookup(false, dns), 'public.test', false)).result).toEqual({
+      address: '93.184.216.34',
+      family: 4,
+    });
   });
 
   it('refuses a host when any of its addresses is not public, including IPv4-mapped ones', async () => {
@@ -89,6 +95,8 @@ describe('checkedLookup', () => {
 
   it('lets an allowed provider reach private addresses, and passes DNS errors through', async () => {
     expect((await run(checkedLookup(true, dns), 'mixed.test', true)).err).toBeNull();
-    expect(((await run(checkedLookup(false, dns), 'nowhere.test', true)).err as { code: string }).code).toBe('ENOTFOUND');
+    expect(((await run(checkedLookup(false, dns), 'nowhere.test', true)).err as { code: string }).code).toBe(
+      'ENOTFOUND',
+    );
   });
 });

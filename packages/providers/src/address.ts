@@ -43,7 +43,11 @@ export function isPublicAddress(address: string): boolean {
   return v6.range() === 'unicast' && v6.match(GLOBAL_UNICAST_V6);
 }
 
-export type Resolver = (hostname: string, options: LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+export type Resolver = (
+  hostname: string,
+  options: LookupAllOptions,
+  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 /**
  * The `lookup` a provider's connections use. It resolves the host, refuses
@@ -57,7 +61,8 @@ export function checkedLookup(allowPrivate: boolean, resolve: Resolver = dnsLook
   return (hostname, options, callback) => {
     resolve(hostname, { family: options.family, hints: options.hints, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);
-      if (!addresses.length) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
+      if (!addresses.length)
+        return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
       if (!allowPrivate) {
         const refused = addresses.find((a) => !isPublicAddress(a.address));
         if (refused) return callback(new AddressRefusedError(hostname, refused.address), '', 0);

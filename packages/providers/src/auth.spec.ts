@@ -26,9 +26,17 @@ async function refusal(a: ProviderAuth, creds: Credentials): Promise<CredentialE
 
 describe('injectAuth', () => {
   it('api_key in a header with a prefix, and in the query', async () => {
-    const h = await injectAuth(auth({ type: 'api_key', name: 'Authorization', prefix: 'Token ' }), { api_key: 'k-123' }, request);
+    const h = await injectAuth(
+      auth({ type: 'api_key', name: 'Authorization', prefix: 'Token ' }),
+      { api_key: 'k-123' },
+      request,
+    );
     expect(h.request.headers.authorization).toBe('Token k-123');
-    const q = await injectAuth(auth({ type: 'api_key', in: 'query', name: 'access_token', credential: 'token' }), { token: 't 9' }, request);
+    const q = await injectAuth(
+      auth({ type: 'api_key', in: 'query', name: 'access_token', credential: 'token' }),
+      { token: 't 9' },
+      request,
+    );
     const url = new URL(q.request.url);
     expect(url.searchParams.get('access_token')).toBe('t 9');
     expect(url.searchParams.get('x')).toBe('1');
@@ -36,12 +44,18 @@ describe('injectAuth', () => {
   });
 
   it('bearer, basic and two_header', async () => {
-    expect((await injectAuth(auth({ type: 'bearer' }), { token: 'tok' }, request)).request.headers.authorization).toBe('Bearer tok');
+    expect((await injectAuth(auth({ type: 'bearer' }), { token: 'tok' }, request)).request.headers.authorization).toBe(
+      'Bearer tok',
+    );
     const basic = await injectAuth(auth({ type: 'basic' }), { username: 'ana', password: 'p:w' }, request);
-    expect(Buffer.from(basic.request.headers.authorization!.replace('Basic ', ''), 'base64').toString()).toBe('ana:p:w');
+    expect(Buffer.from(basic.request.headers.authorization!.replace('Basic ', ''), 'base64').toString()).toBe(
+      'ana:p:w',
+    );
     // A token as the user with an empty password is a complete credential; a missing password is not.
     const tokenOnly = await injectAuth(auth({ type: 'basic' }), { username: 'tok', password: '' }, request);
-    expect(Buffer.from(tokenOnly.request.headers.authorization!.replace('Basic ', ''), 'base64').toString()).toBe('tok:');
+    expect(Buffer.from(tokenOnly.request.headers.authorization!.replace('Basic ', ''), 'base64').toString()).toBe(
+      'tok:',
+    );
     expect((await refusal(auth({ type: 'basic' }), { username: 'tok' })).details.field).toBe('password');
     const two = await injectAuth(
       auth({
@@ -82,7 +96,10 @@ describe('injectAuth', () => {
     const first = await injectAuth(a, { secret }, request);
     const second = await injectAuth(a, { secret }, request);
     const token = first.request.headers.authorization!.replace('Bearer ', '');
-    const { payload, protectedHeader } = await jwtVerify(token, new TextEncoder().encode(secret), { issuer: 'rota', audience: 'prov' });
+    const { payload, protectedHeader } = await jwtVerify(token, new TextEncoder().encode(secret), {
+      issuer: 'rota',
+      audience: 'prov',
+    });
     expect(protectedHeader.alg).toBe('HS256');
     expect(payload.exp! - payload.iat!).toBe(120);
     expect(typeof payload.jti).toBe('string');
@@ -96,7 +113,11 @@ describe('injectAuth', () => {
     const { jwtVerify } = await import('jose');
     const { privateKey, publicKey } = pair();
     const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    const out = await injectAuth(auth({ type: 'jwt', algorithm, claims: { sub: 'acct' } }), { private_key: pem }, request);
+    const out = await injectAuth(
+      auth({ type: 'jwt', algorithm, claims: { sub: 'acct' } }),
+      { private_key: pem },
+      request,
+    );
     const { payload } = await jwtVerify(out.request.headers.authorization!.replace('Bearer ', ''), publicKey);
     expect(payload.sub).toBe('acct');
   });
@@ -108,9 +129,14 @@ describe('injectAuth', () => {
   });
 
   it('oauth2 uses the token source it is given', async () => {
-    const out = await injectAuth(auth({ type: 'oauth2', grant: 'client_credentials', token_url: 'https://auth.example.com/token' }), {}, request, {
-      oauth2Token: async () => 'at-1',
-    });
+    const out = await injectAuth(
+      auth({ type: 'oauth2', grant: 'client_credentials', token_url: 'https://auth.example.com/token' }),
+      {},
+      request,
+      {
+        oauth2Token: async () => 'at-1',
+      },
+    );
     expect(out.request.headers.authorization).toBe('Bearer at-1');
   });
 
@@ -140,7 +166,11 @@ describe('injectAuth', () => {
     const bad = await refusal(auth({ type: 'jwt', algorithm: 'ES256' }), { private_key: 'garbage-key-material' });
     expect(bad.code).toBe('credential_invalid');
     expect(bad.message).not.toContain('garbage');
-    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    expect((await refusal(auth({ type: 'jwt', algorithm: 'ES256' }), { private_key: rsa })).code).toBe('credential_invalid');
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 })
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString();
+    expect((await refusal(auth({ type: 'jwt', algorithm: 'ES256' }), { private_key: rsa })).code).toBe(
+      'credential_invalid',
+    );
   });
 });

@@ -32,11 +32,18 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 export function credential(credentials: Credentials, field: string, authType: string, inHeader = true): string {
   const value = credentials[field];
   if (value === undefined || value === '') {
-    throw new CredentialError('credential_missing', `the connection has no "${field}" credential, which ${authType} auth needs`, { field, auth: authType });
+    throw new CredentialError(
+      'credential_missing',
+      `the connection has no "${field}" credential, which ${authType} auth needs`,
+      { field, auth: authType },
+    );
   }
   // A line break would split the header it goes into; undici would refuse it with a less helpful error.
   if (inHeader && CONTROL.test(value)) {
-    throw new CredentialError('credential_invalid', `the "${field}" credential contains control characters`, { field, auth: authType });
+    throw new CredentialError('credential_invalid', `the "${field}" credential contains control characters`, {
+      field,
+      auth: authType,
+    });
   }
   return value;
 }
@@ -58,11 +65,18 @@ function privateKey(pem: string, authType: string): KeyObject {
   try {
     return createPrivateKey(pem);
   } catch {
-    throw new CredentialError('credential_invalid', `the "private_key" credential is not a PEM private key`, { field: 'private_key', auth: authType });
+    throw new CredentialError('credential_invalid', `the "private_key" credential is not a PEM private key`, {
+      field: 'private_key',
+      auth: authType,
+    });
   }
 }
 
-async function signJwt(auth: Extract<ProviderAuth, { type: 'jwt' }>, credentials: Credentials, nowMs: number): Promise<string> {
+async function signJwt(
+  auth: Extract<ProviderAuth, { type: 'jwt' }>,
+  credentials: Credentials,
+  nowMs: number,
+): Promise<string> {
   const { SignJWT } = await jose();
   const key = auth.algorithm.startsWith('HS')
     ? new TextEncoder().encode(credential(credentials, 'secret', 'jwt', false))
@@ -77,7 +91,9 @@ async function signJwt(auth: Extract<ProviderAuth, { type: 'jwt' }>, credentials
       .sign(key);
   } catch {
     // jose explains a wrong key type (an RSA key for ES256, a short RSA key); the message is ours so it cannot echo a key.
-    throw new CredentialError('credential_invalid', `the connection's key cannot sign ${auth.algorithm} tokens`, { auth: 'jwt' });
+    throw new CredentialError('credential_invalid', `the connection's key cannot sign ${auth.algorithm} tokens`, {
+      auth: 'jwt',
+    });
   }
 }
 
@@ -88,7 +104,10 @@ function clientCertificate(credentials: Credentials): ClientCertificate {
   try {
     new X509Certificate(cert);
   } catch {
-    throw new CredentialError('credential_invalid', 'the "certificate" credential is not a PEM certificate', { field: 'certificate', auth: 'certificate' });
+    throw new CredentialError('credential_invalid', 'the "certificate" credential is not a PEM certificate', {
+      field: 'certificate',
+      auth: 'certificate',
+    });
   }
   privateKey(key, 'certificate');
   return { cert, key, ...(ca ? { ca } : {}) };
@@ -99,7 +118,12 @@ function clientCertificate(credentials: Credentials): ClientCertificate {
  * from the clock and the OAuth2 token source: the request is copied, never
  * mutated, so a retry can start again from the unauthenticated request.
  */
-export async function injectAuth(auth: ProviderAuth, credentials: Credentials, request: ProviderRequest, ctx: AuthContext = {}): Promise<AuthenticatedRequest> {
+export async function injectAuth(
+  auth: ProviderAuth,
+  credentials: Credentials,
+  request: ProviderRequest,
+  ctx: AuthContext = {},
+): Promise<AuthenticatedRequest> {
   const now = ctx.now ?? Date.now;
   switch (auth.type) {
     case 'none':
@@ -112,16 +136,25 @@ export async function injectAuth(auth: ProviderAuth, credentials: Credentials, r
       return { request: { ...request, url: url.toString() } };
     }
     case 'bearer':
-      return { request: withHeader(request, 'authorization', `Bearer ${credential(credentials, auth.credential, 'bearer')}`) };
+      return {
+        request: withHeader(request, 'authorization', `Bearer ${credential(credentials, auth.credential, 'bearer')}`),
+      };
     case 'basic': {
       const user = credential(credentials, 'username', 'basic');
       // Some providers take a token as the user and an empty password (Focus NFe): empty is a value, absent is not.
       const password = credentials.password === '' ? '' : credential(credentials, 'password', 'basic');
-      return { request: withHeader(request, 'authorization', `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`) };
+      return {
+        request: withHeader(
+          request,
+          'authorization',
+          `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`,
+        ),
+      };
     }
     case 'two_header': {
       let next = request;
-      for (const h of auth.headers) next = withHeader(next, h.name, credential(credentials, h.credential, 'two_header'));
+      for (const h of auth.headers)
+        next = withHeader(next, h.name, credential(credentials, h.credential, 'two_header'));
       return { request: next };
     }
     case 'hmac': {
@@ -134,7 +167,11 @@ export async function injectAuth(auth: ProviderAuth, credentials: Credentials, r
         body: request.body ?? '',
       };
       const canonical = auth.signed.map((p) => parts[p]).join('\n');
-      let next = withHeader(request, auth.header, createHmac(auth.algorithm, secret).update(canonical, 'utf8').digest(auth.encoding));
+      let next = withHeader(
+        request,
+        auth.header,
+        createHmac(auth.algorithm, secret).update(canonical, 'utf8').digest(auth.encoding),
+      );
       if (auth.timestamp_header) next = withHeader(next, auth.timestamp_header, timestamp);
       if (auth.key_header) next = withHeader(next, auth.key_header, credential(credentials, 'key_id', 'hmac'));
       return { request: next };
@@ -144,7 +181,10 @@ export async function injectAuth(auth: ProviderAuth, credentials: Credentials, r
     case 'certificate':
       return { request, clientCertificate: clientCertificate(credentials) };
     case 'oauth2': {
-      if (!ctx.oauth2Token) throw new CredentialError('token_unavailable', 'no OAuth2 token source was given for this call', { auth: 'oauth2' });
+      if (!ctx.oauth2Token)
+        throw new CredentialError('token_unavailable', 'no OAuth2 token source was given for this call', {
+          auth: 'oauth2',
+        });
       return { request: withHeader(request, 'authorization', `Bearer ${await ctx.oauth2Token()}`) };
     }
     default: {

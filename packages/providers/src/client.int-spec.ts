@@ -71,7 +71,13 @@ describe('ProviderClient', () => {
       const path = (req.url ?? '').split('?')[0]!;
       const cn = (req.socket as TLSSocket).getPeerCertificate?.()?.subject?.CN;
       const clientCn = Array.isArray(cn) ? cn[0] : cn;
-      seen.push({ path, host: req.headers.host, headers: req.headers, body: Buffer.concat(chunks).toString(), ...(clientCn ? { clientCn } : {}) });
+      seen.push({
+        path,
+        host: req.headers.host,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString(),
+        ...(clientCn ? { clientCn } : {}),
+      });
       switch (path) {
         case '/json':
           res.writeHead(201, { 'Content-Type': 'application/json', 'X-Request-Echo': 'yes' });
@@ -134,7 +140,12 @@ describe('ProviderClient', () => {
 
   const args = (providerId: string, path: string, over: Partial<CallArgs> = {}): CallArgs => ({
     providerId,
-    request: buildRequest({ baseUrl: `http://provider.test:${port}`, method: 'POST', endpointTemplate: path, input: { amount: 10 } }),
+    request: buildRequest({
+      baseUrl: `http://provider.test:${port}`,
+      method: 'POST',
+      endpointTemplate: path,
+      input: { amount: 10 },
+    }),
     auth: none,
     credentials: {},
     tenant,
@@ -145,8 +156,15 @@ describe('ProviderClient', () => {
   it('returns the response with lowercased headers and parsed JSON, connecting to the checked address under the original host name', async () => {
     const client = make();
     try {
-      const r = await client.call(args('local', '/json', { idempotencyKey: 'idem-123', idempotencyHeader: 'Idempotency-Key' }));
-      expect(r).toMatchObject({ kind: 'response', status: 201, body: { ok: true, method: 'POST', body: '{"amount":10}' }, bytesOut: 13 });
+      const r = await client.call(
+        args('local', '/json', { idempotencyKey: 'idem-123', idempotencyHeader: 'Idempotency-Key' }),
+      );
+      expect(r).toMatchObject({
+        kind: 'response',
+        status: 201,
+        body: { ok: true, method: 'POST', body: '{"amount":10}' },
+        bytesOut: 13,
+      });
       if (r.kind !== 'response') throw new Error('expected a response');
       expect(r.headers['x-request-echo']).toBe('yes');
       expect(r.bytesIn).toBeGreaterThan(0);
@@ -163,10 +181,18 @@ describe('ProviderClient', () => {
   it('refuses private addresses for providers not allowed to reach them, before connecting', async () => {
     const client = make();
     try {
-      expect(await client.call(args('public-only', '/json'))).toMatchObject({ kind: 'not_sent', reason: 'address_refused' });
+      expect(await client.call(args('public-only', '/json'))).toMatchObject({
+        kind: 'not_sent',
+        reason: 'address_refused',
+      });
       const literal = {
         ...args('public-only', '/json'),
-        request: buildRequest({ baseUrl: `http://127.0.0.1:${port}`, method: 'GET', endpointTemplate: '/json', input: {} }),
+        request: buildRequest({
+          baseUrl: `http://127.0.0.1:${port}`,
+          method: 'GET',
+          endpointTemplate: '/json',
+          input: {},
+        }),
       };
       expect(await client.call(literal)).toMatchObject({ kind: 'not_sent', reason: 'address_refused' });
       expect(seen).toHaveLength(0);
@@ -181,12 +207,22 @@ describe('ProviderClient', () => {
       const dead = await closedPort();
       const refused = {
         ...args('local', '/json'),
-        request: buildRequest({ baseUrl: `http://provider.test:${dead}`, method: 'POST', endpointTemplate: '/x', input: {} }),
+        request: buildRequest({
+          baseUrl: `http://provider.test:${dead}`,
+          method: 'POST',
+          endpointTemplate: '/x',
+          input: {},
+        }),
       };
       expect(await client.call(refused)).toMatchObject({ kind: 'not_sent', reason: 'connect_refused' });
       const unknown = {
         ...args('local', '/json'),
-        request: buildRequest({ baseUrl: `http://nowhere.test:${port}`, method: 'POST', endpointTemplate: '/x', input: {} }),
+        request: buildRequest({
+          baseUrl: `http://nowhere.test:${port}`,
+          method: 'POST',
+          endpointTemplate: '/x',
+          input: {},
+        }),
       };
       expect(await client.call(unknown)).toMatchObject({ kind: 'not_sent', reason: 'dns' });
     } finally {
@@ -197,7 +233,10 @@ describe('ProviderClient', () => {
   it('reports a request that was sent and not answered in time as outcome unknown', async () => {
     const client = make({ providers: { slow: { responseTimeoutMs: 300 } } });
     try {
-      expect(await client.call(args('slow', '/hang'))).toMatchObject({ kind: 'outcome_unknown', reason: 'timeout_after_send' });
+      expect(await client.call(args('slow', '/hang'))).toMatchObject({
+        kind: 'outcome_unknown',
+        reason: 'timeout_after_send',
+      });
       expect(seen.map((s) => s.path)).toEqual(['/hang']);
     } finally {
       await client.close();
@@ -207,7 +246,10 @@ describe('ProviderClient', () => {
   it('reports a connection dropped after the request was read as outcome unknown', async () => {
     const client = make();
     try {
-      expect(await client.call(args('local', '/reset'))).toMatchObject({ kind: 'outcome_unknown', reason: 'connection_reset_after_send' });
+      expect(await client.call(args('local', '/reset'))).toMatchObject({
+        kind: 'outcome_unknown',
+        reason: 'connection_reset_after_send',
+      });
       expect(seen.map((s) => s.path)).toEqual(['/reset']);
     } finally {
       await client.close();
@@ -217,8 +259,14 @@ describe('ProviderClient', () => {
   it('stops reading a response past the size cap, declared or streamed', async () => {
     const client = make({ defaults: { maxResponseBytes: 1000 } });
     try {
-      expect(await client.call(args('local', '/big'))).toMatchObject({ kind: 'outcome_unknown', reason: 'response_too_large' });
-      expect(await client.call(args('local', '/big-chunked'))).toMatchObject({ kind: 'outcome_unknown', reason: 'response_too_large' });
+      expect(await client.call(args('local', '/big'))).toMatchObject({
+        kind: 'outcome_unknown',
+        reason: 'response_too_large',
+      });
+      expect(await client.call(args('local', '/big-chunked'))).toMatchObject({
+        kind: 'outcome_unknown',
+        reason: 'response_too_large',
+      });
     } finally {
       await client.close();
     }
@@ -228,7 +276,11 @@ describe('ProviderClient', () => {
     const client = make();
     try {
       const r = await client.call(args('local', '/redirect'));
-      expect(r).toMatchObject({ kind: 'response', status: 302, headers: { location: `http://other.test:${port}/json` } });
+      expect(r).toMatchObject({
+        kind: 'response',
+        status: 302,
+        headers: { location: `http://other.test:${port}/json` },
+      });
       expect(seen.map((s) => s.path)).toEqual(['/redirect']);
     } finally {
       await client.close();
@@ -238,10 +290,12 @@ describe('ProviderClient', () => {
   it('opens the circuit after consecutive provider failures; client errors do not count', async () => {
     const client = make({ defaults: { breakerFailures: 3, breakerHalfOpenAfterMs: 600_000 } });
     try {
-      for (let i = 0; i < 5; i++) expect(await client.call(args('steady', '/missing'))).toMatchObject({ kind: 'response', status: 404 });
+      for (let i = 0; i < 5; i++)
+        expect(await client.call(args('steady', '/missing'))).toMatchObject({ kind: 'response', status: 404 });
       expect(await client.call(args('steady', '/json'))).toMatchObject({ kind: 'response', status: 201 });
       seen.length = 0;
-      for (let i = 0; i < 3; i++) expect(await client.call(args('flaky', '/fail'))).toMatchObject({ kind: 'response', status: 503 });
+      for (let i = 0; i < 3; i++)
+        expect(await client.call(args('flaky', '/fail'))).toMatchObject({ kind: 'response', status: 503 });
       expect(await client.call(args('flaky', '/fail'))).toMatchObject({ kind: 'not_sent', reason: 'circuit_open' });
       expect(seen).toHaveLength(3);
       // One provider's circuit is its own.
@@ -270,7 +324,9 @@ describe('ProviderClient', () => {
   it('refuses an idempotency key that cannot be sent as a header', async () => {
     const client = make();
     try {
-      expect(await client.call(args('local', '/json', { idempotencyKey: 'a\r\nb', idempotencyHeader: 'Idempotency-Key' }))).toMatchObject({
+      expect(
+        await client.call(args('local', '/json', { idempotencyKey: 'a\r\nb', idempotencyHeader: 'Idempotency-Key' })),
+      ).toMatchObject({
         kind: 'not_sent',
         reason: 'invalid_request',
       });
@@ -282,7 +338,15 @@ describe('ProviderClient', () => {
 
   describe('over TLS', () => {
     let dir: string;
-    let pki: { ca: string; serverCert: string; serverKey: string; clientCert: string; clientKey: string; otherCert: string; otherKey: string };
+    let pki: {
+      ca: string;
+      serverCert: string;
+      serverKey: string;
+      clientCert: string;
+      clientKey: string;
+      otherCert: string;
+      otherKey: string;
+    };
     let tlsServer: Server;
     let tlsPort: number;
 
@@ -291,13 +355,43 @@ describe('ProviderClient', () => {
     const issue = (name: string, cn: string, ext?: string) => {
       openssl('req', ...ecKey, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`);
       const extArgs = ext ? (writeFileSync(join(dir, `${name}.ext`), ext), ['-extfile', `${name}.ext`]) : [];
-      openssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.crt`, '-days', '2', ...extArgs);
-      return { cert: readFileSync(join(dir, `${name}.crt`), 'utf8'), key: readFileSync(join(dir, `${name}.key`), 'utf8') };
+      openssl(
+        'x509',
+        '-req',
+        '-in',
+        `${name}.csr`,
+        '-CA',
+        'ca.crt',
+        '-CAkey',
+        'ca.key',
+        '-CAcreateserial',
+        '-out',
+        `${name}.crt`,
+        '-days',
+        '2',
+        ...extArgs,
+      );
+      return {
+        cert: readFileSync(join(dir, `${name}.crt`), 'utf8'),
+        key: readFileSync(join(dir, `${name}.key`), 'utf8'),
+      };
     };
 
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'rota-providers-tls-'));
-      openssl('req', '-x509', ...ecKey, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=rota-test-ca');
+      openssl(
+        'req',
+        '-x509',
+        ...ecKey,
+        '-keyout',
+        'ca.key',
+        '-out',
+        'ca.crt',
+        '-days',
+        '2',
+        '-subj',
+        '/CN=rota-test-ca',
+      );
       const srv = issue('server', 'provider.test', 'subjectAltName=DNS:provider.test\n');
       const client = issue('client', 'rota-connection-1');
       const other = issue('other', 'rota-connection-2');
@@ -310,7 +404,10 @@ describe('ProviderClient', () => {
         otherCert: other.cert,
         otherKey: other.key,
       };
-      tlsServer = createHttpsServer({ cert: pki.serverCert, key: pki.serverKey, ca: pki.ca, requestCert: true, rejectUnauthorized: false }, handle);
+      tlsServer = createHttpsServer(
+        { cert: pki.serverCert, key: pki.serverKey, ca: pki.ca, requestCert: true, rejectUnauthorized: false },
+        handle,
+      );
       tlsPort = await listen(tlsServer);
     });
     afterAll(async () => {
@@ -318,9 +415,17 @@ describe('ProviderClient', () => {
       rmSync(dir, { recursive: true, force: true });
     });
 
-    const tlsArgs = (credentials: Record<string, string>, auth = ProviderAuth.parse({ type: 'certificate' })): CallArgs => ({
+    const tlsArgs = (
+      credentials: Record<string, string>,
+      auth = ProviderAuth.parse({ type: 'certificate' }),
+    ): CallArgs => ({
       ...args('local', '/json'),
-      request: buildRequest({ baseUrl: `https://provider.test:${tlsPort}`, method: 'POST', endpointTemplate: '/json', input: { a: 1 } }),
+      request: buildRequest({
+        baseUrl: `https://provider.test:${tlsPort}`,
+        method: 'POST',
+        endpointTemplate: '/json',
+        input: { a: 1 },
+      }),
       auth,
       credentials,
     });

@@ -18,7 +18,15 @@ import { checkedLookup, literalAddressRefused, type Resolver } from './address';
 import { injectAuth, type ClientCertificate, type Credentials } from './auth';
 import { redactingLogger, type ProviderLogger } from './log';
 import type { OAuth2Auth, OAuth2TokenCache, AccessToken } from './oauth2';
-import { afterSendReason, isProviderFailure, notSentReason, ResponseTimeoutError, ResponseTooLargeError, type CallResult, type NotSent } from './outcome';
+import {
+  afterSendReason,
+  isProviderFailure,
+  notSentReason,
+  ResponseTimeoutError,
+  ResponseTooLargeError,
+  type CallResult,
+  type NotSent,
+} from './outcome';
 import type { ProviderRequest } from './request';
 
 /** Limits that apply to one provider. */
@@ -82,7 +90,10 @@ export const SANDBOX_TENANT_HEADER = 'x-rota-sandbox-tenant';
 
 /** An opaque, stable tag for a tenant: the sandbox tells tenants apart without learning their ids. */
 export function tenantTag(tenant: Tenant): string {
-  return createHash('sha256').update(`${tenant.org_id}\n${tenant.project_id}\n${tenant.environment}`).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(`${tenant.org_id}\n${tenant.project_id}\n${tenant.environment}`)
+    .digest('hex')
+    .slice(0, 32);
 }
 
 export interface CallArgs {
@@ -154,7 +165,12 @@ export class ProviderClient {
     return owner === '' && this.allowPrivate.has(providerId);
   }
 
-  private agentOptions(providerId: string, owner: string, policy: ProviderPolicy, cert?: ClientCertificate): Agent.Options {
+  private agentOptions(
+    providerId: string,
+    owner: string,
+    policy: ProviderPolicy,
+    cert?: ClientCertificate,
+  ): Agent.Options {
     return {
       connections: policy.concurrency,
       headersTimeout: policy.responseTimeoutMs,
@@ -179,7 +195,12 @@ export class ProviderClient {
     );
     breaker.onBreak(() => this.log.warn({ provider: providerId }, 'provider circuit opened'));
     breaker.onReset(() => this.log.info({ provider: providerId }, 'provider circuit closed'));
-    s = { policy, bulkhead: bulkhead(policy.concurrency, policy.queue), breaker, agent: new Agent(this.agentOptions(providerId, owner, policy)) };
+    s = {
+      policy,
+      bulkhead: bulkhead(policy.concurrency, policy.queue),
+      breaker,
+      agent: new Agent(this.agentOptions(providerId, owner, policy)),
+    };
     this.states.set(key, s);
     return s;
   }
@@ -241,14 +262,18 @@ export class ProviderClient {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const notSent = (reason: NotSent['reason']): CallResult => ({ kind: 'not_sent', reason, durationMs: elapsed() });
-    const log = redactingLogger(this.opts.logger, () => Object.values(args.credentials).filter((v): v is string => !!v));
+    const log = redactingLogger(this.opts.logger, () =>
+      Object.values(args.credentials).filter((v): v is string => !!v),
+    );
 
     let base: ProviderRequest = args.request;
     const owner = args.providerOwner ?? '';
     const tenantHeader = this.opts.tenantHeader?.toLowerCase();
     if (tenantHeader) {
       // Whatever the request carried under this name goes; only Rota writes it, and only to the sandbox.
-      const headers = Object.fromEntries(Object.entries(base.headers ?? {}).filter(([name]) => name.toLowerCase() !== tenantHeader));
+      const headers = Object.fromEntries(
+        Object.entries(base.headers ?? {}).filter(([name]) => name.toLowerCase() !== tenantHeader),
+      );
       if (this.privateAllowed(args.providerId, owner)) headers[tenantHeader] = tenantTag(args.tenant);
       base = { ...base, headers };
     }
@@ -267,7 +292,8 @@ export class ProviderClient {
     } catch {
       return notSent('invalid_request');
     }
-    if (literalAddressRefused(url.hostname, this.privateAllowed(args.providerId, owner))) return notSent('address_refused');
+    if (literalAddressRefused(url.hostname, this.privateAllowed(args.providerId, owner)))
+      return notSent('address_refused');
 
     const state = this.state(args.providerId, owner);
     let token: AccessToken | undefined;
@@ -284,7 +310,10 @@ export class ProviderClient {
       const oauth2Token =
         args.auth.type === 'oauth2' && tokens
           ? async () => {
-              token = renew && token ? await tokens.renewAfterRejection(tokenRequest(), token) : await tokens.getToken(tokenRequest());
+              token =
+                renew && token
+                  ? await tokens.renewAfterRejection(tokenRequest(), token)
+                  : await tokens.getToken(tokenRequest());
               return token.accessToken;
             }
           : undefined;
@@ -305,13 +334,27 @@ export class ProviderClient {
       const rejected = token;
       authed = await authenticate(true);
       if (token.accessToken !== rejected.accessToken) {
-        log.info({ provider: args.providerId, connection: args.connectionId }, 'provider refused the OAuth2 token; retrying once with a renewed one');
+        log.info(
+          { provider: args.providerId, connection: args.connectionId },
+          'provider refused the OAuth2 token; retrying once with a renewed one',
+        );
         const secrets = [...injectedSecrets(args.credentials, base, authed.request, token), rejected.accessToken];
-        result = await this.guarded(state, authed.request, authed.clientCertificate, args.providerId, owner, elapsed, secrets);
+        result = await this.guarded(
+          state,
+          authed.request,
+          authed.clientCertificate,
+          args.providerId,
+          owner,
+          elapsed,
+          secrets,
+        );
       }
     }
     if (result.kind === 'outcome_unknown') {
-      log.warn({ provider: args.providerId, method: base.method, path: url.pathname, reason: result.reason }, 'provider call outcome unknown');
+      log.warn(
+        { provider: args.providerId, method: base.method, path: url.pathname, reason: result.reason },
+        'provider call outcome unknown',
+      );
     }
     return result;
   }
@@ -328,11 +371,21 @@ export class ProviderClient {
     try {
       // The bulkhead sits outside the breaker: a call refused for want of a slot never reached the provider and says nothing about its health.
       return await state.bulkhead.execute(() =>
-        state.breaker.execute(() => this.send(cert ? this.certAgent(providerId, owner, cert) : state.agent, state.policy, request, elapsed, secrets)),
+        state.breaker.execute(() =>
+          this.send(
+            cert ? this.certAgent(providerId, owner, cert) : state.agent,
+            state.policy,
+            request,
+            elapsed,
+            secrets,
+          ),
+        ),
       );
     } catch (err) {
-      if (err instanceof BulkheadRejectedError) return { kind: 'not_sent', reason: 'bulkhead_full', durationMs: elapsed() };
-      if (err instanceof BrokenCircuitError || err instanceof IsolatedCircuitError) return { kind: 'not_sent', reason: 'circuit_open', durationMs: elapsed() };
+      if (err instanceof BulkheadRejectedError)
+        return { kind: 'not_sent', reason: 'bulkhead_full', durationMs: elapsed() };
+      if (err instanceof BrokenCircuitError || err instanceof IsolatedCircuitError)
+        return { kind: 'not_sent', reason: 'circuit_open', durationMs: elapsed() };
       throw err;
     }
   }
@@ -368,17 +421,22 @@ export class ProviderClient {
           // undici calls this right before writing the request line: from here on the provider may see it.
           written = true;
           if (timer) clearTimeout(timer);
-          timer = setTimeout(() => controller.abort(new ResponseTimeoutError('response timeout')), policy.responseTimeoutMs);
+          timer = setTimeout(
+            () => controller.abort(new ResponseTimeoutError('response timeout')),
+            policy.responseTimeoutMs,
+          );
         },
         onResponseStart(controller, statusCode, rawHeaders) {
           if (statusCode < 200) return;
           status = statusCode;
           headers = {};
           for (const [name, value] of Object.entries(rawHeaders)) {
-            if (value !== undefined) headers[name.toLowerCase()] = scrubText(Array.isArray(value) ? value.join(', ') : String(value), secrets);
+            if (value !== undefined)
+              headers[name.toLowerCase()] = scrubText(Array.isArray(value) ? value.join(', ') : String(value), secrets);
           }
           const declared = Number(headers['content-length']);
-          if (Number.isFinite(declared) && declared > policy.maxResponseBytes) controller.abort(new ResponseTooLargeError('response too large'));
+          if (Number.isFinite(declared) && declared > policy.maxResponseBytes)
+            controller.abort(new ResponseTooLargeError('response too large'));
         },
         onResponseData(controller, chunk) {
           bytesIn += chunk.length;
@@ -447,14 +505,19 @@ export class ProviderClient {
 function startCallSpan(args: CallArgs): Span {
   const method = args.request.method;
   const route = args.route?.split('?')[0];
-  const span = trace.getTracer('rota.providers').startSpan(route ? `${method} ${route}` : method, { kind: SpanKind.CLIENT });
+  const span = trace
+    .getTracer('rota.providers')
+    .startSpan(route ? `${method} ${route}` : method, { kind: SpanKind.CLIENT });
   if (span.isRecording()) {
     span.setAttributes({ 'http.request.method': method, 'rota.provider': args.providerId });
     if (args.operation) span.setAttribute('rota.tool', args.operation);
     if (route) span.setAttribute('url.template', route);
     try {
       const url = new URL(args.request.url);
-      span.setAttributes({ 'server.address': url.hostname, 'server.port': Number(url.port) || (url.protocol === 'https:' ? 443 : 80) });
+      span.setAttributes({
+        'server.address': url.hostname,
+        'server.port': Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
+      });
     } catch {
       // An unparsable URL is refused as `invalid_request`; the span says so through the outcome.
     }
@@ -488,7 +551,12 @@ export const SCRUBBED = '[redacted]';
  * characters are left out: cutting them out of an answer would mangle
  * ordinary data, and no real credential is that short.
  */
-export function injectedSecrets(credentials: Credentials, before: ProviderRequest, after: ProviderRequest, token?: AccessToken): string[] {
+export function injectedSecrets(
+  credentials: Credentials,
+  before: ProviderRequest,
+  after: ProviderRequest,
+  token?: AccessToken,
+): string[] {
   const out = new Set<string>();
   const add = (v: string | undefined) => {
     if (!v || v.length < 8) return;

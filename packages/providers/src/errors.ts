@@ -29,7 +29,11 @@ export class ProviderError extends Error {
 
 /** The request cannot be built from the template and the input. */
 export class RequestBuildError extends ProviderError {
-  constructor(code: 'missing_path_parameter' | 'unsafe_request', message: string, details: Record<string, string | number> = {}) {
+  constructor(
+    code: 'missing_path_parameter' | 'unsafe_request',
+    message: string,
+    details: Record<string, string | number> = {},
+  ) {
     super(code, message, details);
     this.name = 'RequestBuildError';
   }
@@ -37,7 +41,11 @@ export class RequestBuildError extends ProviderError {
 
 /** The connection's credentials cannot authenticate the request. */
 export class CredentialError extends ProviderError {
-  constructor(code: 'credential_missing' | 'credential_invalid' | 'token_unavailable', message: string, details: Record<string, string | number> = {}) {
+  constructor(
+    code: 'credential_missing' | 'credential_invalid' | 'token_unavailable',
+    message: string,
+    details: Record<string, string | number> = {},
+  ) {
     super(code, message, details);
     this.name = 'CredentialError';
   }

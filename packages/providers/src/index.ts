@@ -5,7 +5,13 @@
  * under per-provider limits, reporting whether the provider may have seen it.
  */
 export { buildRequest, HTTP_METHODS, type BuildRequestArgs, type HttpMethod, type ProviderRequest } from './request';
-export { injectAuth, type AuthContext, type AuthenticatedRequest, type ClientCertificate, type Credentials } from './auth';
+export {
+  injectAuth,
+  type AuthContext,
+  type AuthenticatedRequest,
+  type ClientCertificate,
+  type Credentials,
+} from './auth';
 export {
   OAuth2TokenCache,
   type AccessToken,

@@ -42,11 +42,17 @@ function scrub(value: unknown, secrets: readonly string[], depth: number): unkno
     for (const s of secrets) if (s.length >= 4 && out.includes(s)) out = out.split(s).join(REDACTED);
     return out;
   }
-  if (value instanceof Error) return scrub({ name: value.name, message: value.message, code: (value as { code?: unknown }).code }, secrets, depth);
+  if (value instanceof Error)
+    return scrub(
+      { name: value.name, message: value.message, code: (value as { code?: unknown }).code },
+      secrets,
+      depth,
+    );
   if (depth > 4 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => scrub(v, secrets, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = FIELDS.has(k.toLowerCase()) ? REDACTED : scrub(v, secrets, depth + 1);
+  for (const [k, v] of Object.entries(value))
+    out[k] = FIELDS.has(k.toLowerCase()) ? REDACTED : scrub(v, secrets, depth + 1);
   return out;
 }
 
@@ -57,10 +63,15 @@ function scrub(value: unknown, secrets: readonly string[], depth: number): unkno
  * `secrets` is read at each line, so values learnt later (a fresh access
  * token) are covered too.
  */
-export function redactingLogger(logger: ProviderLogger | undefined, secrets: () => readonly string[] = () => []): ProviderLogger {
+export function redactingLogger(
+  logger: ProviderLogger | undefined,
+  secrets: () => readonly string[] = () => [],
+): ProviderLogger {
   if (!logger) return { info: () => undefined, warn: () => undefined };
   return {
-    info: (obj, msg) => logger.info(scrub(obj, secrets(), 0) as Record<string, unknown>, scrub(msg, secrets(), 0) as string),
-    warn: (obj, msg) => logger.warn(scrub(obj, secrets(), 0) as Record<string, unknown>, scrub(msg, secrets(), 0) as string),
+    info: (obj, msg) =>
+      logger.info(scrub(obj, secrets(), 0) as Record<string, unknown>, scrub(msg, secrets(), 0) as string),
+    warn: (obj, msg) =>
+      logger.warn(scrub(obj, secrets(), 0) as Record<string, unknown>, scrub(msg, secrets(), 0) as string),
   };
 }

@@ -114,11 +114,24 @@ describe('OAuth2 tokens', () => {
     redises.push(redis);
     const tokens = new OAuth2TokenCache({ redis, sealer, keyPrefix: prefix, ...over });
     // A queue deep enough for the 1,000-call burst: the point there is token sharing, not the concurrency limit.
-    return { tokens, client: new ProviderClient({ tokens, allowPrivateAddresses: ['prov'], defaults: { concurrency: 50, queue: 1000 } }) };
+    return {
+      tokens,
+      client: new ProviderClient({
+        tokens,
+        allowPrivateAddresses: ['prov'],
+        defaults: { concurrency: 50, queue: 1000 },
+      }),
+    };
   };
 
   const auth = (over: Record<string, unknown> = {}) =>
-    ProviderAuth.parse({ type: 'oauth2', grant: 'client_credentials', token_url: `${base}/oauth/token`, scopes: ['payments'], ...over }) as OAuth2Auth;
+    ProviderAuth.parse({
+      type: 'oauth2',
+      grant: 'client_credentials',
+      token_url: `${base}/oauth/token`,
+      scopes: ['payments'],
+      ...over,
+    }) as OAuth2Auth;
 
   const callArgs = (connectionId: string, over: Partial<CallArgs> = {}): CallArgs => ({
     providerId: 'prov',
@@ -134,12 +147,16 @@ describe('OAuth2 tokens', () => {
     const a = replica();
     const b = replica();
     try {
-      const results = await Promise.all(Array.from({ length: 1000 }, (_, i) => (i % 2 ? a : b).client.call(callArgs('conn_shared'))));
+      const results = await Promise.all(
+        Array.from({ length: 1000 }, (_, i) => (i % 2 ? a : b).client.call(callArgs('conn_shared'))),
+      );
       expect(results.filter((r) => r.kind !== 'response' || r.status !== 200)).toEqual([]);
       expect(tokenCalls).toHaveLength(1);
       expect(tokenCalls[0]!.get('grant_type')).toBe('client_credentials');
       expect(tokenCalls[0]!.get('scope')).toBe('payments');
-      expect(Buffer.from(tokenAuthHeaders[0]!.replace('Basic ', ''), 'base64').toString()).toBe(`${CLIENT.client_id}:${CLIENT.client_secret}`);
+      expect(Buffer.from(tokenAuthHeaders[0]!.replace('Basic ', ''), 'base64').toString()).toBe(
+        `${CLIENT.client_id}:${CLIENT.client_secret}`,
+      );
 
       const raw = await redises[0]!.get(a.tokens.key({ tenant, providerId: 'prov', connectionId: 'conn_shared' }));
       expect(raw).toBeTruthy();
@@ -252,8 +269,14 @@ describe('OAuth2 tokens', () => {
 
   it('uses the refresh token grant with client_secret_post and hands a rotated refresh token back', async () => {
     const rotated: { connectionId: string; token: string; previous: string | undefined }[] = [];
-    const a = replica({ onRefreshToken: async (c, token, previous) => void rotated.push({ connectionId: c.connectionId, token, previous }) });
-    tokenReply = (n) => ({ status: 200, body: { access_token: `code-at-${n}`, token_type: 'bearer', expires_in: 600, refresh_token: `rt-${n}` } });
+    const a = replica({
+      onRefreshToken: async (c, token, previous) =>
+        void rotated.push({ connectionId: c.connectionId, token, previous }),
+    });
+    tokenReply = (n) => ({
+      status: 200,
+      body: { access_token: `code-at-${n}`, token_type: 'bearer', expires_in: 600, refresh_token: `rt-${n}` },
+    });
     try {
       const r = await a.client.call(
         callArgs('conn_code', {
@@ -262,7 +285,11 @@ describe('OAuth2 tokens', () => {
         }),
       );
       expect(r).toMatchObject({ kind: 'response', status: 200 });
-      expect(Object.fromEntries(tokenCalls[0]!)).toMatchObject({ grant_type: 'refresh_token', refresh_token: 'rt-0', ...CLIENT });
+      expect(Object.fromEntries(tokenCalls[0]!)).toMatchObject({
+        grant_type: 'refresh_token',
+        refresh_token: 'rt-0',
+        ...CLIENT,
+      });
       expect(tokenAuthHeaders[0]).toBeUndefined();
       expect(rotated).toEqual([{ connectionId: 'conn_code', token: 'rt-1', previous: 'rt-0' }]);
       const raw = await redises.at(-1)!.get(a.tokens.key({ tenant, providerId: 'prov', connectionId: 'conn_code' }));
@@ -288,9 +315,15 @@ describe('OAuth2 tokens', () => {
     };
     const a = replica(options);
     const b = replica(options);
-    tokenReply = (n) => ({ status: 200, body: { access_token: `rot-at-${n}`, token_type: 'bearer', expires_in: 600, refresh_token: `rt-${n}` } });
+    tokenReply = (n) => ({
+      status: 200,
+      body: { access_token: `rot-at-${n}`, token_type: 'bearer', expires_in: 600, refresh_token: `rt-${n}` },
+    });
     const args = (credentials: Record<string, string>) =>
-      callArgs('conn_rot', { auth: auth({ grant: 'authorization_code', client_auth: 'client_secret_post' }), credentials: { ...CLIENT, ...credentials } });
+      callArgs('conn_rot', {
+        auth: auth({ grant: 'authorization_code', client_auth: 'client_secret_post' }),
+        credentials: { ...CLIENT, ...credentials },
+      });
     try {
       expect(await a.client.call(args({ refresh_token: 'rt-0' }))).toMatchObject({ kind: 'response', status: 200 });
       // Replica b read the connection before a's rotation: it still carries rt-0.
@@ -308,7 +341,10 @@ describe('OAuth2 tokens', () => {
   it('turns a refusing or broken token endpoint into typed errors, before anything reaches the provider', async () => {
     const a = replica();
     try {
-      tokenReply = () => ({ status: 400, body: { error: 'invalid_client', error_description: `bad secret ${CLIENT.client_secret}` } });
+      tokenReply = () => ({
+        status: 400,
+        body: { error: 'invalid_client', error_description: `bad secret ${CLIENT.client_secret}` },
+      });
       const refused = await a.client.call(callArgs('conn_bad')).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(CredentialError);
       expect(refused).toMatchObject({ code: 'credential_invalid', details: { status: 400, error: 'invalid_client' } });

@@ -133,7 +133,9 @@ export class OAuth2TokenCache {
 
   /** Redis key of a connection's token; the lock is this plus `:lock`. */
   key(c: ConnectionRef): string {
-    const parts = [c.tenant.org_id, c.tenant.project_id, c.tenant.environment, c.providerId, c.connectionId].map(encodeURIComponent);
+    const parts = [c.tenant.org_id, c.tenant.project_id, c.tenant.environment, c.providerId, c.connectionId].map(
+      encodeURIComponent,
+    );
     return `${this.opts.keyPrefix}:oauth2:${parts.join(':')}`;
   }
 
@@ -190,7 +192,9 @@ export class OAuth2TokenCache {
     if (!raw) return undefined;
     try {
       const stored = JSON.parse(raw) as StoredToken;
-      const accessToken = this.opts.sealer.open(Buffer.from(stored.c, 'base64'), stored.k, this.aad(req)).toString('utf8');
+      const accessToken = this.opts.sealer
+        .open(Buffer.from(stored.c, 'base64'), stored.k, this.aad(req))
+        .toString('utf8');
       this.remember(accessToken);
       return { accessToken, expiresAt: stored.e, ref: raw };
     } catch {
@@ -221,7 +225,11 @@ export class OAuth2TokenCache {
       // Someone else is refreshing. A token inside its margin still works meanwhile.
       if (cached && cached.expiresAt > this.now()) return cached;
       if (this.now() >= deadline) {
-        throw new CredentialError('token_unavailable', 'timed out waiting for another replica to refresh the OAuth2 token', { provider: req.providerId });
+        throw new CredentialError(
+          'token_unavailable',
+          'timed out waiting for another replica to refresh the OAuth2 token',
+          { provider: req.providerId },
+        );
       }
       await sleep(this.opts.pollMs ?? 50);
     }
@@ -240,7 +248,11 @@ export class OAuth2TokenCache {
 
   private async put(c: ConnectionRef, key: string, accessToken: string, expiresAt: number): Promise<string> {
     const sealed = this.opts.sealer.seal(Buffer.from(accessToken, 'utf8'), this.aad(c));
-    const raw = JSON.stringify({ k: sealed.keyId, c: sealed.ciphertext.toString('base64'), e: expiresAt } satisfies StoredToken);
+    const raw = JSON.stringify({
+      k: sealed.keyId,
+      c: sealed.ciphertext.toString('base64'),
+      e: expiresAt,
+    } satisfies StoredToken);
     await this.opts.redis.set(key, raw, 'PX', Math.max(1, expiresAt - this.now()));
     return raw;
   }
@@ -250,9 +262,16 @@ export class OAuth2TokenCache {
     if (req.auth.grant === 'client_credentials' || !this.opts.currentRefreshToken) return req;
     let latest: string | undefined;
     try {
-      latest = await this.opts.currentRefreshToken({ tenant: req.tenant, providerId: req.providerId, connectionId: req.connectionId });
+      latest = await this.opts.currentRefreshToken({
+        tenant: req.tenant,
+        providerId: req.providerId,
+        connectionId: req.connectionId,
+      });
     } catch (err) {
-      this.log.warn({ provider: req.providerId, connection: req.connectionId, err }, 'could not read the stored refresh token; using the one the request read');
+      this.log.warn(
+        { provider: req.providerId, connection: req.connectionId, err },
+        'could not read the stored refresh token; using the one the request read',
+      );
       return req;
     }
     if (!latest || latest === req.credentials.refresh_token) return req;
@@ -267,15 +286,30 @@ export class OAuth2TokenCache {
     const raw = await this.put(req, key, issued.accessToken, expiresAt);
     const previous = req.credentials.refresh_token;
     // Only the authorization code grant spends a refresh token; one that comes back unchanged was not rotated.
-    if (req.auth.grant !== 'client_credentials' && issued.refreshToken && issued.refreshToken !== previous && this.opts.onRefreshToken) {
+    if (
+      req.auth.grant !== 'client_credentials' &&
+      issued.refreshToken &&
+      issued.refreshToken !== previous &&
+      this.opts.onRefreshToken
+    ) {
       try {
-        await this.opts.onRefreshToken({ tenant: req.tenant, providerId: req.providerId, connectionId: req.connectionId }, issued.refreshToken, previous);
+        await this.opts.onRefreshToken(
+          { tenant: req.tenant, providerId: req.providerId, connectionId: req.connectionId },
+          issued.refreshToken,
+          previous,
+        );
       } catch (err) {
         // The access token is good; only the next refresh is at risk, so say so loudly instead of failing this call.
-        this.log.warn({ provider: req.providerId, connection: req.connectionId, err }, 'could not store the refresh token the provider rotated');
+        this.log.warn(
+          { provider: req.providerId, connection: req.connectionId, err },
+          'could not store the refresh token the provider rotated',
+        );
       }
     }
-    this.log.info({ provider: req.providerId, connection: req.connectionId, lifetime_s: issued.lifetimeS }, 'OAuth2 access token issued');
+    this.log.info(
+      { provider: req.providerId, connection: req.connectionId, lifetime_s: issued.lifetimeS },
+      'OAuth2 access token issued',
+    );
     return { accessToken: issued.accessToken, expiresAt, ref: raw };
   }
 
@@ -284,10 +318,16 @@ export class OAuth2TokenCache {
    * call that needed the token). Like a provider call's span it names the
    * call, never its content: grant, host and status, no URL, form or token.
    */
-  private async fetchToken(req: TokenRequest): Promise<{ accessToken: string; lifetimeS: number; refreshToken?: string }> {
+  private async fetchToken(
+    req: TokenRequest,
+  ): Promise<{ accessToken: string; lifetimeS: number; refreshToken?: string }> {
     const span = trace.getTracer('rota.providers').startSpan('POST oauth2 token', { kind: SpanKind.CLIENT });
     if (span.isRecording()) {
-      span.setAttributes({ 'http.request.method': 'POST', 'rota.provider': req.providerId, 'rota.oauth2.grant': req.auth.grant });
+      span.setAttributes({
+        'http.request.method': 'POST',
+        'rota.provider': req.providerId,
+        'rota.oauth2.grant': req.auth.grant,
+      });
       try {
         span.setAttribute('server.address', new URL(req.auth.token_url).hostname);
       } catch {
@@ -309,7 +349,9 @@ export class OAuth2TokenCache {
     }
   }
 
-  private async requestToken(req: TokenRequest): Promise<{ accessToken: string; lifetimeS: number; refreshToken?: string }> {
+  private async requestToken(
+    req: TokenRequest,
+  ): Promise<{ accessToken: string; lifetimeS: number; refreshToken?: string }> {
     const { auth, credentials } = req;
     const clientId = credential(credentials, 'client_id', 'oauth2');
     const clientSecret = credential(credentials, 'client_secret', 'oauth2');
@@ -321,7 +363,10 @@ export class OAuth2TokenCache {
       form.set('refresh_token', credential(credentials, 'refresh_token', 'oauth2'));
     }
     if (auth.scopes.length) form.set('scope', auth.scopes.join(' '));
-    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+    const headers: Record<string, string> = {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/json',
+    };
     if (auth.client_auth === 'client_secret_post') {
       form.set('client_id', clientId);
       form.set('client_secret', clientSecret);
@@ -356,9 +401,13 @@ export class OAuth2TokenCache {
       }
     } catch (err) {
       const code = (err as { code?: unknown }).code;
-      throw new CredentialError('token_unavailable', `the OAuth2 token endpoint could not be reached (${typeof code === 'string' ? code : 'error'})`, {
-        provider: req.providerId,
-      });
+      throw new CredentialError(
+        'token_unavailable',
+        `the OAuth2 token endpoint could not be reached (${typeof code === 'string' ? code : 'error'})`,
+        {
+          provider: req.providerId,
+        },
+      );
     }
 
     let body: Record<string, unknown> = {};
@@ -370,11 +419,15 @@ export class OAuth2TokenCache {
     // Only the RFC 6749 error code is repeated; descriptions are free text a server could fill with anything.
     const error = typeof body.error === 'string' && /^[a-z_]{1,64}$/.test(body.error) ? body.error : undefined;
     if (status === 400 || status === 401 || status === 403) {
-      throw new CredentialError('credential_invalid', `the OAuth2 token endpoint refused the connection's credentials (${status}${error ? ` ${error}` : ''})`, {
-        provider: req.providerId,
-        status,
-        ...(error ? { error } : {}),
-      });
+      throw new CredentialError(
+        'credential_invalid',
+        `the OAuth2 token endpoint refused the connection's credentials (${status}${error ? ` ${error}` : ''})`,
+        {
+          provider: req.providerId,
+          status,
+          ...(error ? { error } : {}),
+        },
+      );
     }
     const accessToken = body.access_token;
     const tokenType = body.token_type;
@@ -385,10 +438,14 @@ export class OAuth2TokenCache {
       !accessToken ||
       (typeof tokenType === 'string' && tokenType.toLowerCase() !== 'bearer')
     ) {
-      throw new CredentialError('token_unavailable', `the OAuth2 token endpoint answered ${status} without a usable bearer token`, {
-        provider: req.providerId,
-        status,
-      });
+      throw new CredentialError(
+        'token_unavailable',
+        `the OAuth2 token endpoint answered ${status} without a usable bearer token`,
+        {
+          provider: req.providerId,
+          status,
+        },
+      );
     }
     this.remember(accessToken);
     const expiresIn = Number(body.expires_in);

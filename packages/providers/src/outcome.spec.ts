@@ -33,7 +33,15 @@ describe('error classification', () => {
   });
 
   it('counts only provider-side failures toward the circuit', () => {
-    const response = (status: number) => ({ kind: 'response' as const, status, headers: {}, body: '', bytesIn: 0, bytesOut: 0, durationMs: 0 });
+    const response = (status: number) => ({
+      kind: 'response' as const,
+      status,
+      headers: {},
+      body: '',
+      bytesIn: 0,
+      bytesOut: 0,
+      durationMs: 0,
+    });
     expect(isProviderFailure(response(503))).toBe(true);
     expect(isProviderFailure(response(429))).toBe(true);
     expect(isProviderFailure(response(404))).toBe(false);

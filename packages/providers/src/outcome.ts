@@ -39,7 +39,11 @@ export interface NotSent {
   durationMs: number;
 }
 
-export const OUTCOME_UNKNOWN_REASONS = ['timeout_after_send', 'connection_reset_after_send', 'response_too_large'] as const;
+export const OUTCOME_UNKNOWN_REASONS = [
+  'timeout_after_send',
+  'connection_reset_after_send',
+  'response_too_large',
+] as const;
 
 /**
  * The request was (or may have been) written and no complete answer came
@@ -102,7 +106,8 @@ export function notSentReason(err: unknown): NotSent['reason'] {
   if (code === 'ECONNREFUSED') return 'connect_refused';
   if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') return 'connect_timeout';
   if (DNS_CODES.has(code)) return 'dns';
-  if (TLS_CODES.has(code) || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || code.startsWith('ERR_OSSL_')) return 'tls';
+  if (TLS_CODES.has(code) || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || code.startsWith('ERR_OSSL_'))
+    return 'tls';
   if (INVALID_CODES.has(code)) return 'invalid_request';
   return 'connect_failed';
 }
@@ -115,7 +120,8 @@ export function notSentReason(err: unknown): NotSent['reason'] {
 export function afterSendReason(err: unknown): OutcomeUnknown['reason'] {
   const code = codeOf(err);
   if (code === 'ROTA_RESPONSE_TOO_LARGE') return 'response_too_large';
-  if (code === 'ROTA_RESPONSE_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timeout_after_send';
+  if (code === 'ROTA_RESPONSE_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
+    return 'timeout_after_send';
   return 'connection_reset_after_send';
 }
 

@@ -16,7 +16,9 @@ import { buildRequest } from './request';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const tenant: Tenant = { org_id: 'org_r', project_id: 'prj_r', environment: 'test' };
-const rsaPem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+const rsaPem = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  .privateKey.export({ type: 'pkcs8', format: 'pem' })
+  .toString();
 
 const SECRETS = {
   api_key: 'secret-api-key-7a1f',
@@ -70,10 +72,19 @@ describe('credentials never leak', () => {
         if (path === '/oauth/token') {
           issuedCount++;
           res.writeHead(200, { 'Content-Type': 'application/json' });
-          res.end(JSON.stringify({ access_token: `${ISSUED_ACCESS}-${issuedCount}`, token_type: 'Bearer', expires_in: 600, refresh_token: ROTATED_REFRESH }));
+          res.end(
+            JSON.stringify({
+              access_token: `${ISSUED_ACCESS}-${issuedCount}`,
+              token_type: 'Bearer',
+              expires_in: 600,
+              refresh_token: ROTATED_REFRESH,
+            }),
+          );
         } else if (path === '/oauth/refuse') {
           res.writeHead(401, { 'Content-Type': 'application/json' });
-          res.end(JSON.stringify({ error: 'invalid_client', error_description: `unknown client ${SECRETS.client_secret}` }));
+          res.end(
+            JSON.stringify({ error: 'invalid_client', error_description: `unknown client ${SECRETS.client_secret}` }),
+          );
         } else if (path === '/unauthorized') {
           // A provider that echoes what it was given, as some do in error bodies, is answered but not logged.
           res.writeHead(401, { 'Content-Type': 'text/plain' });
@@ -141,7 +152,12 @@ describe('credentials never leak', () => {
       { type: 'oauth2', grant: 'client_credentials', token_url: `${base}/oauth/refuse` },
     ].map((a) => ProviderAuth.parse(a));
 
-    const broken = { ...SECRETS, token: `${SECRETS.token}\r\n`, api_key: `${SECRETS.api_key}\n`, private_key: `${SECRETS.secret}-not-a-pem` };
+    const broken = {
+      ...SECRETS,
+      token: `${SECRETS.token}\r\n`,
+      api_key: `${SECRETS.api_key}\n`,
+      private_key: `${SECRETS.secret}-not-a-pem`,
+    };
     const partial = { api_key: SECRETS.api_key, client_secret: SECRETS.client_secret, password: SECRETS.password };
     for (const [i, auth] of auths.entries()) {
       for (const path of ['/ok', '/unauthorized', '/hang', '/fail']) {
@@ -175,10 +191,18 @@ describe('credentials never leak', () => {
     expect(lines.some((l) => l.includes('refresh token'))).toBe(true);
     expect(lines.some((l) => l.includes('renewed'))).toBe(true);
 
-    const values = [...Object.values(SECRETS), ISSUED_ACCESS, ROTATED_REFRESH, Buffer.from(`${SECRETS.username}:${SECRETS.password}`).toString('base64')];
+    const values = [
+      ...Object.values(SECRETS),
+      ISSUED_ACCESS,
+      ROTATED_REFRESH,
+      Buffer.from(`${SECRETS.username}:${SECRETS.password}`).toString('base64'),
+    ];
     for (const value of values) {
       const needle = value.includes('PRIVATE KEY') ? value.split('\n')[1]! : value;
-      expect({ value: needle.slice(0, 12), hits: all.split(needle).length - 1 }).toEqual({ value: needle.slice(0, 12), hits: 0 });
+      expect({ value: needle.slice(0, 12), hits: all.split(needle).length - 1 }).toEqual({
+        value: needle.slice(0, 12),
+        hits: 0,
+      });
     }
   });
 });

@@ -21,7 +21,12 @@ function refused(args: BuildRequestArgs): RequestBuildError {
 
 describe('buildRequest', () => {
   it('fills path placeholders, encoded, under the base path, and sends the rest as the JSON body', () => {
-    const r = buildRequest(base({ endpointTemplate: '/customers/{customer_id}/payments', input: { customer_id: 'cus 42é', value: 10, billing_type: 'PIX' } }));
+    const r = buildRequest(
+      base({
+        endpointTemplate: '/customers/{customer_id}/payments',
+        input: { customer_id: 'cus 42é', value: 10, billing_type: 'PIX' },
+      }),
+    );
     expect(r.url).toBe('https://api.example.com/v3/customers/cus%2042%C3%A9/payments');
     expect(r.method).toBe('POST');
     expect(JSON.parse(r.body!)).toEqual({ value: 10, billing_type: 'PIX' });
@@ -47,7 +52,13 @@ describe('buildRequest', () => {
   });
 
   it('puts what the body would hold in the query for GET, and sends no body', () => {
-    const r = buildRequest(base({ method: 'GET', endpointTemplate: '/payments', input: { status: 'PENDING', limit: 10, absent: undefined } }));
+    const r = buildRequest(
+      base({
+        method: 'GET',
+        endpointTemplate: '/payments',
+        input: { status: 'PENDING', limit: 10, absent: undefined },
+      }),
+    );
     expect(r.body).toBeUndefined();
     expect(r.headers['content-type']).toBeUndefined();
     expect(new URL(r.url).search).toBe('?status=PENDING&limit=10');
@@ -82,16 +93,23 @@ describe('buildRequest', () => {
     expect(refused(base({ endpointTemplate: '/payments/{id}', input: { id: { a: 1 } } })).code).toBe('unsafe_request');
   });
 
-  it.each(['https://evil.example/x', '//evil.example/x', '/../admin', '/a/%2e%2e/b', '/a\\b'])('refuses the template %s', (endpointTemplate) => {
-    expect(refused(base({ endpointTemplate })).code).toBe('unsafe_request');
-  });
+  it.each(['https://evil.example/x', '//evil.example/x', '/../admin', '/a/%2e%2e/b', '/a\\b'])(
+    'refuses the template %s',
+    (endpointTemplate) => {
+      expect(refused(base({ endpointTemplate })).code).toBe('unsafe_request');
+    },
+  );
 
   it('refuses unsupported methods and header values with line breaks', () => {
     expect(refused(base({ method: 'TRACE' })).code).toBe('unsafe_request');
-    expect(refused(base({ parameters: { headers: { h: 'X-H' } }, input: { h: 'a\r\nInjected: 1' } })).code).toBe('unsafe_request');
+    expect(refused(base({ parameters: { headers: { h: 'X-H' } }, input: { h: 'a\r\nInjected: 1' } })).code).toBe(
+      'unsafe_request',
+    );
   });
 
   it('keeps a base URL without a path prefix', () => {
-    expect(buildRequest(base({ baseUrl: 'http://127.0.0.1:8080/', endpointTemplate: 'v1/x', method: 'GET' })).url).toBe('http://127.0.0.1:8080/v1/x');
+    expect(buildRequest(base({ baseUrl: 'http://127.0.0.1:8080/', endpointTemplate: 'v1/x', method: 'GET' })).url).toBe(
+      'http://127.0.0.1:8080/v1/x',
+    );
   });
 });

@@ -63,24 +63,40 @@ function fullyDecoded(value: string): string {
  */
 function pathSegment(name: string, raw: unknown): string {
   if (raw === undefined || raw === null || raw === '') {
-    throw new RequestBuildError('missing_path_parameter', `the input "${name}" is required to build the request path`, { parameter: name });
+    throw new RequestBuildError('missing_path_parameter', `the input "${name}" is required to build the request path`, {
+      parameter: name,
+    });
   }
   const value = scalar(raw);
-  if (value === undefined) unsafe(`the input "${name}" must be a string or a number to go in the request path`, { parameter: name });
+  if (value === undefined)
+    unsafe(`the input "${name}" must be a string or a number to go in the request path`, { parameter: name });
   const decoded = fullyDecoded(value);
-  if (/[/\\]/.test(decoded) || CONTROL.test(decoded) || decoded === '.' || decoded === '..' || /%(2e|2f|5c)/i.test(value)) {
+  if (
+    /[/\\]/.test(decoded) ||
+    CONTROL.test(decoded) ||
+    decoded === '.' ||
+    decoded === '..' ||
+    /%(2e|2f|5c)/i.test(value)
+  ) {
     unsafe(`the input "${name}" would leave its path segment`, { parameter: name });
   }
   return encodeURIComponent(value);
 }
 
 function checkTemplatePath(path: string) {
-  if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('//') || path.includes('\\') || path.includes('#') || CONTROL.test(path)) {
+  if (
+    /^[a-z][a-z0-9+.-]*:/i.test(path) ||
+    path.startsWith('//') ||
+    path.includes('\\') ||
+    path.includes('#') ||
+    CONTROL.test(path)
+  ) {
     unsafe('the endpoint template is not a path relative to the base URL');
   }
   for (const segment of path.split('/')) {
     const decoded = fullyDecoded(segment);
-    if (decoded === '.' || decoded === '..' || /[/\\]/.test(decoded)) unsafe('the endpoint template would leave the base URL');
+    if (decoded === '.' || decoded === '..' || /[/\\]/.test(decoded))
+      unsafe('the endpoint template would leave the base URL');
   }
 }
 
@@ -114,7 +130,13 @@ export function buildRequest(args: BuildRequestArgs): ProviderRequest {
   } catch {
     return unsafe('the provider base URL is not a URL');
   }
-  if ((base.protocol !== 'https:' && base.protocol !== 'http:') || base.username || base.password || base.search || base.hash) {
+  if (
+    (base.protocol !== 'https:' && base.protocol !== 'http:') ||
+    base.username ||
+    base.password ||
+    base.search ||
+    base.hash
+  ) {
     unsafe('the provider base URL must be a plain http(s) URL without query, fragment or credentials');
   }
 
@@ -150,7 +172,8 @@ export function buildRequest(args: BuildRequestArgs): ProviderRequest {
     const raw = input[name];
     if (raw === undefined || raw === null) continue;
     const value = scalar(raw);
-    if (value === undefined || CONTROL.test(value)) unsafe(`the input "${name}" cannot be sent as a header`, { parameter: name });
+    if (value === undefined || CONTROL.test(value))
+      unsafe(`the input "${name}" cannot be sent as a header`, { parameter: name });
     headers[header.toLowerCase()] = value;
   }
 
@@ -158,7 +181,8 @@ export function buildRequest(args: BuildRequestArgs): ProviderRequest {
   let bodyFields: Record<string, unknown> | undefined;
   if (bodyRule === 'rest') {
     bodyFields = {};
-    for (const [name, value] of Object.entries(input)) if (!used.has(name) && value !== undefined) bodyFields[name] = value;
+    for (const [name, value] of Object.entries(input))
+      if (!used.has(name) && value !== undefined) bodyFields[name] = value;
   } else if (Array.isArray(bodyRule)) {
     bodyFields = {};
     for (const name of bodyRule) if (input[name] !== undefined) bodyFields[name] = input[name];

@@ -27,7 +27,9 @@ export async function aiTools(session: Session, defs: readonly ToolDefinition[])
       inputSchema: jsonSchema(d.inputSchema as JSONSchema7),
       execute: async (input) => {
         const r = await runToolCall(session, d.name, input);
-        return r.success ? { success: true, data: r.data } : { success: false, code: r.code, error: r.error, data: r.data };
+        return r.success
+          ? { success: true, data: r.data }
+          : { success: false, code: r.code, error: r.error, data: r.data };
       },
     });
   }

@@ -16,11 +16,20 @@ export { metaToolDefinitions, type ToolDefinition } from './tools.js';
 
 /** The definitions as `tools` for `messages.create`. */
 export function anthropicTools(defs: readonly ToolDefinition[]): Tool[] {
-  return defs.map((d) => ({ name: d.name, description: d.description, input_schema: { ...d.inputSchema, type: 'object' } }));
+  return defs.map((d) => ({
+    name: d.name,
+    description: d.description,
+    input_schema: { ...d.inputSchema, type: 'object' },
+  }));
 }
 
 /** Runs one `tool_use` block through the session and answers the `tool_result` block for the next user message. */
 export async function runAnthropicToolUse(session: Session, block: ToolUseBlock): Promise<ToolResultBlockParam> {
   const r = await runToolCall(session, block.name, block.input);
-  return { type: 'tool_result', tool_use_id: block.id, content: toolResultText(r), ...(r.success ? {} : { is_error: true }) };
+  return {
+    type: 'tool_result',
+    tool_use_id: block.id,
+    content: toolResultText(r),
+    ...(r.success ? {} : { is_error: true }),
+  };
 }

@@ -24,7 +24,10 @@ async function fakeGateway(script: Record<string, Reply[]>) {
     req.on('end', () => {
       const path = req.url ?? '/';
       requests.push({ method: req.method ?? '', path, headers: req.headers, body: raw ? JSON.parse(raw) : undefined });
-      const reply = script[path]?.shift() ?? { status: 404, body: { error: 'not_found', message: 'nothing scripted', request_id: 'req_fake' } };
+      const reply = script[path]?.shift() ?? {
+        status: 404,
+        body: { error: 'not_found', message: 'nothing scripted', request_id: 'req_fake' },
+      };
       res.writeHead(reply.status, { 'content-type': 'application/json', 'x-request-id': 'req_hdr', ...reply.headers });
       res.end(reply.body === undefined ? '' : JSON.stringify(reply.body));
     });
@@ -126,26 +129,35 @@ describe('Rota against a scripted gateway', () => {
     expect(c.replayed).toBe(true);
   });
 
-  it.each(['unavailable', 'outcome_unknown'])('execute retries a 503 %s with the same key and returns the answer', async (code) => {
-    const s = await sessionOn({
-      '/v1/sessions/ses_abc/execute': [
-        { status: 503, body: { error: code, message: 'try again', request_id: 'req_a' } },
-        { status: 200, body: OK_RESULT },
-      ],
-    });
-    const r = await s.execute('codespar_get_started', { x: 1 });
-    const calls = gw.requests.filter((q) => q.path.endsWith('/execute'));
-    expect(calls).toHaveLength(2);
-    expect(calls[1]!.headers['idempotency-key']).toBe(calls[0]!.headers['idempotency-key']);
-    expect(calls[1]!.body).toEqual(calls[0]!.body);
-    expect(r).toMatchObject({ success: true, status: 200 });
-  });
+  it.each(['unavailable', 'outcome_unknown'])(
+    'execute retries a 503 %s with the same key and returns the answer',
+    async (code) => {
+      const s = await sessionOn({
+        '/v1/sessions/ses_abc/execute': [
+          { status: 503, body: { error: code, message: 'try again', request_id: 'req_a' } },
+          { status: 200, body: OK_RESULT },
+        ],
+      });
+      const r = await s.execute('codespar_get_started', { x: 1 });
+      const calls = gw.requests.filter((q) => q.path.endsWith('/execute'));
+      expect(calls).toHaveLength(2);
+      expect(calls[1]!.headers['idempotency-key']).toBe(calls[0]!.headers['idempotency-key']);
+      expect(calls[1]!.body).toEqual(calls[0]!.body);
+      expect(r).toMatchObject({ success: true, status: 200 });
+    },
+  );
 
   it('execute gives up after its retries and answers the last refusal as data', async () => {
     const busy = { status: 503, body: { error: 'outcome_unknown', message: 'may have run', request_id: 'req_b' } };
     const s = await sessionOn({ '/v1/sessions/ses_abc/execute': [busy, busy] }, 1);
     const r = await s.execute('codespar_pay', { amount: 1 });
-    expect(r).toMatchObject({ success: false, status: 503, code: 'outcome_unknown', requestId: 'req_b', error: 'may have run' });
+    expect(r).toMatchObject({
+      success: false,
+      status: 503,
+      code: 'outcome_unknown',
+      requestId: 'req_b',
+      error: 'may have run',
+    });
     expect(gw.requests.filter((q) => q.path.endsWith('/execute'))).toHaveLength(2);
   });
 
@@ -153,16 +165,38 @@ describe('Rota against a scripted gateway', () => {
     const s = await sessionOn({
       '/v1/sessions/ses_abc/execute': [
         { status: 403, body: { reason: 'blocked by rule', ruleType: 'provider_block', ruleId: 'rule_1' } },
-        { status: 200, body: { ...OK_RESULT, success: false, data: { code: 'invalid_args', message: 'use_case is required' }, error: 'invalid_args' } },
+        {
+          status: 200,
+          body: {
+            ...OK_RESULT,
+            success: false,
+            data: { code: 'invalid_args', message: 'use_case is required' },
+            error: 'invalid_args',
+          },
+        },
       ],
     });
-    await expect(s.execute('codespar_pay', {})).resolves.toMatchObject({ success: false, status: 403, code: 'policy_denied' });
-    await expect(s.execute('codespar_discover', {})).resolves.toMatchObject({ success: false, status: 200, code: 'invalid_args' });
+    await expect(s.execute('codespar_pay', {})).resolves.toMatchObject({
+      success: false,
+      status: 403,
+      code: 'policy_denied',
+    });
+    await expect(s.execute('codespar_discover', {})).resolves.toMatchObject({
+      success: false,
+      status: 200,
+      code: 'invalid_args',
+    });
     expect(gw.requests.filter((q) => q.path.endsWith('/execute'))).toHaveLength(2);
   });
 
   it('execute sends Rota-Approval-Id when given, and keeps a refusal’s approval on data', async () => {
-    const opened = { reason: 'needs an approval', ruleType: 'approval_above', ruleId: 'pr_1', approval_id: 'apr_1', expires_at: '2026-12-01T00:10:00.000Z' };
+    const opened = {
+      reason: 'needs an approval',
+      ruleType: 'approval_above',
+      ruleId: 'pr_1',
+      approval_id: 'apr_1',
+      expires_at: '2026-12-01T00:10:00.000Z',
+    };
     const s = await sessionOn({
       '/v1/sessions/ses_abc/execute': [
         { status: 403, body: opened },
@@ -170,7 +204,12 @@ describe('Rota against a scripted gateway', () => {
       ],
     });
     const refused = await s.execute('codespar_pay', { amount: 5000 });
-    expect(refused).toMatchObject({ success: false, status: 403, code: 'policy_denied', data: { approval_id: 'apr_1' } });
+    expect(refused).toMatchObject({
+      success: false,
+      status: 403,
+      code: 'policy_denied',
+      data: { approval_id: 'apr_1' },
+    });
     const passed = await s.execute('codespar_pay', { amount: 5000 }, { approvalId: 'apr_1' });
     expect(passed.success).toBe(true);
     const sent = gw.requests.filter((q) => q.path.endsWith('/execute')).map((q) => q.headers['rota-approval-id']);
@@ -261,7 +300,9 @@ describe('Rota against a scripted gateway', () => {
 
   it('proxyExecute throws on Rota’s own refusal', async () => {
     const s = await sessionOn({
-      '/v1/sessions/ses_abc/proxy': [{ status: 409, body: { error: 'session_not_active', message: 'closed', request_id: 'req_c' } }],
+      '/v1/sessions/ses_abc/proxy': [
+        { status: 409, body: { error: 'session_not_active', message: 'closed', request_id: 'req_c' } },
+      ],
     });
     await expect(s.proxyExecute({ server: 'asaas', endpoint: '/v3/payments', method: 'GET' })).rejects.toMatchObject({
       status: 409,
@@ -302,7 +343,10 @@ describe('Rota against a scripted gateway', () => {
   });
 
   const VIEW = { ...SESSION, metadata: null, last_active_at: 'x', expires_at: null, closed_at: null };
-  const unavailable = { status: 503, body: { error: 'unavailable', message: 'no replica answered', request_id: 'req_u' } };
+  const unavailable = {
+    status: 503,
+    body: { error: 'unavailable', message: 'no replica answered', request_id: 'req_u' },
+  };
 
   it('api.get retries a 503 unavailable and a lost connection, as the named reads do', async () => {
     gw = await fakeGateway({ '/v1/sessions/ses_abc': [unavailable, { status: 200, body: VIEW }] });
@@ -322,7 +366,10 @@ describe('Rota against a scripted gateway', () => {
   it('api.get gives up after its retries with the last refusal', async () => {
     gw = await fakeGateway({ '/v1/sessions/ses_abc': [unavailable, unavailable, { status: 200, body: VIEW }] });
     const rota = new Rota({ apiKey: 'k', baseUrl: gw.url, retries: 1 });
-    await expect(rota.api.get('/v1/sessions/{id}', { params: { path: { id: 'ses_abc' } } })).rejects.toMatchObject({ status: 503, code: 'unavailable' });
+    await expect(rota.api.get('/v1/sessions/{id}', { params: { path: { id: 'ses_abc' } } })).rejects.toMatchObject({
+      status: 503,
+      code: 'unavailable',
+    });
     expect(gw.requests).toHaveLength(2);
   });
 
@@ -335,8 +382,13 @@ describe('Rota against a scripted gateway', () => {
       ],
     });
     const rota = new Rota({ apiKey: 'k', baseUrl: gw.url, retries: 2 });
-    await expect(rota.api.post('/v1/sessions', { body: { servers: ['asaas'] } })).rejects.toMatchObject({ status: 503, code: 'unavailable' });
-    await expect(rota.api.get('/v1/sessions/{id}', { params: { path: { id: 'ses_abc' } } })).rejects.toMatchObject({ status: 504 });
+    await expect(rota.api.post('/v1/sessions', { body: { servers: ['asaas'] } })).rejects.toMatchObject({
+      status: 503,
+      code: 'unavailable',
+    });
+    await expect(rota.api.get('/v1/sessions/{id}', { params: { path: { id: 'ses_abc' } } })).rejects.toMatchObject({
+      status: 504,
+    });
     expect(gw.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/sessions', 'GET /v1/sessions/ses_abc']);
   });
 });

@@ -105,7 +105,10 @@ export function errorFromResponse(status: number, body: unknown, headers?: Heade
   if (isRecord(body)) {
     const error = str(body.error);
     if (error) {
-      const message = str(body.message) ?? str(body.detail) ?? (error === 'unauthorized' ? 'The API key is missing, malformed, unknown or revoked.' : error);
+      const message =
+        str(body.message) ??
+        str(body.detail) ??
+        (error === 'unauthorized' ? 'The API key is missing, malformed, unknown or revoked.' : error);
       return new RotaError({ status, code: error, message, requestId, body });
     }
     const reason = str(body.reason);
@@ -121,7 +124,13 @@ export function errorFromResponse(status: number, body: unknown, headers?: Heade
     if (code) return new RotaError({ status, code, message: str(body.message) ?? code, requestId, body });
   }
   if (status === 401)
-    return new RotaError({ status, code: 'unauthorized', message: 'The API key is missing, malformed, unknown or revoked.', requestId, body });
+    return new RotaError({
+      status,
+      code: 'unauthorized',
+      message: 'The API key is missing, malformed, unknown or revoked.',
+      requestId,
+      body,
+    });
   return new RotaError({
     status,
     code: `http_${status}`,
@@ -192,7 +201,10 @@ class Transport {
 
   constructor(readonly opts: Required<Omit<RotaOptions, 'fetch'>> & { fetch: typeof fetch }) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
-    this.headers = { authorization: `Bearer ${opts.apiKey}`, 'user-agent': `rota-sdk/${SDK_VERSION} (api ${API_VERSION})` };
+    this.headers = {
+      authorization: `Bearer ${opts.apiKey}`,
+      'user-agent': `rota-sdk/${SDK_VERSION} (api ${API_VERSION})`,
+    };
   }
 
   /** `fetch` under the per-attempt deadline; a timeout or a refused connection becomes a `RotaError` with status 0. */
@@ -203,7 +215,9 @@ class Transport {
       const timedOut = (err as { name?: string } | null)?.name === 'TimeoutError';
       const url = typeof input === 'string' ? input : input.url;
       const cause = (err as { cause?: { code?: string; message?: string } } | null)?.cause;
-      const detail = timedOut ? `no answer within ${this.opts.timeoutMs} ms` : (cause?.code ?? cause?.message ?? (err as Error).message);
+      const detail = timedOut
+        ? `no answer within ${this.opts.timeoutMs} ms`
+        : (cause?.code ?? cause?.message ?? (err as Error).message);
       throw new RotaError({
         status: 0,
         code: timedOut ? 'timeout' : 'network_error',
@@ -217,7 +231,11 @@ class Transport {
   async once(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<RawResponse> {
     const h: Record<string, string> = { ...this.headers, accept: 'application/json', ...headers };
     if (body !== undefined) h['content-type'] = 'application/json';
-    const res = await this.fetch(`${this.baseUrl}${path}`, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await this.fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers: h,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
     let parsed: unknown = text;
     if (text.length > 0) {
@@ -263,13 +281,18 @@ class Transport {
 /* ------------------------------------------------------------------ */
 
 type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch';
-type PathsWithMethod<M extends HttpMethod> = { [P in keyof paths]: paths[P] extends { [K in M]: unknown } ? P : never }[keyof paths];
-type RequiredKeysOf<T> = { [K in keyof T]: Record<never, never> extends Pick<T, K> ? never : K }[keyof T] extends infer R
+type PathsWithMethod<M extends HttpMethod> = {
+  [P in keyof paths]: paths[P] extends { [K in M]: unknown } ? P : never;
+}[keyof paths];
+type RequiredKeysOf<T> = {
+  [K in keyof T]: Record<never, never> extends Pick<T, K> ? never : K;
+}[keyof T] extends infer R
   ? R extends undefined
     ? never
     : R
   : never;
-type InitParam<Init> = RequiredKeysOf<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
+type InitParam<Init> =
+  RequiredKeysOf<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
 type Operation<P extends keyof paths, M extends HttpMethod> = paths[P][M] & Record<string | number, any>;
 /** The 2xx body of an operation. */
 export type ApiData<P extends keyof paths, M extends HttpMethod, Init = object> = NonNullable<
@@ -277,7 +300,10 @@ export type ApiData<P extends keyof paths, M extends HttpMethod, Init = object> 
 >;
 
 /** A typed call that answers the 2xx body or throws `RotaError`. */
-export type ApiMethod<M extends HttpMethod> = <P extends PathsWithMethod<M>, Init extends MaybeOptionalInit<paths[P], M>>(
+export type ApiMethod<M extends HttpMethod> = <
+  P extends PathsWithMethod<M>,
+  Init extends MaybeOptionalInit<paths[P], M>,
+>(
   url: P,
   ...init: InitParam<Init>
 ) => Promise<ApiData<P, M, Init>>;
@@ -311,7 +337,10 @@ function createApi(t: Transport): RotaApi {
     headers: t.headers,
     fetch: (req: Request) => t.fetch(req),
   });
-  type Loose = (url: string, init?: Record<string, unknown>) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+  type Loose = (
+    url: string,
+    init?: Record<string, unknown>,
+  ) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
   // Only reads are sent again: they change nothing, so a second copy is harmless.
   const call = (m: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE') =>
     (async (url: string, init?: Record<string, unknown>) => {
@@ -344,7 +373,8 @@ function createApi(t: Transport): RotaApi {
 /* ------------------------------------------------------------------ */
 
 /** `POST /v1/tools/search` body; `limit` defaults on the server. */
-export type ToolSearchRequest = Omit<Schemas['ToolSearchRequest'], 'limit'> & Partial<Pick<Schemas['ToolSearchRequest'], 'limit'>>;
+export type ToolSearchRequest = Omit<Schemas['ToolSearchRequest'], 'limit'> &
+  Partial<Pick<Schemas['ToolSearchRequest'], 'limit'>>;
 /** `POST /v1/tools/search` answer: up to 5 meta-tools for an intent. */
 export type ToolSearchResponse = Schemas['ToolSearchResponse'];
 /** `/meta-tools.json`: the 15 published meta-tools. */
@@ -356,7 +386,10 @@ export type RouteResponse = paths['/v1/meta-tools/discover']['post']['responses'
 /** `POST /v1/sessions` answer. */
 export type SessionCreated = paths['/v1/sessions']['post']['responses'][201]['content']['application/json'];
 /** `POST /v1/keys` body: scopes, and optionally `expires_in` (seconds, default 3600), `session_id`, `user_id`, `name`. */
-export type KeyCreateRequest = Omit<paths['/v1/keys']['post']['requestBody']['content']['application/json'], 'expires_in'> & { expires_in?: number };
+export type KeyCreateRequest = Omit<
+  paths['/v1/keys']['post']['requestBody']['content']['application/json'],
+  'expires_in'
+> & { expires_in?: number };
 /** `POST /v1/keys` answer: the key (shown once) and its details. */
 export type KeyCreated = paths['/v1/keys']['post']['responses'][201]['content']['application/json'];
 /** `GET /v1/sessions/{id}` answer. */
@@ -381,7 +414,9 @@ export type Usage = Schemas['Usage'];
 export type HealthReport = Schemas['HealthReport'];
 
 /** One event of `GET /v1/logs/stream`: a finished call (`call`), or a `gap` after a resume past the retention window. */
-export type LogStreamEvent = { event: 'call'; id: string; data: LogEntry } | { event: 'gap'; id: null; data: { after: string; oldest_id: string } };
+export type LogStreamEvent =
+  | { event: 'call'; id: string; data: LogEntry }
+  | { event: 'gap'; id: null; data: { after: string; oldest_id: string } };
 
 /** The body of `POST /v1/sessions/{id}/execute`. */
 export type ExecuteResult = Schemas['ExecuteResult'];
@@ -533,7 +568,11 @@ export class Session {
    * approval (`code: "policy_denied"`, `data.approval_id`) and someone
    * approved it, the very same call sent with it passes once.
    */
-  async execute(tool: string, input?: Record<string, unknown>, opts: { idempotencyKey?: string; approvalId?: string } = {}): Promise<ExecuteResponse> {
+  async execute(
+    tool: string,
+    input?: Record<string, unknown>,
+    opts: { idempotencyKey?: string; approvalId?: string } = {},
+  ): Promise<ExecuteResponse> {
     const idempotencyKey = opts.idempotencyKey ?? newIdempotencyKey();
     const path = `/v1/sessions/${encodeURIComponent(this.id)}/execute`;
     const body = input === undefined ? { tool } : { tool, input };
@@ -549,7 +588,14 @@ export class Session {
           await sleep(backoff(attempt));
           continue;
         }
-        if (err instanceof RotaError) throw new RotaError({ status: err.status, code: err.code, message: err.message, idempotencyKey, cause: err.cause });
+        if (err instanceof RotaError)
+          throw new RotaError({
+            status: err.status,
+            code: err.code,
+            message: err.message,
+            idempotencyKey,
+            cause: err.cause,
+          });
         throw err;
       }
       if (res.status === 200 && isRecord(res.body)) {
@@ -592,13 +638,25 @@ export class Session {
    * case, biased toward providers this session can reach. Runs the
    * `codespar_discover` meta-tool; throws `RotaError` when it does not succeed.
    */
-  async discover(useCase: string, opts: { limit?: number; country?: string; category?: string } = {}): Promise<DiscoverResult> {
+  async discover(
+    useCase: string,
+    opts: { limit?: number; country?: string; category?: string } = {},
+  ): Promise<DiscoverResult> {
     const input: Record<string, unknown> = { use_case: useCase };
     for (const k of ['limit', 'country', 'category'] as const) if (opts[k] !== undefined) input[k] = opts[k];
     const r = await this.execute('codespar_discover', input);
     if (!r.success) {
-      const message = r.status === 200 && isRecord(r.data) ? (str(r.data.message) ?? r.error ?? 'discover failed') : (r.error ?? 'discover failed');
-      throw new RotaError({ status: r.status, code: r.code ?? 'tool_failed', message, requestId: r.requestId, body: r.data });
+      const message =
+        r.status === 200 && isRecord(r.data)
+          ? (str(r.data.message) ?? r.error ?? 'discover failed')
+          : (r.error ?? 'discover failed');
+      throw new RotaError({
+        status: r.status,
+        code: r.code ?? 'tool_failed',
+        message,
+        requestId: r.requestId,
+        body: r.data,
+      });
     }
     return r.data as DiscoverResult;
   }
@@ -627,7 +685,11 @@ export class Session {
    * live session).
    */
   async mock(tool: string, response: unknown, times = 1): Promise<MockView> {
-    return this.t.json<MockView>('POST', `/v1/sessions/${encodeURIComponent(this.id)}/mocks`, { tool, response, times });
+    return this.t.json<MockView>('POST', `/v1/sessions/${encodeURIComponent(this.id)}/mocks`, {
+      tool,
+      response,
+      times,
+    });
   }
 
   /** `GET /v1/sessions/{id}/mocks`: the session's mocks, oldest first, with the answers each has left. Throws `RotaError`. */
@@ -646,7 +708,10 @@ export class Session {
  * deadline covers only the wait for the answer's headers: the stream itself
  * lasts as long as the gateway keeps it open (a heartbeat every 15 s).
  */
-async function* streamLogs(t: Transport, o: { sessionId?: string; lastEventId?: string; signal?: AbortSignal }): AsyncGenerator<LogStreamEvent> {
+async function* streamLogs(
+  t: Transport,
+  o: { sessionId?: string; lastEventId?: string; signal?: AbortSignal },
+): AsyncGenerator<LogStreamEvent> {
   const controller = new AbortController();
   const onAbort = () => controller.abort(o.signal?.reason);
   if (o.signal?.aborted) onAbort();
@@ -662,7 +727,12 @@ async function* streamLogs(t: Transport, o: { sessionId?: string; lastEventId?: 
     } catch (err) {
       if (o.signal?.aborted) return;
       const timedOut = controller.signal.aborted;
-      throw new RotaError({ status: 0, code: timedOut ? 'timeout' : 'network_error', message: `${t.baseUrl} could not be reached`, cause: err });
+      throw new RotaError({
+        status: 0,
+        code: timedOut ? 'timeout' : 'network_error',
+        message: `${t.baseUrl} could not be reached`,
+        cause: err,
+      });
     } finally {
       clearTimeout(connect);
     }
@@ -688,7 +758,11 @@ async function* streamLogs(t: Transport, o: { sessionId?: string; lastEventId?: 
           buffer = buffer.slice(nl + 1);
           if (line === '') {
             if (event.data.length && (event.name === 'call' || event.name === 'gap'))
-              yield { event: event.name, id: event.name === 'call' ? event.id : null, data: JSON.parse(event.data.join('\n')) } as LogStreamEvent;
+              yield {
+                event: event.name,
+                id: event.name === 'call' ? event.id : null,
+                data: JSON.parse(event.data.join('\n')),
+              } as LogStreamEvent;
             event = { id: null, name: 'message', data: [] };
           } else if (!line.startsWith(':')) {
             const colon = line.indexOf(':');
@@ -792,7 +866,8 @@ export class Rota {
 
   /** Creates a client; nothing is sent until a method is called. */
   constructor(opts: RotaOptions) {
-    if (!opts || typeof opts.apiKey !== 'string' || opts.apiKey.length === 0) throw new TypeError('Rota: apiKey is required');
+    if (!opts || typeof opts.apiKey !== 'string' || opts.apiKey.length === 0)
+      throw new TypeError('Rota: apiKey is required');
     const f = opts.fetch ?? globalThis.fetch;
     if (typeof f !== 'function') throw new TypeError('Rota: no fetch available; pass options.fetch');
     this.t = new Transport({

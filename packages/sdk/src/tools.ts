@@ -58,5 +58,7 @@ function parseArguments(raw: string): unknown {
 
 /** What the model is shown of an answer: success and data, or the refusal's code and message. */
 export function toolResultText(r: ExecuteResponse): string {
-  return JSON.stringify(r.success ? { success: true, data: r.data } : { success: false, code: r.code, error: r.error, data: r.data });
+  return JSON.stringify(
+    r.success ? { success: true, data: r.data } : { success: false, code: r.code, error: r.error, data: r.data },
+  );
 }

@@ -39,7 +39,11 @@ describe('verifyWebhook against the standardwebhooks package', () => {
 
   it.each([
     ['valid', body, headers],
-    ['several signatures, one valid', body, { ...headers, 'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')} ${signed}` }],
+    [
+      'several signatures, one valid',
+      body,
+      { ...headers, 'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')} ${signed}` },
+    ],
     ['body changed', body.replace('49.90', '49.91'), headers],
     ['another secret', body, { ...headers, 'webhook-signature': new Webhook(other).sign('msg_1', at, body) }],
     ['id changed', body, { ...headers, 'webhook-id': 'msg_2' }],
@@ -47,7 +51,11 @@ describe('verifyWebhook against the standardwebhooks package', () => {
     [
       'too old',
       body,
-      { ...headers, 'webhook-timestamp': String(ts - 301), 'webhook-signature': new Webhook(secret).sign('msg_1', new Date((ts - 301) * 1000), body) },
+      {
+        ...headers,
+        'webhook-timestamp': String(ts - 301),
+        'webhook-signature': new Webhook(secret).sign('msg_1', new Date((ts - 301) * 1000), body),
+      },
     ],
   ])('%s: the same verdict as the reference', (_name, b, h) => {
     expect(ours(b, h)).toBe(reference(b, h));
@@ -55,6 +63,8 @@ describe('verifyWebhook against the standardwebhooks package', () => {
 
   it('answers the parsed body, from bytes or a Headers object too', () => {
     expect(verifyWebhook(secret, Buffer.from(body), new Headers(headers), { now: at })).toEqual(JSON.parse(body));
-    expect(() => verifyWebhook(secret, body, { 'webhook-id': 'msg_1' }, { now: at })).toThrow('missing header webhook-timestamp');
+    expect(() => verifyWebhook(secret, body, { 'webhook-id': 'msg_1' }, { now: at })).toThrow(
+      'missing header webhook-timestamp',
+    );
   });
 });

@@ -26,14 +26,21 @@ function header(headers: Headers | Record<string, string | string[] | undefined>
   const value =
     typeof (headers as Headers).get === 'function'
       ? (headers as Headers).get(name)
-      : Object.entries(headers as Record<string, string | string[] | undefined>).find(([k]) => k.toLowerCase() === name)?.[1];
+      : Object.entries(headers as Record<string, string | string[] | undefined>).find(
+          ([k]) => k.toLowerCase() === name,
+        )?.[1];
   const one = Array.isArray(value) ? value[0] : value;
   if (typeof one !== 'string' || one === '') throw new WebhookVerificationError(`missing header ${name}`);
   return one;
 }
 
 /** The `webhook-signature` value (`v1,<base64>`) of one message. */
-export function signWebhook(secret: string | Uint8Array, id: string, timestamp: number, body: string | Uint8Array): string {
+export function signWebhook(
+  secret: string | Uint8Array,
+  id: string,
+  timestamp: number,
+  body: string | Uint8Array,
+): string {
   const hmac = createHmac('sha256', secretBytes(secret)).update(`${id}.${timestamp}.`);
   hmac.update(typeof body === 'string' ? Buffer.from(body, 'utf8') : body);
   return `v1,${hmac.digest('base64')}`;
@@ -57,7 +64,8 @@ export function verifyWebhook<T = unknown>(
   const rawTs = header(headers, 'webhook-timestamp');
   const signatures = header(headers, 'webhook-signature');
   const ts = Number(rawTs);
-  if (!/^\d+$/.test(rawTs) || !Number.isSafeInteger(ts)) throw new WebhookVerificationError('invalid webhook-timestamp');
+  if (!/^\d+$/.test(rawTs) || !Number.isSafeInteger(ts))
+    throw new WebhookVerificationError('invalid webhook-timestamp');
   const now = Math.floor((opts.now ?? new Date()).getTime() / 1000);
   const tolerance = opts.toleranceS ?? WEBHOOK_TOLERANCE_S;
   if (ts < now - tolerance) throw new WebhookVerificationError('message timestamp too old');

@@ -23,7 +23,11 @@ export interface StartedService {
  * the wire-error filter, tracing (see `startTracing`) and graceful shutdown
  * on SIGTERM/SIGINT.
  */
-export async function startService(service: ServiceName, module: Type<unknown> | DynamicModule, config: BaseConfig): Promise<StartedService> {
+export async function startService(
+  service: ServiceName,
+  module: Type<unknown> | DynamicModule,
+  config: BaseConfig,
+): Promise<StartedService> {
   const logger = createLogger(service, config.LOG_LEVEL);
   const tracing = startTracing(service, config, logger, REPLICA_ID);
   const server = new RedisStreamsServer({
@@ -40,14 +44,21 @@ export async function startService(service: ServiceName, module: Type<unknown> |
     await closeServer();
     await tracing.close();
   };
-  const app = await NestFactory.createMicroservice(module, { strategy: server, logger: new PinoNestLogger(logger), bufferLogs: false });
+  const app = await NestFactory.createMicroservice(module, {
+    strategy: server,
+    logger: new PinoNestLogger(logger),
+    bufferLogs: false,
+  });
   app.useGlobalFilters(new WireErrorFilter());
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   await app.listen();
   logger.info({ replica: REPLICA_ID }, `${service} service listening on the transport`);
   if (config.ROTA_METRICS_PORT !== undefined) {
     const metrics = await startMetricsListener(config.ROTA_METRICS_PORT, config.ROTA_METRICS_HOST);
-    logger.info({ port: metrics.port }, `${service} metrics on http://${config.ROTA_METRICS_HOST}:${metrics.port}/metrics`);
+    logger.info(
+      { port: metrics.port },
+      `${service} metrics on http://${config.ROTA_METRICS_HOST}:${metrics.port}/metrics`,
+    );
     const close = app.close.bind(app);
     app.close = async () => {
       await metrics.close();

@@ -21,7 +21,10 @@ export const BaseConfig = z.object({
    * authentication). Unset or empty: no listener. The gateway also serves
    * `/metrics` on its own port to operator keys.
    */
-  ROTA_METRICS_PORT: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(0).max(65535).optional()),
+  ROTA_METRICS_PORT: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.coerce.number().int().min(0).max(65535).optional(),
+  ),
   /** Address the metrics listener binds; keep it off public networks. */
   ROTA_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   /** OpenTelemetry export (see `TracingConfig`): off unless a collector address is set. */

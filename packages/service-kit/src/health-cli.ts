@@ -22,7 +22,11 @@ async function main(): Promise<number> {
     return 2;
   }
   const timeoutMs = Number(process.env.ROTA_HEALTH_TIMEOUT_MS ?? 3000);
-  const rpc = new RpcClient({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: process.env.ROTA_REDIS_PREFIX ?? 'rota', timeoutMs });
+  const rpc = new RpcClient({
+    url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    prefix: process.env.ROTA_REDIS_PREFIX ?? 'rota',
+    timeoutMs,
+  });
   const guard = setTimeout(() => process.exit(1), timeoutMs + 2000);
   try {
     await rpc.connect();

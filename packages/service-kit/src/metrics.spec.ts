@@ -31,7 +31,9 @@ describe('metrics registry', () => {
     const seconds = families.find((f) => f.name === 'rota_spec_seconds')!;
     expect(seconds.type).toBe('histogram');
     expect(seconds.samples.find((s) => s.name === 'rota_spec_seconds_count')?.value).toBe(1);
-    expect(families.find((f) => f.name === 'rota_spec_depth')?.samples).toEqual([{ name: 'rota_spec_depth', labels: { queue: 'q' }, value: 7 }]);
+    expect(families.find((f) => f.name === 'rota_spec_depth')?.samples).toEqual([
+      { name: 'rota_spec_depth', labels: { queue: 'q' }, value: 7 },
+    ]);
     // The default process series come along.
     expect(families.some((f) => f.name === 'rota_process_cpu_user_seconds_total')).toBe(true);
   });

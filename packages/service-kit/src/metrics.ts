@@ -41,13 +41,18 @@ type Config<C> = Omit<C, 'registers'>;
 /** The counter `name`, created on first use. */
 export function counter<L extends string>(config: Config<CounterConfiguration<L>>): Counter<L> {
   const reg = metricsRegistry();
-  return (reg.getSingleMetric(config.name) as Counter<L> | undefined) ?? new Counter<L>({ ...config, registers: [reg] });
+  return (
+    (reg.getSingleMetric(config.name) as Counter<L> | undefined) ?? new Counter<L>({ ...config, registers: [reg] })
+  );
 }
 
 /** The histogram `name`, created on first use. */
 export function histogram<L extends string>(config: Config<HistogramConfiguration<L>>): Histogram<L> {
   const reg = metricsRegistry();
-  return (reg.getSingleMetric(config.name) as Histogram<L> | undefined) ?? new Histogram<L>({ buckets: LATENCY_BUCKETS, ...config, registers: [reg] });
+  return (
+    (reg.getSingleMetric(config.name) as Histogram<L> | undefined) ??
+    new Histogram<L>({ buckets: LATENCY_BUCKETS, ...config, registers: [reg] })
+  );
 }
 
 /**

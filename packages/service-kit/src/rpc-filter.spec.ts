@@ -52,7 +52,13 @@ async function redisFailure(options: RedisOptions): Promise<unknown> {
 
 /** The shape of pg's DatabaseError (pg-protocol) for a server-side SQLSTATE. */
 function postgresError(code: string, message: string) {
-  return Object.assign(new Error(message), { name: 'error', code, severity: 'FATAL', detail: undefined, hint: undefined });
+  return Object.assign(new Error(message), {
+    name: 'error',
+    code,
+    severity: 'FATAL',
+    detail: undefined,
+    hint: undefined,
+  });
 }
 
 /** The shape of Prisma's known-request error, which wraps the driver adapter's error in `meta`. */
@@ -79,12 +85,18 @@ describe('database connection errors', () => {
       prismaError('P1001', "Can't reach database server at `127.0.0.1:5432`"),
       prismaError('P1017', 'Server has closed the connection.'),
       // Prisma's adapter keeps a shutdown's SQLSTATE only inside `meta`.
-      prismaError('P2010', 'Raw query failed.', { name: 'DriverAdapterError', cause: { kind: 'postgres', originalCode: '57P01', code: '57P01' } }),
+      prismaError('P2010', 'Raw query failed.', {
+        name: 'DriverAdapterError',
+        cause: { kind: 'postgres', originalCode: '57P01', code: '57P01' },
+      }),
       Object.assign(new Error('query failed'), { cause: await refused() }),
     ];
     // The message rides along so a failure names the case.
     for (const err of cases)
-      expect({ err: (err as Error).message, connection: isConnectionError(err) }).toEqual({ err: (err as Error).message, connection: true });
+      expect({ err: (err as Error).message, connection: isConnectionError(err) }).toEqual({
+        err: (err as Error).message,
+        connection: true,
+      });
   });
 
   it('leaves bugs and constraint errors alone', () => {
@@ -102,10 +114,14 @@ describe('database connection errors', () => {
   it('answers a lost database unavailable, or outcome_unknown inside a handler that acts', async () => {
     const err = await refused();
     expect(toWire(err)).toMatchObject({ code: 'unavailable' });
-    expect(toWire(postgresError('57P01', 'terminating connection due to administrator command'))).toMatchObject({ code: 'unavailable' });
+    expect(toWire(postgresError('57P01', 'terminating connection due to administrator command'))).toMatchObject({
+      code: 'unavailable',
+    });
     expect(toWire(err, { acts: true })).toMatchObject({ code: 'outcome_unknown' });
     // A handler that knows nothing ran says so itself.
-    expect(toWire(new AppError('unavailable', 'nothing was done'), { acts: true })).toMatchObject({ code: 'unavailable' });
+    expect(toWire(new AppError('unavailable', 'nothing was done'), { acts: true })).toMatchObject({
+      code: 'unavailable',
+    });
     expect(toWire(new TypeError('bug'))).toEqual({ code: 'internal', message: 'Internal error' });
     expect(toWire(prismaError('P2002', 'Unique constraint failed'))).toMatchObject({ code: 'conflict' });
   });
@@ -125,7 +141,10 @@ describe('Redis and pool connection errors', () => {
       ];
       expect(cases.map((err) => (err as Error).name)).toEqual(['MaxRetriesPerRequestError', 'Error', 'Error']);
       for (const err of cases)
-        expect({ err: (err as Error).message, connection: isConnectionError(err) }).toEqual({ err: (err as Error).message, connection: true });
+        expect({ err: (err as Error).message, connection: isConnectionError(err) }).toEqual({
+          err: (err as Error).message,
+          connection: true,
+        });
     } finally {
       await silent.close();
     }
@@ -133,14 +152,23 @@ describe('Redis and pool connection errors', () => {
 
   it('recognises a pg pool that cannot get a connection in time, and Prisma adapter kinds', async () => {
     const silent = await silentServer();
-    const pool = new Pool({ host: '127.0.0.1', port: silent.port, user: 'rota', database: 'rota', connectionTimeoutMillis: 50 });
+    const pool = new Pool({
+      host: '127.0.0.1',
+      port: silent.port,
+      user: 'rota',
+      database: 'rota',
+      connectionTimeoutMillis: 50,
+    });
     pool.on('error', () => undefined);
     try {
       const err = await pool.query('SELECT 1').then(
         () => new Error('the query was answered'),
         (e: unknown) => e,
       );
-      expect({ err: (err as Error).message, connection: isConnectionError(err) }).toEqual({ err: (err as Error).message, connection: true });
+      expect({ err: (err as Error).message, connection: isConnectionError(err) }).toEqual({
+        err: (err as Error).message,
+        connection: true,
+      });
     } finally {
       await pool.end();
       await silent.close();
@@ -149,19 +177,30 @@ describe('Redis and pool connection errors', () => {
       // pg-pool's own words, whichever of its timer and the client's fires first above.
       new Error('timeout exceeded when trying to connect'),
       postgresError('53300', 'sorry, too many clients already'),
-      prismaError('P2010', 'Raw query failed.', { name: 'DriverAdapterError', cause: { kind: 'DatabaseNotReachable', host: '127.0.0.1', port: 5432 } }),
+      prismaError('P2010', 'Raw query failed.', {
+        name: 'DriverAdapterError',
+        cause: { kind: 'DatabaseNotReachable', host: '127.0.0.1', port: 5432 },
+      }),
       prismaError('P2010', 'Raw query failed.', { name: 'DriverAdapterError', cause: { kind: 'ConnectionClosed' } }),
     ];
     for (const err of cases)
-      expect({ err: (err as Error).message, connection: isConnectionError(err) }).toEqual({ err: (err as Error).message, connection: true });
+      expect({ err: (err as Error).message, connection: isConnectionError(err) }).toEqual({
+        err: (err as Error).message,
+        connection: true,
+      });
   });
 
   it('leaves look-alikes alone: an aborted fetch, a Redis reply error, other timeouts', () => {
     const cases: unknown[] = [
       Object.assign(new Error('This operation was aborted'), { name: 'AbortError' }),
-      Object.assign(new Error('WRONGTYPE Operation against a key holding the wrong kind of value'), { name: 'ReplyError' }),
+      Object.assign(new Error('WRONGTYPE Operation against a key holding the wrong kind of value'), {
+        name: 'ReplyError',
+      }),
       new Error('The provider command timed out after 5000 ms'),
-      prismaError('P2010', 'Raw query failed.', { name: 'DriverAdapterError', cause: { kind: 'UniqueConstraintViolation' } }),
+      prismaError('P2010', 'Raw query failed.', {
+        name: 'DriverAdapterError',
+        cause: { kind: 'UniqueConstraintViolation' },
+      }),
     ];
     for (const err of cases) expect(isConnectionError(err)).toBe(false);
   });

@@ -10,7 +10,16 @@ let logger: ReturnType<typeof createLogger> | undefined;
 const log = () => (logger ??= createLogger('rpc-errors'));
 
 /** Socket errors: the database (or any dependency) could not be reached or dropped the connection. */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 /**
  * Postgres SQLSTATEs of a server going away or not accepting connections:
  * class 08 (connection exception), 53300 (too many connections: a new one
@@ -25,7 +34,12 @@ const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017']);
  * server that could not be reached, a connection that closed or timed out,
  * and a server refusing new connections.
  */
-const DRIVER_ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
+const DRIVER_ADAPTER_KINDS = new Set([
+  'DatabaseNotReachable',
+  'ConnectionClosed',
+  'SocketTimeout',
+  'TooManyConnections',
+]);
 /**
  * ioredis's error classes for a server it could not reach: retries of a
  * queued command used up, and a cluster with no reachable node. ioredis does
@@ -113,17 +127,26 @@ export interface ToWireOptions {
  */
 export function toWire(err: unknown, opts: ToWireOptions = {}): WireError {
   if (err instanceof AppError) return err.toWire();
-  if (err && typeof err === 'object' && isErrorCode((err as WireError).code) && typeof (err as WireError).message === 'string') {
+  if (
+    err &&
+    typeof err === 'object' &&
+    isErrorCode((err as WireError).code) &&
+    typeof (err as WireError).message === 'string'
+  ) {
     return AppError.fromWire(err as WireError).toWire();
   }
-  if (err instanceof ZodError) return { code: 'invalid_body', message: 'The request body is invalid.', details: { issues: zodIssues(err) } };
+  if (err instanceof ZodError)
+    return { code: 'invalid_body', message: 'The request body is invalid.', details: { issues: zodIssues(err) } };
   const prismaCode = (err as { code?: unknown })?.code;
   if (prismaCode === 'P2002') return { code: 'conflict', message: 'The resource already exists.' };
   if (prismaCode === 'P2025') return { code: 'not_found', message: 'The resource was not found.' };
   if (isConnectionError(err)) {
     log().warn({ err }, 'dependency connection failed in service handler');
     return opts.acts
-      ? { code: 'outcome_unknown', message: 'A dependency failed while the request was running; it may have taken effect.' }
+      ? {
+          code: 'outcome_unknown',
+          message: 'A dependency failed while the request was running; it may have taken effect.',
+        }
       : { code: 'unavailable', message: 'A dependency is unavailable.' };
   }
   log().error({ err }, 'unhandled error in service handler');
@@ -134,7 +157,8 @@ export function toWire(err: unknown, opts: ToWireOptions = {}): WireError {
 export class WireErrorFilter implements RpcExceptionFilter<unknown> {
   catch(exception: unknown, host?: ArgumentsHost): Observable<never> {
     // The transport hands every handler its context as the second argument.
-    const ctx = host?.getType() === 'rpc' ? (host.switchToRpc().getContext() as { acts?: unknown } | undefined) : undefined;
+    const ctx =
+      host?.getType() === 'rpc' ? (host.switchToRpc().getContext() as { acts?: unknown } | undefined) : undefined;
     return throwError(() => toWire(exception, { acts: ctx?.acts === true }));
   }
 }

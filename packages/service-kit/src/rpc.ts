@@ -48,10 +48,18 @@ export class RpcClient {
     // records nothing and the caller's own context, if any, travels on.
     const active = context.active();
     const span = trace.getTracer('rota.transport').startSpan(pattern, { kind: SpanKind.CLIENT }, active);
-    if (span.isRecording()) span.setAttributes({ 'rpc.system': 'rota', 'rpc.method': pattern, 'rota.request_id': requestId });
+    if (span.isRecording())
+      span.setAttributes({ 'rpc.system': 'rota', 'rpc.method': pattern, 'rota.request_id': requestId });
     const carrier = traceCarrier(trace.setSpan(active, span));
     return firstValueFrom(
-      this.transport.send<ResponseOf<P>>(pattern, { payload, requestId, timeoutMs: opts.timeoutMs, tenant, trace: carrier, publicUrl: currentPublicUrl() }),
+      this.transport.send<ResponseOf<P>>(pattern, {
+        payload,
+        requestId,
+        timeoutMs: opts.timeoutMs,
+        tenant,
+        trace: carrier,
+        publicUrl: currentPublicUrl(),
+      }),
     ).then(
       (answer) => {
         this.seconds.observe({ pattern, outcome: 'ok' }, (performance.now() - started) / 1000);

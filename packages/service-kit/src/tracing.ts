@@ -39,7 +39,10 @@ export const TracingConfig = z.object({
   /** `service.name` of every span; defaults to `rota-<app>`. */
   OTEL_SERVICE_NAME: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional()),
   /** `true` turns export off whatever the endpoints say. */
-  OTEL_SDK_DISABLED: z.preprocess((v) => (v === '' || v === undefined ? 'false' : String(v).toLowerCase()), z.enum(['true', 'false'])),
+  OTEL_SDK_DISABLED: z.preprocess(
+    (v) => (v === '' || v === undefined ? 'false' : String(v).toLowerCase()),
+    z.enum(['true', 'false']),
+  ),
 });
 export type TracingConfig = z.infer<typeof TracingConfig>;
 
@@ -110,7 +113,10 @@ export function startTracing(app: string, config: TracingConfig, log?: Logger, i
       // OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME from the process environment.
       .merge(detectResources({ detectors: [envDetector] }))
       .merge(resourceFromAttributes(config.OTEL_SERVICE_NAME ? { [ATTR_SERVICE_NAME]: config.OTEL_SERVICE_NAME } : {}));
-    const provider = new BasicTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url }))] });
+    const provider = new BasicTracerProvider({
+      resource,
+      spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url }))],
+    });
     trace.setGlobalTracerProvider(provider);
     exportFailures = { last: 0, suppressed: 0 };
     // A failed export is retried by nobody: say so now and then, not once per batch.
@@ -120,7 +126,10 @@ export function startTracing(app: string, config: TracingConfig, log?: Logger, i
         exportFailures.suppressed++;
         return;
       }
-      log?.warn({ err: err instanceof Error ? err.message : String(err), suppressed: exportFailures.suppressed }, 'could not export spans; they are dropped');
+      log?.warn(
+        { err: err instanceof Error ? err.message : String(err), suppressed: exportFailures.suppressed },
+        'could not export spans; they are dropped',
+      );
       exportFailures = { last: now, suppressed: 0 };
     });
     exporter = { provider, url, users: 0 };
@@ -192,7 +201,9 @@ export async function inSpan<T>(
   fn: (span: Span) => Promise<T>,
 ): Promise<T> {
   const parent = options.parent ?? context.active();
-  const span = trace.getTracer(scope).startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes }, parent);
+  const span = trace
+    .getTracer(scope)
+    .startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes }, parent);
   try {
     return await context.with(trace.setSpan(parent, span), () => fn(span));
   } catch (err) {

@@ -11,9 +11,13 @@ export class ZodPipe<S extends z.ZodType> implements PipeTransform<unknown, z.in
   transform(value: unknown): z.infer<S> {
     const parsed = this.schema.safeParse(value);
     if (!parsed.success) {
-      throw new AppError(this.code, this.code === 'invalid_body' ? 'The request body is invalid.' : 'The query string is invalid.', {
-        issues: zodIssues(parsed.error),
-      });
+      throw new AppError(
+        this.code,
+        this.code === 'invalid_body' ? 'The request body is invalid.' : 'The query string is invalid.',
+        {
+          issues: zodIssues(parsed.error),
+        },
+      );
     }
     return parsed.data;
   }

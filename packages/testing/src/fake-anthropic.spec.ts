@@ -7,14 +7,25 @@ describe('startFakeAnthropic', () => {
   });
 
   const post = (body: unknown, signal?: AbortSignal) =>
-    fetch(`${fake.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'k' }, body: JSON.stringify(body), signal });
+    fetch(`${fake.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'k' },
+      body: JSON.stringify(body),
+      signal,
+    });
 
   it('answers a Messages API response and records the call', async () => {
     fake = await startFakeAnthropic({ kind: 'text', text: 'hello' });
     const res = await post({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] });
     expect(res.status).toBe(200);
     const json = (await res.json()) as Record<string, unknown>;
-    expect(json).toMatchObject({ type: 'message', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'hello' }], stop_reason: 'end_turn' });
+    expect(json).toMatchObject({
+      type: 'message',
+      role: 'assistant',
+      model: 'm',
+      content: [{ type: 'text', text: 'hello' }],
+      stop_reason: 'end_turn',
+    });
     expect(json['usage']).toEqual({ input_tokens: expect.any(Number), output_tokens: expect.any(Number) });
     expect(fake.calls).toHaveLength(1);
     expect(fake.calls[0]!.apiKey).toBe('k');

@@ -72,12 +72,18 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 function sendJson(res: ServerResponse, status: number, body: unknown, requestId: string): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'request-id': requestId, 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'request-id': requestId,
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
 /** Starts the fake on a random port of 127.0.0.1. */
-export async function startFakeAnthropic(behaviour: FakeAnthropicBehaviour = { kind: 'text', text: '{"hits":[]}' }): Promise<FakeAnthropic> {
+export async function startFakeAnthropic(
+  behaviour: FakeAnthropicBehaviour = { kind: 'text', text: '{"hits":[]}' },
+): Promise<FakeAnthropic> {
   let current = behaviour;
   let counter = 0;
   const calls: FakeAnthropicCall[] = [];
@@ -91,13 +97,24 @@ export async function startFakeAnthropic(behaviour: FakeAnthropicBehaviour = { k
       } catch {
         // keep the raw text
       }
-      const call: FakeAnthropicCall = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, apiKey: credentialOf(req.headers) };
+      const call: FakeAnthropicCall = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body,
+        apiKey: credentialOf(req.headers),
+      };
       calls.push(call);
       counter++;
       const requestId = `req_fake_${counter}`;
       const path = (req.url ?? '').split('?')[0];
       if (req.method !== 'POST' || path !== '/v1/messages') {
-        sendJson(res, 404, { type: 'error', error: { type: 'not_found_error', message: `no route ${req.method} ${path}` } }, requestId);
+        sendJson(
+          res,
+          404,
+          { type: 'error', error: { type: 'not_found_error', message: `no route ${req.method} ${path}` } },
+          requestId,
+        );
         return;
       }
       const reply = typeof current === 'function' ? current(call) : current;
@@ -105,19 +122,31 @@ export async function startFakeAnthropic(behaviour: FakeAnthropicBehaviour = { k
         case 'hang':
           return;
         case 'raw':
-          res.writeHead(reply.status, { 'content-type': reply.contentType ?? 'application/json', 'request-id': requestId });
+          res.writeHead(reply.status, {
+            'content-type': reply.contentType ?? 'application/json',
+            'request-id': requestId,
+          });
           res.end(reply.body);
           return;
         case 'error':
           sendJson(
             res,
             reply.status,
-            { type: 'error', error: { type: reply.type ?? ERROR_TYPE_BY_STATUS[reply.status] ?? 'api_error', message: reply.message ?? 'fake error' } },
+            {
+              type: 'error',
+              error: {
+                type: reply.type ?? ERROR_TYPE_BY_STATUS[reply.status] ?? 'api_error',
+                message: reply.message ?? 'fake error',
+              },
+            },
             requestId,
           );
           return;
         case 'text': {
-          const model = typeof body === 'object' && body !== null && 'model' in body ? String((body as { model: unknown }).model) : 'unknown';
+          const model =
+            typeof body === 'object' && body !== null && 'model' in body
+              ? String((body as { model: unknown }).model)
+              : 'unknown';
           sendJson(
             res,
             200,

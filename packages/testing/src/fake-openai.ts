@@ -75,7 +75,11 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'x-request-id': `req_fake_${Date.now()}` });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'x-request-id': `req_fake_${Date.now()}`,
+  });
   res.end(text);
 }
 
@@ -97,17 +101,22 @@ export async function startFakeOpenAI(behaviour: FakeOpenAIBehaviour = { kind: '
       const raw = await readBody(req);
       const path = (req.url ?? '').split('?')[0] ?? '';
       if (req.method !== 'POST' || path !== '/v1/embeddings') {
-        sendJson(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error', param: null, code: null } });
+        sendJson(res, 404, {
+          error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error', param: null, code: null },
+        });
         return;
       }
       let body: { model?: unknown; input?: unknown; encoding_format?: unknown; dimensions?: unknown };
       try {
         body = JSON.parse(raw);
       } catch {
-        sendJson(res, 400, { error: { message: 'body is not JSON', type: 'invalid_request_error', param: null, code: null } });
+        sendJson(res, 400, {
+          error: { message: 'body is not JSON', type: 'invalid_request_error', param: null, code: null },
+        });
         return;
       }
-      const inputs = typeof body.input === 'string' ? [body.input] : Array.isArray(body.input) ? body.input.map(String) : [];
+      const inputs =
+        typeof body.input === 'string' ? [body.input] : Array.isArray(body.input) ? body.input.map(String) : [];
       const auth = req.headers.authorization;
       const call: FakeOpenAICall = {
         path,
@@ -128,12 +137,16 @@ export async function startFakeOpenAI(behaviour: FakeOpenAIBehaviour = { kind: '
           return;
         case 'error': {
           const e = ERROR_CODE[reply.status] ?? { type: 'server_error', code: null };
-          sendJson(res, reply.status, { error: { message: reply.message ?? 'fake error', type: e.type, param: null, code: e.code } });
+          sendJson(res, reply.status, {
+            error: { message: reply.message ?? 'fake error', type: e.type, param: null, code: e.code },
+          });
           return;
         }
         case 'ok': {
           if (inputs.length === 0) {
-            sendJson(res, 400, { error: { message: "'input' is required", type: 'invalid_request_error', param: 'input', code: null } });
+            sendJson(res, 400, {
+              error: { message: "'input' is required", type: 'invalid_request_error', param: 'input', code: null },
+            });
             return;
           }
           const dims = call.dimensions ?? 1536;
@@ -144,7 +157,10 @@ export async function startFakeOpenAI(behaviour: FakeOpenAIBehaviour = { kind: '
               return {
                 object: 'embedding',
                 index,
-                embedding: call.encodingFormat === 'base64' ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64') : Array.from(v),
+                embedding:
+                  call.encodingFormat === 'base64'
+                    ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64')
+                    : Array.from(v),
               };
             }),
             model: call.model,

@@ -40,7 +40,12 @@ for (const secret of secrets) {
         valid: false,
       },
       { name: 'id changed', headers: { ...headers, 'webhook-id': `${id}x` }, payload, valid: false },
-      { name: 'timestamp changed', headers: { ...headers, 'webhook-timestamp': String(timestamp + 1) }, payload, valid: false },
+      {
+        name: 'timestamp changed',
+        headers: { ...headers, 'webhook-timestamp': String(timestamp + 1) },
+        payload,
+        valid: false,
+      },
     ];
     for (const c of cases) {
       // What the reference library says, checked at the message's own time (its clock is the only input we move).
@@ -61,4 +66,7 @@ for (const secret of secrets) {
   }
 }
 const out = process.argv[2] ?? join(__dirname, '..', 'tests', 'fixtures', 'webhook-vectors.json');
-writeFileSync(out, `${JSON.stringify({ generator: `standardwebhooks@${require('standardwebhooks/package.json').version}`, vectors }, null, 2)}\n`);
+writeFileSync(
+  out,
+  `${JSON.stringify({ generator: `standardwebhooks@${require('standardwebhooks/package.json').version}`, vectors }, null, 2)}\n`,
+);

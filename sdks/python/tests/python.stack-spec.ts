@@ -9,7 +9,12 @@ import { startStack, type Stack } from '../../../test/helpers/stack';
 const ROOT = join(__dirname, '..', '..', '..');
 const PY = join(ROOT, 'sdks', 'python');
 
-function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd = PY): Promise<{ code: number | null; out: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd = PY,
+): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { cwd, env });
     let out = '';
@@ -29,9 +34,19 @@ describe('Python SDK (pytest) against the stack', () => {
   let sandbox: Sandbox;
 
   beforeAll(async () => {
-    stack = await startStack({ env: { ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', ROTA_DISCOVER_TIMEOUT_MS: '30000', ROTA_RPC_TIMEOUT_MS: '35000' } });
+    stack = await startStack({
+      env: {
+        ANTHROPIC_API_KEY: '',
+        OPENAI_API_KEY: '',
+        ROTA_DISCOVER_TIMEOUT_MS: '30000',
+        ROTA_RPC_TIMEOUT_MS: '35000',
+      },
+    });
     sandbox = await startSandbox({ port: 0 });
-    const text = substituteSandboxUrl(readFileSync(join(ROOT, 'packages/catalog/data/demo-catalog.json'), 'utf8'), sandbox.url);
+    const text = substituteSandboxUrl(
+      readFileSync(join(ROOT, 'packages/catalog/data/demo-catalog.json'), 'utf8'),
+      sandbox.url,
+    );
     const demo = JSON.parse(text) as { servers: Array<{ id: string }> };
     const named = { ...demo, servers: demo.servers.filter((s) => ['asaas', 'zapi', 'viacep'].includes(s.id)) };
     await importCatalog(stack.db.prisma, parseCatalogValue(named), { model: currentEmbeddingModel(stack.env) });
@@ -44,9 +59,15 @@ describe('Python SDK (pytest) against the stack', () => {
   it('the committed webhook vectors are what the npm standardwebhooks package writes today', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rota-vectors-'));
     try {
-      const r = await run(process.execPath, [join(PY, 'scripts', 'webhook-vectors.cjs'), join(dir, 'v.json')], process.env);
+      const r = await run(
+        process.execPath,
+        [join(PY, 'scripts', 'webhook-vectors.cjs'), join(dir, 'v.json')],
+        process.env,
+      );
       expect(r).toEqual({ code: 0, out: '' });
-      expect(readFileSync(join(dir, 'v.json'), 'utf8')).toBe(readFileSync(join(PY, 'tests', 'fixtures', 'webhook-vectors.json'), 'utf8'));
+      expect(readFileSync(join(dir, 'v.json'), 'utf8')).toBe(
+        readFileSync(join(PY, 'tests', 'fixtures', 'webhook-vectors.json'), 'utf8'),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -54,7 +75,9 @@ describe('Python SDK (pytest) against the stack', () => {
 
   it('pytest passes, and collected tests', async () => {
     const live = await stack.key(['servers:read', 'sessions:create', 'tools:execute', 'logs:read']);
-    const test = await stack.key(['servers:read', 'sessions:create', 'tools:execute', 'connections:write'], { environment: 'test' });
+    const test = await stack.key(['servers:read', 'sessions:create', 'tools:execute', 'connections:write'], {
+      environment: 'test',
+    });
     const env = {
       ...process.env,
       ROTA_TEST_URL: stack.url,

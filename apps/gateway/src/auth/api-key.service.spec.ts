@@ -48,7 +48,14 @@ describe('ApiKeyService', () => {
 
   it('never answers from the cache past a key’s expiry', async () => {
     jest.useFakeTimers({ now: 1_000_000 });
-    const { svc, calls } = service({ id: 'key_c', projectId: 'proj_dev', orgId: 'org_dev', environment: 'live', scopes: [], expiresAt: new Date(1_000_300) });
+    const { svc, calls } = service({
+      id: 'key_c',
+      projectId: 'proj_dev',
+      orgId: 'org_dev',
+      environment: 'live',
+      scopes: [],
+      expiresAt: new Date(1_000_300),
+    });
     expect(await svc.verify(`Bearer ${KEY}`)).not.toBeNull();
     // Within both the cache time and the key's life: the cached answer.
     jest.setSystemTime(1_000_200);
@@ -65,7 +72,14 @@ describe('ApiKeyService', () => {
 
   it('caps an operator key with an expiry the same way', async () => {
     jest.useFakeTimers({ now: 2_000_000 });
-    const { svc } = service({ id: 'key_o', projectId: null, orgId: null, environment: null, scopes: ['admin'], expiresAt: new Date(2_000_100) });
+    const { svc } = service({
+      id: 'key_o',
+      projectId: null,
+      orgId: null,
+      environment: null,
+      scopes: ['admin'],
+      expiresAt: new Date(2_000_100),
+    });
     expect(await svc.verify(`Bearer ${KEY}`)).toMatchObject({ kind: 'operator', expiresAt: 2_000_100 });
     jest.setSystemTime(2_000_101);
     expect(svc.cachedPrincipal(`Bearer ${KEY}`)).toBeUndefined();

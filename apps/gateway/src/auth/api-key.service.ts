@@ -94,7 +94,12 @@ export class ApiKeyService {
       const scopes = found.scopes as Scope[];
       // A key without a project is the deployment's operator key.
       if (found.projectId === null || found.orgId === null || found.environment === null) {
-        return { kind: 'operator', keyId: found.id, scopes, ...(found.expiresAt ? { expiresAt: found.expiresAt.getTime() } : {}) };
+        return {
+          kind: 'operator',
+          keyId: found.id,
+          scopes,
+          ...(found.expiresAt ? { expiresAt: found.expiresAt.getTime() } : {}),
+        };
       }
       const principal: ProjectPrincipal = {
         kind: 'project',

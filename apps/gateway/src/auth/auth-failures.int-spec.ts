@@ -6,18 +6,25 @@ import { AuthFailureLimiter } from './auth-failures';
 
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const log = createLogger('gateway', 'silent');
-const config = (env: Record<string, string>) => loadConfig(GatewayConfig, { REDIS_URL, ROTA_REDIS_PREFIX: testPrefix('authfail'), ...env });
+const config = (env: Record<string, string>) =>
+  loadConfig(GatewayConfig, { REDIS_URL, ROTA_REDIS_PREFIX: testPrefix('authfail'), ...env });
 
 describe('AuthFailureLimiter', () => {
   const clients: Redis[] = [];
   const client = (url = REDIS_URL) => {
     // The gateway's own options: no offline queue, no retries per command.
-    const r = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 800, commandTimeout: 800 });
+    const r = new Redis(url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      connectTimeout: 800,
+      commandTimeout: 800,
+    });
     r.on('error', () => undefined);
     clients.push(r);
     return r;
   };
-  const ready = (r: Redis) => new Promise<void>((resolve) => (r.status === 'ready' ? resolve() : r.once('ready', () => resolve())));
+  const ready = (r: Redis) =>
+    new Promise<void>((resolve) => (r.status === 'ready' ? resolve() : r.once('ready', () => resolve())));
 
   afterAll(async () => {
     for (const r of clients) r.disconnect();

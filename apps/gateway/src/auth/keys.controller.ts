@@ -41,25 +41,36 @@ export class KeysController {
   }
 
   @Route(ROUTES.createKey)
-  async create(@Auth() p: Principal, @Input() { body }: In<typeof ROUTES.createKey>, @Res({ passthrough: true }) reply: FastifyReply): Promise<KeyCreated> {
+  async create(
+    @Auth() p: Principal,
+    @Input() { body }: In<typeof ROUTES.createKey>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<KeyCreated> {
     // The pipeline already refuses operator keys here; a child never holds keys:write. Both are checked again all the same.
-    if (p.kind !== 'project' || p.parentId !== undefined) throw new AppError('forbidden', 'Only a project key made by the CLI may mint keys.');
+    if (p.kind !== 'project' || p.parentId !== undefined)
+      throw new AppError('forbidden', 'Only a project key made by the CLI may mint keys.');
     const requested = [...new Set(body.scopes)];
     if (requested.includes('keys:write')) throw new AppError('forbidden', 'A child key never carries keys:write.');
     const missing = requested.filter((s) => !p.scopes.includes(s));
     if (missing.length)
-      throw new AppError('forbidden', `A child key carries at most the calling key's scopes; this key lacks ${missing.join(', ')}.`, { missing });
+      throw new AppError(
+        'forbidden',
+        `A child key carries at most the calling key's scopes; this key lacks ${missing.join(', ')}.`,
+        { missing },
+      );
     await this.limit(p.keyId, reply);
     // A key bound to a user or a session never mints a wider one (defence in depth: bound keys are children, which cannot mint).
     const userId = p.userId ?? body.user_id ?? null;
-    if (p.userId !== undefined && body.user_id !== undefined && body.user_id !== p.userId) throw new AppError('forbidden', 'This key acts for another user.');
+    if (p.userId !== undefined && body.user_id !== undefined && body.user_id !== p.userId)
+      throw new AppError('forbidden', 'This key acts for another user.');
     const sessionId = p.sessionId ?? body.session_id ?? null;
     if (p.sessionId !== undefined && body.session_id !== undefined && body.session_id !== p.sessionId)
       throw new AppError('session_not_found', 'No session with this id.');
     if (sessionId !== null) {
       // 404 unless the session is the project's and environment's (and the user's, for a user-bound caller).
       const session: SessionRecord = await this.rpc.send('session.get', { session_id: sessionId });
-      if (userId !== null && session.user_id !== userId) throw new AppError('invalid_body', 'The session belongs to another user than user_id.');
+      if (userId !== null && session.user_id !== userId)
+        throw new AppError('invalid_body', 'The session belongs to another user than user_id.');
     }
     const created = await this.keys.createChild({
       parentId: p.keyId,

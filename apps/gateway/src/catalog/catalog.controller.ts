@@ -39,7 +39,9 @@ function urlSource(body: OffThreadJson): CatalogImportCommand['source'] | undefi
   try {
     new URL(url);
   } catch {
-    throw new AppError('invalid_body', 'The request body is invalid.', { issues: [{ path: ['url'], message: 'Invalid URL', code: 'invalid_format' }] });
+    throw new AppError('invalid_body', 'The request body is invalid.', {
+      issues: [{ path: ['url'], message: 'Invalid URL', code: 'invalid_format' }],
+    });
   }
   return { kind: mcp ? 'mcp' : 'url', url };
 }
@@ -58,7 +60,10 @@ function importOwner(p: Principal, asked: CatalogOwner | undefined): CatalogOwne
     );
   }
   if (owner === 'project' && p.kind === 'operator') {
-    throw new AppError('forbidden', 'Operator keys act on the deployment, not on a project: import with owner=catalog, or use a project key.');
+    throw new AppError(
+      'forbidden',
+      'Operator keys act on the deployment, not on a project: import with owner=catalog, or use a project key.',
+    );
   }
   return owner;
 }
@@ -75,7 +80,10 @@ export class CatalogController {
 
   /** The documented system's older name for the same list. */
   @Route(ROUTES.listServers)
-  listServers(@Input() { query }: In<typeof ROUTES.listServers>, @Res({ passthrough: true }) reply: FastifyReply): Promise<ProvidersList> {
+  listServers(
+    @Input() { query }: In<typeof ROUTES.listServers>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ProvidersList> {
     void reply.header('deprecation', SERVERS_DEPRECATED_AT).header('link', '</v1/providers>; rel="successor-version"');
     return this.rpc.send('search.catalog.providers', query);
   }
@@ -107,15 +115,25 @@ export class CatalogController {
    * providers and tools of its own project, which no other project sees.
    */
   @Route(ROUTES.importCatalog)
-  importCatalog(@Auth() p: Principal, @Input() { body: raw, query }: In<typeof ROUTES.importCatalog>): Promise<CatalogImportResult> {
+  importCatalog(
+    @Auth() p: Principal,
+    @Input() { body: raw, query }: In<typeof ROUTES.importCatalog>,
+  ): Promise<CatalogImportResult> {
     const owner = importOwner(p, query.owner);
     // The definition has the body parsed on a worker thread: the text goes on
     // to the search service, which parses it; this thread never builds it.
     const body = raw as unknown;
     // No body at all (nothing for the JSON parser to read) is the caller's mistake, not ours.
     if (!(body instanceof OffThreadJson))
-      throw new AppError('invalid_body', 'The request body must be a catalog document, or {"url": …}, sent as application/json.');
+      throw new AppError(
+        'invalid_body',
+        'The request body must be a catalog document, or {"url": …}, sent as application/json.',
+      );
     const source = urlSource(body) ?? { kind: 'text' as const, text: body.text };
-    return this.rpc.send('search.catalog.import', { source, server: query.server, prune: query.prune ?? false, owner }, { timeoutMs: IMPORT_TIMEOUT_MS });
+    return this.rpc.send(
+      'search.catalog.import',
+      { source, server: query.server, prune: query.prune ?? false, owner },
+      { timeoutMs: IMPORT_TIMEOUT_MS },
+    );
   }
 }

@@ -14,7 +14,10 @@ export class ConnectionsController {
 
   /** 201 for a new connection, 200 when the provider's credentials were replaced. */
   @Route(ROUTES.createConnection)
-  async createConnection(@Input() { body }: In<typeof ROUTES.createConnection>, @Res({ passthrough: true }) reply: FastifyReply): Promise<ConnectionView> {
+  async createConnection(
+    @Input() { body }: In<typeof ROUTES.createConnection>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ConnectionView> {
     const saved = await this.rpc.send('session.connections.save', { body });
     void reply.status(saved.created ? 201 : 200);
     return saved.connection;

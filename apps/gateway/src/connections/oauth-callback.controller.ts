@@ -36,6 +36,12 @@ export class OAuthCallbackController {
       return undefined;
     }
     if (out.status === 'failed') throw new AppError(out.error ?? 'oauth_authorization_failed', out.message);
-    return { status: 'connected', server_id: out.server_id, environment: out.environment, context_id: out.context_id, message: out.message };
+    return {
+      status: 'connected',
+      server_id: out.server_id,
+      environment: out.environment,
+      context_id: out.context_id,
+      message: out.message,
+    };
   }
 }

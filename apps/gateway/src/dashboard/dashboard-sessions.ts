@@ -37,8 +37,13 @@ export class DashboardSessions {
     // As on the API: an address in back-off still gets a valid key served, while the failed-lookup budget has room.
     const wait = await this.failures.retryAfter(address);
     const header = `Bearer ${key}`;
-    const refused = () => new AppError('rate_limited', `Too many failed authentications from this address; retry in ${wait} s.`);
-    if (wait > 0 && (!this.keys.wellFormed(header) || this.keys.knownInvalid(header) || !(await this.failures.lookupAllowed()))) throw refused();
+    const refused = () =>
+      new AppError('rate_limited', `Too many failed authentications from this address; retry in ${wait} s.`);
+    if (
+      wait > 0 &&
+      (!this.keys.wellFormed(header) || this.keys.knownInvalid(header) || !(await this.failures.lookupAllowed()))
+    )
+      throw refused();
     const principal = await this.keys.verify(header);
     if (!principal) {
       await this.failures.fail(address);
@@ -48,11 +53,15 @@ export class DashboardSessions {
     }
     // The dashboards show the whole project: a key that may see one session or one user's share of it never opens them.
     if (principal.kind === 'project' && (principal.sessionId !== undefined || principal.userId !== undefined)) {
-      throw new AppError('forbidden', 'This key is bound to one session or one end user; the dashboards need a key of the whole project.');
+      throw new AppError(
+        'forbidden',
+        'This key is bound to one session or one end user; the dashboards need a key of the whole project.',
+      );
     }
     const token = randomBytes(32).toString('base64url');
     // A short-lived key's cookie ends with the key.
-    const untilExpiry = principal.expiresAt !== undefined ? Math.ceil((principal.expiresAt - Date.now()) / 1000) : Infinity;
+    const untilExpiry =
+      principal.expiresAt !== undefined ? Math.ceil((principal.expiresAt - Date.now()) / 1000) : Infinity;
     const ttl = Math.max(1, Math.min(this.config.ROTA_DASHBOARD_SESSION_S, untilExpiry));
     await this.redis.set(this.redisKey(token), JSON.stringify(principal), 'EX', ttl);
     return `${DASHBOARD_COOKIE}=${token}; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=${ttl}${this.config.ROTA_DASHBOARD_SECURE_COOKIE ? '; Secure' : ''}`;

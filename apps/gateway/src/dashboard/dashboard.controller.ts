@@ -66,12 +66,16 @@ export class DashboardController {
   }
 
   @Route(ROUTES.getDashboardData)
-  async data(@Input() { params }: In<typeof ROUTES.getDashboardData>, @Req() req: FastifyRequest): Promise<Record<string, unknown>> {
+  async data(
+    @Input() { params }: In<typeof ROUTES.getDashboardData>,
+    @Req() req: FastifyRequest,
+  ): Promise<Record<string, unknown>> {
     const principal = await this.sessions.principal(req.headers.cookie);
     const tenant = tenantOf(principal);
     // Each view needs the scope of the API route it mirrors.
     const scope = params.view === 'triggers' ? 'webhooks:write' : params.view === 'queues' ? 'admin' : 'servers:read';
-    if (!principal.scopes.includes(scope)) throw new AppError('forbidden', `API key does not have the '${scope}' scope.`);
+    if (!principal.scopes.includes(scope))
+      throw new AppError('forbidden', `API key does not have the '${scope}' scope.`);
     switch (params.view) {
       case 'health':
         return this.rpc.send('worker.health', {}, { tenant });
@@ -83,7 +87,9 @@ export class DashboardController {
         const withDeliveries = await Promise.all(
           webhooks.map(async (w) => ({
             ...w,
-            deliveries: (await this.rpc.send('worker.webhooks.deliveries', { id: w.id, query: { limit: 5 } }, { tenant })).deliveries,
+            deliveries: (
+              await this.rpc.send('worker.webhooks.deliveries', { id: w.id, query: { limit: 5 } }, { tenant })
+            ).deliveries,
           })),
         );
         return { webhooks: withDeliveries };

@@ -146,11 +146,19 @@ const last = sessionStorage.getItem('rota:candidates:last'); if (last) load(last
 })();`,
 };
 
-const TITLES: Record<Page, string> = { health: 'Health', triggers: 'Triggers', router: 'Router', 'router-candidates': 'Router candidates', queues: 'Queues' };
+const TITLES: Record<Page, string> = {
+  health: 'Health',
+  triggers: 'Triggers',
+  router: 'Router',
+  'router-candidates': 'Router candidates',
+  queues: 'Queues',
+};
 
 /** The HTML of one page, and the Content-Security-Policy that lets only its own inline script run. */
 export function dashboardPage(page: Page): { html: string; csp: string } {
-  const nav = NAV.map(([p, label]) => `<a href="/dashboard/${p}"${p === page ? ' class="on"' : ''}>${label}</a>`).join('');
+  const nav = NAV.map(([p, label]) => `<a href="/dashboard/${p}"${p === page ? ' class="on"' : ''}>${label}</a>`).join(
+    '',
+  );
   const script = `${COMMON}\n${SCRIPTS[page]}`;
   const hash = createHash('sha256').update(script).digest('base64');
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Rota · ${TITLES[page]}</title><style>${STYLE}</style></head>

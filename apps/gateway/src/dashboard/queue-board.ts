@@ -81,12 +81,22 @@ function refuse(req: FastifyRequest, reply: FastifyReply, err: AppError) {
  * queue, `calls.reconcile` jobs and the jobs of job schedulers stay
  * read-only. Returns a function that closes its Redis connection.
  */
-export async function installQueueBoard(fastify: FastifyInstance, config: GatewayConfig, sessions: DashboardSessions): Promise<() => Promise<void>> {
-  const connection = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: true, enableOfflineQueue: false });
+export async function installQueueBoard(
+  fastify: FastifyInstance,
+  config: GatewayConfig,
+  sessions: DashboardSessions,
+): Promise<() => Promise<void>> {
+  const connection = new Redis(config.REDIS_URL, {
+    maxRetriesPerRequest: 1,
+    lazyConnect: true,
+    enableOfflineQueue: false,
+  });
   connection.on('error', () => undefined);
   await connection.connect().catch(() => undefined);
   const prefix = `${config.ROTA_REDIS_PREFIX}:bull`;
-  const queues = new Map<string, Queue>(Object.values(QUEUES).map((name) => [name, new Queue(name, { connection, prefix })]));
+  const queues = new Map<string, Queue>(
+    Object.values(QUEUES).map((name) => [name, new Queue(name, { connection, prefix })]),
+  );
   const board = new BoardAdapter();
   board.setBasePath(BOARD_PATH);
   createBullBoard({
@@ -102,34 +112,56 @@ export async function installQueueBoard(fastify: FastifyInstance, config: Gatewa
         const path = req.url.slice(BOARD_PATH.length).split('?', 1)[0]!;
         if (!principal) {
           // A page load without a session goes to the sign-in form of the counts page.
-          if (req.method === 'GET' && !path.startsWith('/api/') && !path.startsWith('/static/')) return reply.redirect('/dashboard/queues', 303);
+          if (req.method === 'GET' && !path.startsWith('/api/') && !path.startsWith('/static/'))
+            return reply.redirect('/dashboard/queues', 303);
           return refuse(req, reply, new AppError('unauthorized', 'unauthorized'));
         }
         if (principal.kind !== 'operator' || !principal.scopes.includes('admin')) {
-          return refuse(req, reply, new AppError('forbidden', 'The queue dashboard is for operator keys with the admin scope.'));
+          return refuse(
+            req,
+            reply,
+            new AppError('forbidden', 'The queue dashboard is for operator keys with the admin scope.'),
+          );
         }
         if (req.method === 'GET' || req.method === 'HEAD') return;
-        if (!csrfOk(req)) return refuse(req, reply, new AppError('forbidden', `Board actions need the session's CSRF token in ${CSRF_HEADER}.`));
+        if (!csrfOk(req))
+          return refuse(
+            req,
+            reply,
+            new AppError('forbidden', `Board actions need the session's CSRF token in ${CSRF_HEADER}.`),
+          );
         const action = ACTIONS.map((a) => ({ a, m: a.pattern.exec(path) })).find((x) => x.m);
-        if (!action) return refuse(req, reply, new AppError('forbidden', 'This board action is not available on Rota queues.'));
+        if (!action)
+          return refuse(req, reply, new AppError('forbidden', 'This board action is not available on Rota queues.'));
         const queue = queues.get(decode(action.m![1]!));
         if (!queue) return refuse(req, reply, new AppError('not_found', 'No such queue.'));
-        if (READ_ONLY_QUEUES.has(queue.name)) return refuse(req, reply, new AppError('forbidden', `The ${queue.name} queue is read-only here.`));
+        if (READ_ONLY_QUEUES.has(queue.name))
+          return refuse(req, reply, new AppError('forbidden', `The ${queue.name} queue is read-only here.`));
         if (action.a.job) {
           const job = await queue.getJob(decode(action.m![2]!));
           if (job && (READ_ONLY_JOBS.has(job.name) || job.repeatJobKey)) {
-            return refuse(req, reply, new AppError('forbidden', 'Jobs of job schedulers and call reconciliation are read-only here.'));
+            return refuse(
+              req,
+              reply,
+              new AppError('forbidden', 'Jobs of job schedulers and call reconciliation are read-only here.'),
+            );
           }
         }
       });
       // The board's page, with the CSRF token and the script that sends it.
       scope.addHook('onSend', async (req, reply, payload) => {
-        if (typeof payload !== 'string' || !String(reply.getHeader('content-type') ?? '').startsWith('text/html')) return payload;
+        if (typeof payload !== 'string' || !String(reply.getHeader('content-type') ?? '').startsWith('text/html'))
+          return payload;
         const session = readCookie(req.headers.cookie, DASHBOARD_COOKIE) ?? '';
         void reply.header('cache-control', 'no-store');
-        return payload.replace('</head>', `<meta name="rota-csrf" content="${csrfToken(session)}"><script src="${BOARD_PATH}/rota-csrf.js"></script></head>`);
+        return payload.replace(
+          '</head>',
+          `<meta name="rota-csrf" content="${csrfToken(session)}"><script src="${BOARD_PATH}/rota-csrf.js"></script></head>`,
+        );
       });
-      scope.get('/rota-csrf.js', (_req, reply) => reply.header('content-type', 'text/javascript; charset=utf-8').send(CSRF_SCRIPT));
+      scope.get('/rota-csrf.js', (_req, reply) =>
+        reply.header('content-type', 'text/javascript; charset=utf-8').send(CSRF_SCRIPT),
+      );
       await scope.register(board.registerPlugin());
     },
     { prefix: BOARD_PATH },

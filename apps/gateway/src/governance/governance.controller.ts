@@ -1,5 +1,13 @@
 import { Controller } from '@nestjs/common';
-import { AppError, ROUTES, type ApprovalList, type ApprovalView, type PolicyView, type RateLimitsView, type UsageView } from '@rota/contracts';
+import {
+  AppError,
+  ROUTES,
+  type ApprovalList,
+  type ApprovalView,
+  type PolicyView,
+  type RateLimitsView,
+  type UsageView,
+} from '@rota/contracts';
 import { RpcClient } from '@rota/service-kit';
 import { Auth } from '../auth/decorators';
 import type { Principal, ProjectPrincipal } from '../auth/principal';
@@ -8,7 +16,11 @@ import { CallRateLimiter } from './rate-limits';
 
 /** Only project keys reach these routes (the pipeline refuses operator keys); this narrows the type. */
 function project(p: Principal): ProjectPrincipal {
-  if (p.kind !== 'project') throw new AppError('forbidden', 'Operator keys act on the deployment, not on a project: use a project key for this route.');
+  if (p.kind !== 'project')
+    throw new AppError(
+      'forbidden',
+      'Operator keys act on the deployment, not on a project: use a project key for this route.',
+    );
   return p;
 }
 
@@ -51,7 +63,10 @@ export class GovernanceController {
   }
 
   @Route(ROUTES.putRateLimits)
-  async putRateLimits(@Auth() p: Principal, @Input() { body }: In<typeof ROUTES.putRateLimits>): Promise<RateLimitsView> {
+  async putRateLimits(
+    @Auth() p: Principal,
+    @Input() { body }: In<typeof ROUTES.putRateLimits>,
+  ): Promise<RateLimitsView> {
     const view = await this.rpc.send('session.ratelimits.put', { body });
     this.limiter.forget(project(p));
     return view;

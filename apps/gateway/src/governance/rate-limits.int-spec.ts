@@ -22,12 +22,18 @@ describe('CallRateLimiter (GCRA in Redis)', () => {
   const clients: Redis[] = [];
   const client = () => {
     // The gateway's own options: no offline queue, no retries per command.
-    const r = new Redis(REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 800, commandTimeout: 800 });
+    const r = new Redis(REDIS_URL, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      connectTimeout: 800,
+      commandTimeout: 800,
+    });
     r.on('error', () => undefined);
     clients.push(r);
     return r;
   };
-  const ready = (r: Redis) => new Promise<void>((resolve) => (r.status === 'ready' ? resolve() : r.once('ready', () => resolve())));
+  const ready = (r: Redis) =>
+    new Promise<void>((resolve) => (r.status === 'ready' ? resolve() : r.once('ready', () => resolve())));
   let redis: Redis;
 
   const T0 = 1_700_000_000_000;
@@ -48,7 +54,12 @@ describe('CallRateLimiter (GCRA in Redis)', () => {
     environment: 'live',
     scopes: ['tools:execute'],
   });
-  const config = loadConfig(GatewayConfig, { REDIS_URL, ROTA_REDIS_PREFIX: prefix, ROTA_RATE_LIMIT_CACHE_MS: '0', ROTA_RATE_LIMIT_WINDOW_SCALE: '3600' });
+  const config = loadConfig(GatewayConfig, {
+    REDIS_URL,
+    ROTA_REDIS_PREFIX: prefix,
+    ROTA_RATE_LIMIT_CACHE_MS: '0',
+    ROTA_RATE_LIMIT_WINDOW_SCALE: '3600',
+  });
   /** A limiter whose project has `limits` (read again on every call, so `set` changes them at once). */
   const limiterWith = (limits: RateLimitRule[], r = redis) => {
     let current = limits;
@@ -93,7 +104,11 @@ describe('CallRateLimiter (GCRA in Redis)', () => {
     ]);
     // t is when the quota is whole again, Retry-After when one call passes: one interval.
     const refused = verdicts[5]!;
-    expect(refused).toMatchObject({ limited: true, retryAfterS: 720, headers: { 'ratelimit-policy': '"key/s";q=5;w=3600' } });
+    expect(refused).toMatchObject({
+      limited: true,
+      retryAfterS: 720,
+      headers: { 'ratelimit-policy': '"key/s";q=5;w=3600' },
+    });
     expect(CallRateLimiter.refusal(refused as Extract<typeof refused, { limited: true }>)).toMatchObject({
       code: 'rate_limited',
       details: { retry_after: 720 },
@@ -155,7 +170,9 @@ describe('CallRateLimiter (GCRA in Redis)', () => {
     const second = await l.consume(p, pay);
     expect(second).toMatchObject({
       limited: true,
-      headers: { 'ratelimit-policy': '"tool:zzpay/create_payment/min";q=1;w=216000, "provider:zzpay/min";q=2;w=216000' },
+      headers: {
+        'ratelimit-policy': '"tool:zzpay/create_payment/min";q=1;w=216000, "provider:zzpay/min";q=2;w=216000',
+      },
     });
     // The refused call cost the provider limit nothing: the proxy still has one call left there.
     expect((await l.consume(p, { tool: null, provider: 'zzpay' })).limited).toBe(false);
@@ -206,7 +223,8 @@ describe('CallRateLimiter (GCRA in Redis)', () => {
     ] as RateLimitRule[][]) {
       const { l: down } = limiterWith(limits, away);
       const p = principal();
-      for (let i = 0; i < 3; i++) expect(await down.consume(p, { tool: 'x', provider: null })).toEqual({ limited: false, headers: null });
+      for (let i = 0; i < 3; i++)
+        expect(await down.consume(p, { tool: 'x', provider: null })).toEqual({ limited: false, headers: null });
     }
   });
 });

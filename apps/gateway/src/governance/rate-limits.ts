@@ -73,7 +73,9 @@ export type RateLimitHeaders = {
   ratelimit: string;
 };
 
-export type RateVerdict = { limited: false; headers: RateLimitHeaders | null } | { limited: true; retryAfterS: number; headers: RateLimitHeaders };
+export type RateVerdict =
+  | { limited: false; headers: RateLimitHeaders | null }
+  | { limited: true; retryAfterS: number; headers: RateLimitHeaders };
 
 /**
  * Rate limits per key, project, tool and provider, enforced with GCRA by the
@@ -151,15 +153,24 @@ export class CallRateLimiter {
           subject = call.tool !== null && (l.target === undefined || l.target === call.tool) ? call.tool : null;
           break;
         case 'provider':
-          subject = call.provider !== null && (l.target === undefined || l.target === call.provider) ? call.provider : null;
+          subject =
+            call.provider !== null && (l.target === undefined || l.target === call.provider) ? call.provider : null;
           break;
       }
       if (subject === null) continue;
       const name = l.target ? `${l.scope}:${l.target}` : l.scope;
       // A limit naming its target and one covering every target count apart, as two limits should.
       const key = `${base}:${l.scope}:${l.target === undefined ? '*' : 't'}:${subject}`;
-      if (l.per_second) out.push({ name: `${name}/s`, key: `${key}:s`, quota: l.per_second, periodMs: scale * 1000, windowS: scale });
-      if (l.per_minute) out.push({ name: `${name}/min`, key: `${key}:min`, quota: l.per_minute, periodMs: 60 * scale * 1000, windowS: 60 * scale });
+      if (l.per_second)
+        out.push({ name: `${name}/s`, key: `${key}:s`, quota: l.per_second, periodMs: scale * 1000, windowS: scale });
+      if (l.per_minute)
+        out.push({
+          name: `${name}/min`,
+          key: `${key}:min`,
+          quota: l.per_minute,
+          periodMs: 60 * scale * 1000,
+          windowS: 60 * scale,
+        });
     }
     return out;
   }
@@ -173,7 +184,11 @@ export class CallRateLimiter {
       if (
         call.idempotencyKey &&
         (await this.redis.exists(
-          idempotencyMarkerKey(this.config.ROTA_REDIS_PREFIX, { org_id: p.orgId, project_id: p.projectId, environment: p.environment }, call.idempotencyKey),
+          idempotencyMarkerKey(
+            this.config.ROTA_REDIS_PREFIX,
+            { org_id: p.orgId, project_id: p.projectId, environment: p.environment },
+            call.idempotencyKey,
+          ),
         )) > 0
       ) {
         return { limited: false, headers: null };
@@ -188,7 +203,9 @@ export class CallRateLimiter {
     const over = known.filter((k) => k.r.over);
     // The limit that tells the caller most: the spent one that frees last, else the one closest to spent.
     const tightest =
-      over.length > 0 ? over.reduce((a, b) => (b.r.retryMs > a.r.retryMs ? b : a)) : known.reduce((a, b) => (b.r.remaining < a.r.remaining ? b : a));
+      over.length > 0
+        ? over.reduce((a, b) => (b.r.retryMs > a.r.retryMs ? b : a))
+        : known.reduce((a, b) => (b.r.remaining < a.r.remaining ? b : a));
     const headers: RateLimitHeaders = {
       'ratelimit-policy': known.map((k) => `"${k.c.name}";q=${k.c.quota};w=${k.c.windowS}`).join(', '),
       ratelimit: `"${tightest.c.name}";r=${tightest.r.remaining};t=${seconds(tightest.r.resetMs)}`,
@@ -247,7 +264,9 @@ export class CallRateLimiter {
 
   /** The refusal of a limited call, for HTTP (429 with `Retry-After`). */
   static refusal(v: Extract<RateVerdict, { limited: true }>): AppError {
-    return new AppError('rate_limited', `Rate limit reached; retry in ${v.retryAfterS} s.`, { retry_after: v.retryAfterS });
+    return new AppError('rate_limited', `Rate limit reached; retry in ${v.retryAfterS} s.`, {
+      retry_after: v.retryAfterS,
+    });
   }
 
   private warned = 0;

@@ -13,11 +13,18 @@ async function timed(fn: () => Promise<unknown>, budgetMs: number): Promise<Chec
   const t0 = performance.now();
   let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([fn(), new Promise((_, rej) => (timer = setTimeout(() => rej(new Error('timed out')), budgetMs)))]);
+    await Promise.race([
+      fn(),
+      new Promise((_, rej) => (timer = setTimeout(() => rej(new Error('timed out')), budgetMs))),
+    ]);
     // Which replica answered stays out: this route needs no credential.
     return { ok: true, ms: Math.round(performance.now() - t0) };
   } catch (err) {
-    return { ok: false, ms: Math.round(performance.now() - t0), error: (err as { code?: string }).code ?? (err as Error).message };
+    return {
+      ok: false,
+      ms: Math.round(performance.now() - t0),
+      error: (err as { code?: string }).code ?? (err as Error).message,
+    };
   } finally {
     clearTimeout(timer);
   }

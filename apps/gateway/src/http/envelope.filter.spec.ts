@@ -24,7 +24,9 @@ function render(exception: unknown, url: string) {
     },
   };
   const req = { id: 'req-1', url, routeOptions: { config: undefined } };
-  const host = { switchToHttp: () => ({ getRequest: () => req, getResponse: () => reply }) } as unknown as ArgumentsHost;
+  const host = {
+    switchToHttp: () => ({ getRequest: () => req, getResponse: () => reply }),
+  } as unknown as ArgumentsHost;
   new EnvelopeFilter(log).catch(exception, host);
   return { logged, sent };
 }
@@ -34,7 +36,10 @@ describe('EnvelopeFilter', () => {
     const { logged, sent } = render(new TypeError('bug'), '/v1/servers?api_key=csk_live_abc123&limit=5');
     expect(sent.status).toBe(500);
     expect(logged).toHaveLength(1);
-    expect(logged[0]).toMatchObject({ level: 'error', fields: { request_id: 'req-1', route: '/v1/servers?api_key=[REDACTED]&limit=5' } });
+    expect(logged[0]).toMatchObject({
+      level: 'error',
+      fields: { request_id: 'req-1', route: '/v1/servers?api_key=[REDACTED]&limit=5' },
+    });
     expect(JSON.stringify(logged[0]?.fields)).not.toContain('csk_live_abc123');
   });
 
@@ -42,6 +47,8 @@ describe('EnvelopeFilter', () => {
     const { logged, sent } = render(new Error('Connection is closed.'), '/dashboard?token=secret-value');
     expect(sent.status).toBe(503);
     expect(JSON.parse(sent.body ?? '{}')).toMatchObject({ error: 'unavailable', request_id: 'req-1' });
-    expect(logged).toEqual([{ level: 'warn', fields: expect.objectContaining({ route: '/dashboard?token=[REDACTED]' }) }]);
+    expect(logged).toEqual([
+      { level: 'warn', fields: expect.objectContaining({ route: '/dashboard?token=[REDACTED]' }) },
+    ]);
   });
 });

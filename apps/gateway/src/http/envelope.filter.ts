@@ -33,10 +33,18 @@ export class EnvelopeFilter implements ExceptionFilter {
       return;
     }
     // The URL is masked as in the access log: a key sent in the query string must not reach the log here either.
-    if (out.unexpected) this.log.error({ err: out.unexpected, request_id: req.id, route: redactUrl(req.url) }, 'unhandled error');
-    if (out.dependency) this.log.warn({ err: out.dependency, request_id: req.id, route: redactUrl(req.url) }, 'dependency connection failed');
+    if (out.unexpected)
+      this.log.error({ err: out.unexpected, request_id: req.id, route: redactUrl(req.url) }, 'unhandled error');
+    if (out.dependency)
+      this.log.warn(
+        { err: out.dependency, request_id: req.id, route: redactUrl(req.url) },
+        'dependency connection failed',
+      );
     // RFC 9110: a 401 names the scheme the client should use.
     if (out.status === 401) void reply.header('www-authenticate', 'Bearer');
-    void reply.status(out.status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(out.body));
+    void reply
+      .status(out.status)
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(JSON.stringify(out.body));
   }
 }

@@ -19,14 +19,22 @@ describe('toHttpError', () => {
     const cases: unknown[] = [
       await refused(),
       // ioredis, once the retries of a queued command are used up (the dashboard cookie check, the limits).
-      Object.assign(new Error('Reached the max retries per request limit (which is 1). Refer to "maxRetriesPerRequest" option for details.'), {
-        name: 'MaxRetriesPerRequestError',
-      }),
+      Object.assign(
+        new Error(
+          'Reached the max retries per request limit (which is 1). Refer to "maxRetriesPerRequest" option for details.',
+        ),
+        {
+          name: 'MaxRetriesPerRequestError',
+        },
+      ),
       new Error('Command timed out'),
       new Error('Connection is closed.'),
       // pg-pool with no connection to give, and Prisma's code for a server it cannot reach.
       new Error('timeout exceeded when trying to connect'),
-      Object.assign(new Error("Can't reach database server at `127.0.0.1:5432`"), { name: 'PrismaClientKnownRequestError', code: 'P1001' }),
+      Object.assign(new Error("Can't reach database server at `127.0.0.1:5432`"), {
+        name: 'PrismaClientKnownRequestError',
+        code: 'P1001',
+      }),
     ];
     for (const err of cases) {
       const out = toHttpError(err, 'req-1');
@@ -57,6 +65,8 @@ describe('toHttpError', () => {
     const out = toHttpError(new AppError('outcome_unknown', 'It may have run.'), 'req-3');
     expect(out.status).toBe(503);
     expect(out.body).toMatchObject({ error: 'outcome_unknown' });
-    expect(toHttpError({ code: 'outcome_unknown', message: 'It may have run.' }, 'req-4').body).toMatchObject({ error: 'outcome_unknown' });
+    expect(toHttpError({ code: 'outcome_unknown', message: 'It may have run.' }, 'req-4').body).toMatchObject({
+      error: 'outcome_unknown',
+    });
   });
 });

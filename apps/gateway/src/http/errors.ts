@@ -55,10 +55,20 @@ export function toHttpError(err: unknown, requestId: string): HttpErrorOut {
   } else if (err instanceof HttpException) {
     code = statusToCode(err.getStatus());
     message = MESSAGES[code] ?? err.message;
-  } else if (err && typeof err === 'object' && typeof (err as { code?: unknown }).code === 'string' && FASTIFY_CODES[(err as { code: string }).code]) {
+  } else if (
+    err &&
+    typeof err === 'object' &&
+    typeof (err as { code?: unknown }).code === 'string' &&
+    FASTIFY_CODES[(err as { code: string }).code]
+  ) {
     code = FASTIFY_CODES[(err as { code: string }).code]!;
     message = MESSAGES[code] ?? 'The request was refused.';
-  } else if (err && typeof err === 'object' && isErrorCode((err as { code?: unknown }).code) && typeof (err as { message?: unknown }).message === 'string') {
+  } else if (
+    err &&
+    typeof err === 'object' &&
+    isErrorCode((err as { code?: unknown }).code) &&
+    typeof (err as { message?: unknown }).message === 'string'
+  ) {
     ({ code, message, details } = AppError.fromWire(err as never));
   } else if (
     err &&

@@ -74,13 +74,21 @@ export class JsonWorker {
       case 'syntax':
         throw new AppError('invalid_body', 'The request body is not valid JSON.');
       case 'not_object':
-        throw new AppError('invalid_body', 'The request body is invalid.', { issues: [{ path: [], message: 'Expected a JSON object.' }] });
+        throw new AppError('invalid_body', 'The request body is invalid.', {
+          issues: [{ path: [], message: 'Expected a JSON object.' }],
+        });
       case 'nul':
         throw new AppError('invalid_body', 'Text in the request body must not contain the NUL character (U+0000).');
       case 'lone_surrogate':
-        throw new AppError('invalid_body', 'Text in the request body must be valid Unicode: it contains a lone UTF-16 surrogate (U+D800 to U+DFFF).');
+        throw new AppError(
+          'invalid_body',
+          'Text in the request body must be valid Unicode: it contains a lone UTF-16 surrogate (U+D800 to U+DFFF).',
+        );
       case 'too_deep':
-        throw new AppError('invalid_body', `The request body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep.`);
+        throw new AppError(
+          'invalid_body',
+          `The request body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep.`,
+        );
     }
   }
 
@@ -135,7 +143,8 @@ export function installOffThreadJson(fastify: FastifyInstance, worker: JsonWorke
   const usual = fastify.getDefaultJsonParser(onProtoPoisoning ?? 'error', onConstructorPoisoning ?? 'error');
   fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if (!(req.routeOptions.config as RotaRouteConfig | undefined)?.rota?.bodyOffThread) return usual(req, body as string, done);
+    if (!(req.routeOptions.config as RotaRouteConfig | undefined)?.rota?.bodyOffThread)
+      return usual(req, body as string, done);
     worker.parse(body as string).then(
       (parsed) => done(null, parsed),
       (err: Error) => done(err, undefined),

@@ -34,7 +34,9 @@ export function installPipeline(fastify: FastifyInstance, keys: ApiKeyService, f
     const methods = ([] as string[]).concat(route.method);
     if (methods.every((m) => m === 'HEAD' || m === 'OPTIONS')) return;
     if (!config || (config.rota === undefined && config.rotaAuth === undefined)) {
-      throw new Error(`Route ${methods.join(',')} ${route.url} has no route definition: use @Route(ROUTES.…), or @Public()/@RequireScope() for a probe.`);
+      throw new Error(
+        `Route ${methods.join(',')} ${route.url} has no route definition: use @Route(ROUTES.…), or @Public()/@RequireScope() for a probe.`,
+      );
     }
     if (config.rota?.bodyLimit) route.bodyLimit = config.rota.bodyLimit;
   });
@@ -42,25 +44,47 @@ export function installPipeline(fastify: FastifyInstance, keys: ApiKeyService, f
   fastify.addHook('onRequest', (req: RotaRequest, reply, done) => {
     const config = configOf(req);
     const scope: Scope | null | undefined = config?.rota ? config.rota.scope : config?.rotaAuth;
-    const checkUrl = () => (urlContainsNul(req.url) ? done(new AppError('invalid_query', 'The URL must not contain the NUL character (U+0000).')) : done());
+    const checkUrl = () =>
+      urlContainsNul(req.url)
+        ? done(new AppError('invalid_query', 'The URL must not contain the NUL character (U+0000).'))
+        : done();
     // A path no route matches is a 404 whatever the body: refused here, its
     // body is never parsed, so a missing or odd media type cannot turn the
     // answer into a 415 (or a bad-JSON 400) for a route that does not exist.
-    if (req.is404 && !urlContainsNul(req.url)) return done(new AppError('not_found', 'No route matches this method and path.'));
+    if (req.is404 && !urlContainsNul(req.url))
+      return done(new AppError('not_found', 'No route matches this method and path.'));
     // No scope: a public route.
     if (!scope) return checkUrl();
     const admit = (principal: Principal) => {
       // An operator key has no tenant: a route that acts for a project must not run without one.
-      if (principal.kind === 'operator' && !(config?.rota ? config.rota.operators === true || config.rota.scope === 'admin' : scope === 'admin')) {
-        return done(new AppError('forbidden', 'Operator keys act on the deployment, not on a project: use a project key for this route.'));
+      if (
+        principal.kind === 'operator' &&
+        !(config?.rota ? config.rota.operators === true || config.rota.scope === 'admin' : scope === 'admin')
+      ) {
+        return done(
+          new AppError(
+            'forbidden',
+            'Operator keys act on the deployment, not on a project: use a project key for this route.',
+          ),
+        );
       }
-      if (!principal.scopes.includes(scope)) return done(new AppError('forbidden', `API key does not have the '${scope}' scope.`));
+      if (!principal.scopes.includes(scope))
+        return done(new AppError('forbidden', `API key does not have the '${scope}' scope.`));
       if (principal.kind === 'project' && principal.sessionId !== undefined) {
         const refusal = sessionBindingRefusal(config?.rota, req.params, principal.sessionId);
         if (refusal) return done(refusal);
       }
-      if (principal.kind === 'project' && principal.userId !== undefined && !(config?.rota && USER_KEY_ROUTES.has(config.rota.operationId))) {
-        return done(new AppError('forbidden', 'This key is bound to one end user: it may not call a route that shows or changes the whole project.'));
+      if (
+        principal.kind === 'project' &&
+        principal.userId !== undefined &&
+        !(config?.rota && USER_KEY_ROUTES.has(config.rota.operationId))
+      ) {
+        return done(
+          new AppError(
+            'forbidden',
+            'This key is bound to one end user: it may not call a route that shows or changes the whole project.',
+          ),
+        );
       }
       req.principal = principal;
       const tenant =
@@ -117,7 +141,8 @@ export function installPipeline(fastify: FastifyInstance, keys: ApiKeyService, f
     failures.retryAfter(req.ip).then(
       (seconds) => {
         if (seconds === 0) return authenticate(0);
-        if (!keys.wellFormed(req.headers.authorization) || keys.knownInvalid(req.headers.authorization)) return backOff(seconds);
+        if (!keys.wellFormed(req.headers.authorization) || keys.knownInvalid(req.headers.authorization))
+          return backOff(seconds);
         failures.lookupAllowed().then(
           (room) => (room ? authenticate(seconds) : backOff(seconds)),
           (err: Error) => done(err),
@@ -129,10 +154,24 @@ export function installPipeline(fastify: FastifyInstance, keys: ApiKeyService, f
 
   fastify.addHook('preValidation', (req: RotaRequest, _reply, done) => {
     const problem = bodyProblem(req.body);
-    if (problem === 'nul') return done(new AppError('invalid_body', 'Text in the request body must not contain the NUL character (U+0000).'));
+    if (problem === 'nul')
+      return done(
+        new AppError('invalid_body', 'Text in the request body must not contain the NUL character (U+0000).'),
+      );
     if (problem === 'lone_surrogate')
-      return done(new AppError('invalid_body', 'Text in the request body must be valid Unicode: it contains a lone UTF-16 surrogate (U+D800 to U+DFFF).'));
-    if (problem === 'too_deep') return done(new AppError('invalid_body', `The request body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep.`));
+      return done(
+        new AppError(
+          'invalid_body',
+          'Text in the request body must be valid Unicode: it contains a lone UTF-16 surrogate (U+D800 to U+DFFF).',
+        ),
+      );
+    if (problem === 'too_deep')
+      return done(
+        new AppError(
+          'invalid_body',
+          `The request body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep.`,
+        ),
+      );
     const def = configOf(req)?.rota;
     if (!def) return done();
     try {
@@ -167,7 +206,8 @@ function parseInput(def: RouteDef, req: FastifyRequest) {
   let body: unknown = undefined;
   if (def.body && (def.bodyValidation ?? 'gateway') === 'gateway') {
     const parsed = def.body.safeParse(req.body);
-    if (!parsed.success) throw new AppError('invalid_body', 'The request body is invalid.', { issues: zodIssues(parsed.error) });
+    if (!parsed.success)
+      throw new AppError('invalid_body', 'The request body is invalid.', { issues: zodIssues(parsed.error) });
     body = parsed.data;
   } else if (def.body) {
     body = req.body;
@@ -176,7 +216,8 @@ function parseInput(def: RouteDef, req: FastifyRequest) {
   if (def.query) {
     // Fastify's query object has a null prototype; Zod wants a plain one.
     const parsed = def.query.safeParse({ ...(req.query as object) });
-    if (!parsed.success) throw new AppError('invalid_query', 'The query string is invalid.', { issues: zodIssues(parsed.error) });
+    if (!parsed.success)
+      throw new AppError('invalid_query', 'The query string is invalid.', { issues: zodIssues(parsed.error) });
     query = parsed.data;
   }
   let headers: unknown = {};

@@ -11,7 +11,10 @@ describe('redactUrl', () => {
     ],
     ['/x?Api-Key=abc', '/x?Api-Key=[REDACTED]'],
     ['/x?api%5Fkey=abc', '/x?api%5Fkey=[REDACTED]'],
-    ['/v1/connections/oauth/callback?code=c0de&state=s.t', '/v1/connections/oauth/callback?code=[REDACTED]&state=[REDACTED]'],
+    [
+      '/v1/connections/oauth/callback?code=c0de&state=s.t',
+      '/v1/connections/oauth/callback?code=[REDACTED]&state=[REDACTED]',
+    ],
   ])('hides the value of a credential parameter: %s', (url, expected) => {
     expect(redactUrl(url)).toBe(expected);
   });
@@ -23,7 +26,14 @@ describe('redactUrl', () => {
   });
 
   it('leaves ordinary URLs alone', () => {
-    for (const url of ['/v1/servers', '/v1/servers?limit=5&cursor=abc', '/health/live?', '/x?flag&monkey=1', '/x?keys=1']) expect(redactUrl(url)).toBe(url);
+    for (const url of [
+      '/v1/servers',
+      '/v1/servers?limit=5&cursor=abc',
+      '/health/live?',
+      '/x?flag&monkey=1',
+      '/x?keys=1',
+    ])
+      expect(redactUrl(url)).toBe(url);
   });
 
   it('copes with malformed percent-encoding in a parameter name', () => {

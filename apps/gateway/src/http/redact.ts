@@ -1,5 +1,15 @@
 /** Query parameters whose values are secrets, compared without case, `-` or `_` (`code` and `state`: the OAuth2 callback's one-time values). */
-const SECRET_PARAMS = new Set(['apikey', 'key', 'token', 'accesstoken', 'password', 'secret', 'authorization', 'code', 'state']);
+const SECRET_PARAMS = new Set([
+  'apikey',
+  'key',
+  'token',
+  'accesstoken',
+  'password',
+  'secret',
+  'authorization',
+  'code',
+  'state',
+]);
 
 /** An API key anywhere in a URL, in plain or percent-encoded text around it. */
 const API_KEY = /csk_(?:live|test)_[A-Za-z0-9_-]*/g;

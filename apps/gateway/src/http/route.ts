@@ -1,4 +1,11 @@
-import { applyDecorators, createParamDecorator, HttpCode, RequestMapping, RequestMethod, type ExecutionContext } from '@nestjs/common';
+import {
+  applyDecorators,
+  createParamDecorator,
+  HttpCode,
+  RequestMapping,
+  RequestMethod,
+  type ExecutionContext,
+} from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import type { RouteDef, RouteInput, Scope } from '@rota/contracts';
 import type { FastifyRequest } from 'fastify';
@@ -14,7 +21,13 @@ export interface RotaRouteConfig {
   rotaAuth?: Scope | null;
 }
 
-const METHODS = { get: RequestMethod.GET, post: RequestMethod.POST, put: RequestMethod.PUT, patch: RequestMethod.PATCH, delete: RequestMethod.DELETE } as const;
+const METHODS = {
+  get: RequestMethod.GET,
+  post: RequestMethod.POST,
+  put: RequestMethod.PUT,
+  patch: RequestMethod.PATCH,
+  delete: RequestMethod.DELETE,
+} as const;
 
 /**
  * Binds a handler to its route definition in contracts: method, path,
@@ -24,7 +37,11 @@ const METHODS = { get: RequestMethod.GET, post: RequestMethod.POST, put: Request
  */
 export function Route(def: RouteDef) {
   const path = def.path.replace(/\{([A-Za-z_]+)\}/g, ':$1');
-  return applyDecorators(RequestMapping({ path, method: METHODS[def.method] }), HttpCode(def.success), RouteConfig({ rota: def } satisfies RotaRouteConfig));
+  return applyDecorators(
+    RequestMapping({ path, method: METHODS[def.method] }),
+    HttpCode(def.success),
+    RouteConfig({ rota: def } satisfies RotaRouteConfig),
+  );
 }
 
 /** An undocumented route that needs a key carrying `scope` (benchmarks and tests only). */

@@ -101,7 +101,9 @@ export function policyOf(route: RouteDef | undefined): Policy {
 export async function installSecurityHeaders(fastify: FastifyInstance): Promise<void> {
   fastify.addHook('onRoute', (route: RouteOptions) => {
     if (route.helmet !== undefined) return;
-    route.helmet = route.url.startsWith(BOARD_PATH) ? QUEUE_BOARD : policyOf((route.config as RotaRouteConfig | undefined)?.rota);
+    route.helmet = route.url.startsWith(BOARD_PATH)
+      ? QUEUE_BOARD
+      : policyOf((route.config as RotaRouteConfig | undefined)?.rota);
   });
   await fastify.register(helmet, { ...API, global: true } as FastifyHelmetOptions);
 }

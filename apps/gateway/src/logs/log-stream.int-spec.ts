@@ -57,12 +57,28 @@ describe('LogStreamHub: fan-out over a Redis Stream', () => {
 
   /** Appends one entry as the session service does; returns its id. */
   const append = (project: string, session: string, n: number) =>
-    redis.xadd(key, '*', F.project, project, F.environment, 'live', F.session, session, F.data, JSON.stringify({ n, project, session })) as Promise<string>;
+    redis.xadd(
+      key,
+      '*',
+      F.project,
+      project,
+      F.environment,
+      'live',
+      F.session,
+      session,
+      F.data,
+      JSON.stringify({ n, project, session }),
+    ) as Promise<string>;
 
   /** Ids of the stream entries after `after` that a subscriber of `project` (and `session`) should get. */
   async function expected(after: string, project: string, session?: string): Promise<string[]> {
     const all = (await redis.xrange(key, `(${after}`, '+')) as [string, string[]][];
-    return all.filter(([, raw]) => raw[raw.indexOf(F.project) + 1] === project && (!session || raw[raw.indexOf(F.session) + 1] === session)).map(([id]) => id);
+    return all
+      .filter(
+        ([, raw]) =>
+          raw[raw.indexOf(F.project) + 1] === project && (!session || raw[raw.indexOf(F.session) + 1] === session),
+      )
+      .map(([id]) => id);
   }
 
   /** An SSE client reading `text/event-stream` line by line. */
@@ -71,7 +87,10 @@ describe('LogStreamHub: fan-out over a Redis Stream', () => {
     if (q.project) url.searchParams.set('project', q.project);
     if (q.session) url.searchParams.set('session', q.session);
     const abort = new AbortController();
-    const res = await fetch(url, { headers: q.lastEventId ? { 'last-event-id': q.lastEventId } : {}, signal: abort.signal });
+    const res = await fetch(url, {
+      headers: q.lastEventId ? { 'last-event-id': q.lastEventId } : {},
+      signal: abort.signal,
+    });
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
     const events: SseEvent[] = [];
@@ -144,7 +163,8 @@ describe('LogStreamHub: fan-out over a Redis Stream', () => {
     const subs = [];
     for (let i = 0; i < 6; i++) {
       // Resume from the first entry, or from a later one, while the writer runs.
-      const resumeFrom = i % 2 === 0 ? start : ((await redis.xrevrange(key, '+', '-', 'COUNT', 1)) as [string, string[]][])[0]![0];
+      const resumeFrom =
+        i % 2 === 0 ? start : ((await redis.xrevrange(key, '+', '-', 'COUNT', 1)) as [string, string[]][])[0]![0];
       const q = { project: 'p1', session: i % 3 === 2 ? 's1' : undefined, lastEventId: resumeFrom };
       subs.push({ q, sub: await subscribe(bases[i % 2]!, q) });
     }
@@ -157,7 +177,9 @@ describe('LogStreamHub: fan-out over a Redis Stream', () => {
       await sub.until(want.length);
       expect(sub.status).toBe(200);
       expect(sub.events.map((e) => e.id)).toEqual(want);
-      expect(sub.events.every((e) => e.event === 'call' && (JSON.parse(e.data) as { project: string }).project === 'p1')).toBe(true);
+      expect(
+        sub.events.every((e) => e.event === 'call' && (JSON.parse(e.data) as { project: string }).project === 'p1'),
+      ).toBe(true);
     }
     // Nothing more comes: one more entry of p1 is the next event of every p1 subscriber without a session filter.
     const last = await append('p1', 's2', 9999);
@@ -190,7 +212,11 @@ describe('LogStreamHub: fan-out over a Redis Stream', () => {
     const [oldest] = (await redis.xrange(key, '-', '+', 'COUNT', 1)) as [string, string[]][];
     const s = await subscribe(bases[0]!, { project: 'p1', lastEventId: old });
     await s.until(3);
-    expect(s.events[0]).toEqual({ id: null, event: 'gap', data: JSON.stringify({ after: old, oldest_id: oldest![0] }) });
+    expect(s.events[0]).toEqual({
+      id: null,
+      event: 'gap',
+      data: JSON.stringify({ after: old, oldest_id: oldest![0] }),
+    });
     expect(s.events.slice(1).map((e) => e.id)).toEqual(await expected(old, 'p1'));
     expect(s.comments).toContain('connected');
 

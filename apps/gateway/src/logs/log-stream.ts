@@ -41,7 +41,11 @@ class Subscriber {
   constructor(readonly opts: StreamOptions) {}
 
   matches(project: string, environment: string, session: string): boolean {
-    return project === this.opts.projectId && environment === this.opts.environment && (this.opts.sessionId === null || session === this.opts.sessionId);
+    return (
+      project === this.opts.projectId &&
+      environment === this.opts.environment &&
+      (this.opts.sessionId === null || session === this.opts.sessionId)
+    );
   }
 
   /** Sends an event once: nothing at or before the position it already reached. */
@@ -176,7 +180,8 @@ export class LogStreamHub implements OnModuleDestroy {
       const entries = (await this.redis.xrange(this.key, `(${from}`, '+', 'COUNT', BATCH)) as [string, string[]][];
       for (const [id, raw] of entries) {
         const f = fieldsOf(raw);
-        if (sub.matches(f[F.project] ?? '', f[F.environment] ?? '', f[F.session] ?? '')) sub.send(id, frameOf(id, f[F.data] ?? 'null'));
+        if (sub.matches(f[F.project] ?? '', f[F.environment] ?? '', f[F.session] ?? ''))
+          sub.send(id, frameOf(id, f[F.data] ?? 'null'));
         else if (compareIds(id, sub.position) > 0) sub.position = id;
         from = id;
       }
@@ -257,14 +262,19 @@ export class LogStreamHub implements OnModuleDestroy {
   private async readLoop(): Promise<void> {
     // XREAD BLOCK holds its connection: it gets its own, which waits through Redis outages.
     if (!this.reader) {
-      this.reader = new Redis(this.config.REDIS_URL, { maxRetriesPerRequest: null, enableOfflineQueue: true, connectionName: 'rota-gateway-logs' });
+      this.reader = new Redis(this.config.REDIS_URL, {
+        maxRetriesPerRequest: null,
+        enableOfflineQueue: true,
+        connectionName: 'rota-gateway-logs',
+      });
       // Outages show up as failed reads below; the client reconnects by itself.
       this.reader.on('error', () => undefined);
     }
     const reader = this.reader;
     while (!this.closed && this.subscribers.size > 0) {
       try {
-        const got = (await reader.xread('COUNT', BATCH, 'BLOCK', BLOCK_MS, 'STREAMS', this.key, this.position)) as [string, [string, string[]][]][] | null;
+        const got = (await reader.xread('COUNT', BATCH, 'BLOCK', BLOCK_MS, 'STREAMS', this.key, this.position)) as
+          [string, [string, string[]][]][] | null;
         for (const [, entries] of got ?? []) for (const [id, raw] of entries) this.dispatch(id, raw);
       } catch (err) {
         if (this.closed) break;

@@ -28,7 +28,11 @@ export class LogsController {
     @Res() reply: FastifyReply,
   ): Promise<void> {
     // The pipeline refuses operator keys here already; this narrows the type.
-    if (p.kind !== 'project') throw new AppError('forbidden', 'Operator keys act on the deployment, not on a project: use a project key for this route.');
+    if (p.kind !== 'project')
+      throw new AppError(
+        'forbidden',
+        'Operator keys act on the deployment, not on a project: use a project key for this route.',
+      );
     await this.hub.open(req, reply, {
       projectId: p.projectId,
       environment: p.environment,

@@ -22,7 +22,10 @@ const total = counter({
 
 /** The labels of one MCP message: bounded sets only (method names from the protocol, tool names from the published list). */
 export function mcpLabels(body: unknown): { method: string; tool: string } {
-  const msg = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { method?: unknown; params?: { name?: unknown } }) : {};
+  const msg =
+    typeof body === 'object' && body !== null && !Array.isArray(body)
+      ? (body as { method?: unknown; params?: { name?: unknown } })
+      : {};
   const method = typeof msg.method !== 'string' ? 'none' : KNOWN_METHODS.has(msg.method) ? msg.method : 'other';
   if (method !== 'tools/call') return { method, tool: '' };
   const name = msg.params?.name;

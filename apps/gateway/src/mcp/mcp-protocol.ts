@@ -33,8 +33,13 @@ export function isMcpRequest(req: FastifyRequest): boolean {
  */
 export function isJsonParseFailure(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  if (err instanceof SyntaxError || code === 'FST_ERR_CTP_INVALID_JSON_BODY' || code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return true;
-  return err instanceof HttpException && err.getStatus() === 400 && /content-type is set to 'application\/json'/.test(err.message);
+  if (err instanceof SyntaxError || code === 'FST_ERR_CTP_INVALID_JSON_BODY' || code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
+    return true;
+  return (
+    err instanceof HttpException &&
+    err.getStatus() === 400 &&
+    /content-type is set to 'application\/json'/.test(err.message)
+  );
 }
 
 export const PARSE_ERROR_BODY = jsonRpcError(null, -32700, 'Parse error: the request body is not valid JSON.');
@@ -51,7 +56,8 @@ export function invalidToolCall(body: unknown): string | null {
     return reply('tools/call needs params with the name of the tool to call (see tools/list).');
   const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
   if (name === undefined) return reply('tools/call needs params.name, the name of the tool to call (see tools/list).');
-  if (typeof name !== 'string' || name.length === 0) return reply('params.name must be a non-empty string naming a tool (see tools/list).');
+  if (typeof name !== 'string' || name.length === 0)
+    return reply('params.name must be a non-empty string naming a tool (see tools/list).');
   if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
     return reply('params.arguments must be an object of the tool’s input fields.');
   return null;

@@ -1,5 +1,12 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import {
   AppError,
   discoverOutputSchema,
@@ -30,7 +37,10 @@ export type ExecuteFn = (
   input: Record<string, unknown>,
   idempotencyKey: string | undefined,
   approvalId: string | undefined,
-) => Promise<ExecuteResult>;
+) => Promise<{ result: ExecuteResult; replayed: boolean }>;
+
+/** The `_meta` key that marks a result replayed from an earlier call with the same idempotency key (HTTP says `Idempotent-Replayed: true`). */
+export const REPLAYED_META = 'rota/replayed';
 
 const APPROVAL_ID = /^[A-Za-z0-9_-]{1,200}$/;
 
@@ -52,12 +62,18 @@ function toolResult(payload: Record<string, unknown>, isError: boolean): CallToo
  * answer and can act on it.
  */
 export function createMcpServer(execute: ExecuteFn): Server {
-  const server = new Server({ name: 'rota', version: '0.1.0' }, { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS });
+  const server = new Server(
+    { name: 'rota', version: '0.1.0' },
+    { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS },
+  );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: PUBLISHED_TOOLS }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const { name } = request.params;
     if (!CALLABLE_OVER_MCP.has(name) && !name.includes('/')) {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. This server serves the tools tools/list names and ${LIST_TOOLS_TOOL}.`);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown tool: ${name}. This server serves the tools tools/list names and ${LIST_TOOLS_TOOL}.`,
+      );
     }
     if (!CALLABLE_OVER_MCP.has(name)) {
       return toolResult(
@@ -72,22 +88,41 @@ export function createMcpServer(execute: ExecuteFn): Server {
     // MCP carries the idempotency key in the request's _meta, as HTTP does in a header.
     const key = request.params._meta?.idempotency_key;
     if (key !== undefined && (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key))) {
-      return toolResult({ code: 'invalid_idempotency_key', message: 'params._meta.idempotency_key must be 1 to 255 printable ASCII characters.' }, true);
+      return toolResult(
+        {
+          code: 'invalid_idempotency_key',
+          message: 'params._meta.idempotency_key must be 1 to 255 printable ASCII characters.',
+        },
+        true,
+      );
     }
     // A retried call that needed an approval names it here, as HTTP does in Rota-Approval-Id.
     const approval = request.params._meta?.approval_id;
     if (approval !== undefined && (typeof approval !== 'string' || !APPROVAL_ID.test(approval))) {
-      return toolResult({ code: 'invalid_body', message: 'params._meta.approval_id must be an approval id (apr_…).' }, true);
+      return toolResult(
+        { code: 'invalid_body', message: 'params._meta.approval_id must be an approval id (apr_…).' },
+        true,
+      );
     }
     try {
-      const result = await execute(name, (request.params.arguments ?? {}) as Record<string, unknown>, key, approval);
-      return toolResult(result as unknown as Record<string, unknown>, !result.success);
+      const { result, replayed } = await execute(
+        name,
+        (request.params.arguments ?? {}) as Record<string, unknown>,
+        key,
+        approval,
+      );
+      const answer = toolResult(result as unknown as Record<string, unknown>, !result.success);
+      return replayed ? { ...answer, _meta: { [REPLAYED_META]: true } } : answer;
     } catch (err) {
       // A policy refusal carries the same fields as over HTTP, and no code.
       if (err instanceof AppError && err.code === 'policy_denied') return toolResult({ ...(err.details ?? {}) }, true);
       if (err instanceof AppError)
         return toolResult(
-          { ...(err.details ?? {}), code: err.code, message: err.status >= 500 ? 'The call could not be completed; try again.' : err.message },
+          {
+            ...(err.details ?? {}),
+            code: err.code,
+            message: err.status >= 500 ? 'The call could not be completed; try again.' : err.message,
+          },
           true,
         );
       throw err;

@@ -24,7 +24,10 @@ function refuseBatch(reply: FastifyReply) {
     .send(
       JSON.stringify({
         jsonrpc: '2.0',
-        error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are not supported; send one message per request.' },
+        error: {
+          code: -32600,
+          message: 'Invalid Request: JSON-RPC batches are not supported; send one message per request.',
+        },
         id: null,
       }),
     );
@@ -58,7 +61,10 @@ export class McpController {
   private checkOrigin(req: FastifyRequest) {
     const origin = req.headers.origin;
     if (!originAllowed(origin, this.allowedOrigins)) {
-      throw new AppError('forbidden', `Origin ${origin} may not call this MCP endpoint; the operator allows origins with ROTA_MCP_ALLOWED_ORIGINS.`);
+      throw new AppError(
+        'forbidden',
+        `Origin ${origin} may not call this MCP endpoint; the operator allows origins with ROTA_MCP_ALLOWED_ORIGINS.`,
+      );
     }
   }
 
@@ -70,7 +76,12 @@ export class McpController {
   }
 
   @Route(ROUTES.mcpSession)
-  async mcpSession(@Auth() p: Principal, @Input() { params }: In<typeof ROUTES.mcpSession>, @Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+  async mcpSession(
+    @Auth() p: Principal,
+    @Input() { params }: In<typeof ROUTES.mcpSession>,
+    @Req() req: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
     this.checkOrigin(req);
     if (Array.isArray(req.body)) return refuseBatch(reply);
     // The route's params come from a helper shared with the project route, so their type is widened there.
@@ -102,7 +113,10 @@ export class McpController {
 
   private noStream(reply: FastifyReply): never {
     void reply.header('allow', 'POST');
-    throw new AppError('method_not_allowed', 'This MCP endpoint is stateless: send JSON-RPC messages with POST; there is no event stream to open.');
+    throw new AppError(
+      'method_not_allowed',
+      'This MCP endpoint is stateless: send JSON-RPC messages with POST; there is no event stream to open.',
+    );
   }
 
   private noSession(reply: FastifyReply): never {
@@ -130,7 +144,7 @@ export class McpController {
         ...(idempotencyKey ? { idempotency_key: idempotencyKey } : {}),
         ...(approvalId ? { approval_id: approvalId } : {}),
       });
-      return reply.result;
+      return { result: reply.result, replayed: reply.replayed };
     });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);

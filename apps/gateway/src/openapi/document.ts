@@ -1,7 +1,21 @@
 import * as contracts from '@rota/contracts';
-import { ERROR_STATUS, ErrorEnvelope, ROUTE_TAGS, ROUTES, routeErrorStatuses, Unauthorized, type ErrorCode, type RouteDef } from '@rota/contracts';
+import {
+  ERROR_STATUS,
+  ErrorEnvelope,
+  ROUTE_TAGS,
+  ROUTES,
+  routeErrorStatuses,
+  Unauthorized,
+  type ErrorCode,
+  type RouteDef,
+} from '@rota/contracts';
 import { z } from 'zod';
-import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
+import {
+  createDocument,
+  type ZodOpenApiOperationObject,
+  type ZodOpenApiPathsObject,
+  type ZodOpenApiResponsesObject,
+} from 'zod-openapi';
 
 /** Version of the HTTP API described by the document. */
 export const API_VERSION = '0.2.0';
@@ -54,8 +68,16 @@ function responsesOf(route: RouteDef): ZodOpenApiResponsesObject {
   for (const [status, res] of Object.entries(route.responses)) {
     responses[status as `${1 | 2 | 3 | 4 | 5}${string}`] = {
       description: res.description,
-      ...(res.headers ? { headers: Object.fromEntries(Object.entries(res.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) } : {}),
-      ...(res.schema ? { content: { [res.contentType ?? 'application/json']: { schema: component(res.schema) } } } : {}),
+      ...(res.headers
+        ? {
+            headers: Object.fromEntries(
+              Object.entries(res.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }]),
+            ),
+          }
+        : {}),
+      ...(res.schema
+        ? { content: { [res.contentType ?? 'application/json']: { schema: component(res.schema) } } }
+        : {}),
     };
   }
   for (const [status, codes] of routeErrorStatuses(route)) {
@@ -68,7 +90,10 @@ function responsesOf(route: RouteDef): ZodOpenApiResponsesObject {
         content: { 'application/json': { schema: Unauthorized } },
       };
     } else {
-      responses[String(status) as `4${string}`] = { description, content: { 'application/json': { schema: ErrorEnvelope } } };
+      responses[String(status) as `4${string}`] = {
+        description,
+        content: { 'application/json': { schema: ErrorEnvelope } },
+      };
     }
   }
   // OpenAPI describes operations, not the methods a path lacks: the refusal
@@ -76,7 +101,9 @@ function responsesOf(route: RouteDef): ZodOpenApiResponsesObject {
   responses['405'] ??= {
     description:
       'Sent for a method this path does not take (never for the method of this operation), before authentication. `Allow` lists the methods the path takes. Code: `method_not_allowed`.',
-    headers: { allow: { description: 'The methods this path takes, e.g. `GET, HEAD, POST`.', schema: { type: 'string' } } },
+    headers: {
+      allow: { description: 'The methods this path takes, e.g. `GET, HEAD, POST`.', schema: { type: 'string' } },
+    },
     content: { 'application/json': { schema: ErrorEnvelope } },
   };
   return responses;
@@ -85,7 +112,11 @@ function responsesOf(route: RouteDef): ZodOpenApiResponsesObject {
 function operationOf(route: RouteDef): ZodOpenApiOperationObject {
   const params =
     route.params || route.query || route.headers
-      ? { ...(route.params ? { path: route.params } : {}), ...(route.query ? { query: route.query } : {}), ...(route.headers ? { header: route.headers } : {}) }
+      ? {
+          ...(route.params ? { path: route.params } : {}),
+          ...(route.query ? { query: route.query } : {}),
+          ...(route.headers ? { header: route.headers } : {}),
+        }
       : undefined;
   return {
     operationId: route.operationId,
@@ -96,7 +127,9 @@ function operationOf(route: RouteDef): ZodOpenApiOperationObject {
     security: route.scope ? [{ apiKey: [] }] : [],
     ...(route.scope ? { 'x-required-scope': route.scope } : {}),
     ...(params ? { requestParams: params } : {}),
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: component(route.body) } } } } : {}),
+    ...(route.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: component(route.body) } } } }
+      : {}),
     responses: responsesOf(route),
   };
 }
@@ -128,7 +161,9 @@ export function buildOpenApi(serverUrl?: string) {
       tags: Object.entries(ROUTE_TAGS).map(([name, description]) => ({ name, description })),
       paths,
       components: {
-        securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: `csk_live_…` or `csk_test_…`.' } },
+        securitySchemes: {
+          apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: `csk_live_…` or `csk_test_…`.' },
+        },
       },
     },
     { outputIdSuffix: 'Output' },

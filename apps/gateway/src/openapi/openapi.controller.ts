@@ -33,7 +33,9 @@ const TYPES: Record<(typeof DOCS_ASSETS)[number], string> = {
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
   'docs.js': 'text/javascript; charset=utf-8',
 };
-const ASSETS = new Map<string, Buffer>(DOCS_ASSETS.map((f) => [f, f === 'docs.js' ? Buffer.from(INIT) : readFileSync(join(SWAGGER_DIR, f))]));
+const ASSETS = new Map<string, Buffer>(
+  DOCS_ASSETS.map((f) => [f, f === 'docs.js' ? Buffer.from(INIT) : readFileSync(join(SWAGGER_DIR, f))]),
+);
 
 @Controller()
 export class OpenApiController {
@@ -52,6 +54,9 @@ export class OpenApiController {
 
   @Route(ROUTES.getDocsAsset)
   getDocsAsset(@Input() { params }: In<typeof ROUTES.getDocsAsset>, @Res() reply: FastifyReply) {
-    return reply.header('content-type', TYPES[params.file]).header('cache-control', 'public, max-age=86400').send(ASSETS.get(params.file));
+    return reply
+      .header('content-type', TYPES[params.file])
+      .header('cache-control', 'public, max-age=86400')
+      .send(ASSETS.get(params.file));
   }
 }

@@ -1,5 +1,13 @@
 import { Controller, Req, Res } from '@nestjs/common';
-import { ROUTES, type ExecuteResult, type ProxyResult, type SessionClosed, type SessionCreated, type SessionRecord, type SessionView } from '@rota/contracts';
+import {
+  ROUTES,
+  type ExecuteResult,
+  type ProxyResult,
+  type SessionClosed,
+  type SessionCreated,
+  type SessionRecord,
+  type SessionView,
+} from '@rota/contracts';
 import { RpcClient } from '@rota/service-kit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Auth } from '../auth/decorators';
@@ -21,13 +29,27 @@ export class SessionsController {
   ) {}
 
   @Route(ROUTES.createSession)
-  async createSession(@Input() { body }: In<typeof ROUTES.createSession>, @Req() req: FastifyRequest): Promise<SessionCreated> {
+  async createSession(
+    @Input() { body }: In<typeof ROUTES.createSession>,
+    @Req() req: FastifyRequest,
+  ): Promise<SessionCreated> {
     const s = await this.rpc.send('session.create', { body });
-    return { id: s.id, user_id: s.user_id, servers: s.servers, status: 'active', environment: s.environment, created_at: s.created_at, mcp: mcpOf(req, s.id) };
+    return {
+      id: s.id,
+      user_id: s.user_id,
+      servers: s.servers,
+      status: 'active',
+      environment: s.environment,
+      created_at: s.created_at,
+      mcp: mcpOf(req, s.id),
+    };
   }
 
   @Route(ROUTES.getSession)
-  async getSession(@Input() { params }: In<typeof ROUTES.getSession>, @Req() req: FastifyRequest): Promise<SessionView> {
+  async getSession(
+    @Input() { params }: In<typeof ROUTES.getSession>,
+    @Req() req: FastifyRequest,
+  ): Promise<SessionView> {
     const s: SessionRecord = await this.rpc.send('session.get', { session_id: params.id });
     return {
       id: s.id,
@@ -58,7 +80,8 @@ export class SessionsController {
   ): Promise<ProxyResult> {
     const key = headers['idempotency-key'];
     // The proxy calls no tool: key, project and provider limits count it.
-    if (p.kind === 'project') await this.rateLimit(p, { tool: null, provider: body.server, idempotencyKey: key ?? null }, reply);
+    if (p.kind === 'project')
+      await this.rateLimit(p, { tool: null, provider: body.server, idempotencyKey: key ?? null }, reply);
     const answer = await this.rpc.send('session.proxy', {
       session_id: params.id,
       request: body,
@@ -79,7 +102,11 @@ export class SessionsController {
     const key = headers['idempotency-key'];
     const approval = headers['rota-approval-id'];
     if (p.kind === 'project')
-      await this.rateLimit(p, { tool: body.tool, provider: /^([^/\s]+)\//.exec(body.tool)?.[1] ?? null, idempotencyKey: key ?? null }, reply);
+      await this.rateLimit(
+        p,
+        { tool: body.tool, provider: /^([^/\s]+)\//.exec(body.tool)?.[1] ?? null, idempotencyKey: key ?? null },
+        reply,
+      );
     const answer = await this.rpc.send('session.execute', {
       scopes: p.scopes,
       session_id: params.id,

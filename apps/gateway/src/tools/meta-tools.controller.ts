@@ -30,7 +30,10 @@ export class MetaToolsController {
   }
 
   private serve(ifNoneMatch: string | undefined, reply: FastifyReply) {
-    void reply.header('access-control-allow-origin', '*').header('cache-control', 'public, max-age=300').header('etag', ETAG);
+    void reply
+      .header('access-control-allow-origin', '*')
+      .header('cache-control', 'public, max-age=300')
+      .header('etag', ETAG);
     if (matches(ifNoneMatch)) return reply.status(304).send();
     return reply.status(200).header('content-type', 'application/json; charset=utf-8').send(BODY);
   }

@@ -1,5 +1,12 @@
 import { Controller } from '@nestjs/common';
-import { ROUTES, type WebhookCreated, type WebhookDeleted, type WebhookDelivery, type WebhookDeliveryList, type WebhookList } from '@rota/contracts';
+import {
+  ROUTES,
+  type WebhookCreated,
+  type WebhookDeleted,
+  type WebhookDelivery,
+  type WebhookDeliveryList,
+  type WebhookList,
+} from '@rota/contracts';
 import { RpcClient } from '@rota/service-kit';
 import { Input, Route, type In } from '../http/route';
 

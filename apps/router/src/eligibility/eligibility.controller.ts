@@ -11,8 +11,13 @@ export class EligibilityController {
   constructor(@Inject(EligibilityService) private readonly eligibility: EligibilityService) {}
 
   @MessagePattern('router.eligibility.refresh')
-  async refresh(@Payload(new ZodPipe(EligibilityRefreshRequest)) _req: EligibilityRefreshRequest): Promise<EligibilityRefreshResponse> {
+  async refresh(
+    @Payload(new ZodPipe(EligibilityRefreshRequest)) _req: EligibilityRefreshRequest,
+  ): Promise<EligibilityRefreshResponse> {
     const set = await this.eligibility.refresh(currentTenant());
-    return { rails: RAILS.filter((r) => set.providers[r.provider_id] !== undefined).length, refreshed_at: set.refreshed_at };
+    return {
+      rails: RAILS.filter((r) => set.providers[r.provider_id] !== undefined).length,
+      refreshed_at: set.refreshed_at,
+    };
   }
 }

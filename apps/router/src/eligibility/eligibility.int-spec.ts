@@ -20,7 +20,9 @@ describe('EligibilityService refresh (Postgres, Redis)', () => {
     hold: Promise<void> | null = null;
     /** Called once the held read has its answer. */
     onRead: () => void = () => undefined;
-    override async providerAccess(...args: Parameters<EligibilityRepository['providerAccess']>): Promise<ProviderAccess> {
+    override async providerAccess(
+      ...args: Parameters<EligibilityRepository['providerAccess']>
+    ): Promise<ProviderAccess> {
       const hold = this.hold;
       this.hold = null;
       const access = await super.providerAccess(...args);
@@ -37,7 +39,15 @@ describe('EligibilityService refresh (Postgres, Redis)', () => {
     await seed(db.prisma);
     // One provider of the rail catalog, global (no project), key-based.
     await db.prisma.provider.create({
-      data: { id: 'asaas', name: 'Asaas', description: 'Payments', category: 'payments', authType: 'api_key', selfServeAuth: true, baseUrls: {} },
+      data: {
+        id: 'asaas',
+        name: 'Asaas',
+        description: 'Payments',
+        category: 'payments',
+        authType: 'api_key',
+        selfServeAuth: true,
+        baseUrls: {},
+      },
     });
   });
   afterAll(async () => {
@@ -58,7 +68,9 @@ describe('EligibilityService refresh (Postgres, Redis)', () => {
     const stale = service.refresh(tenant);
     await read;
     // A connection is written and its own refresh runs to the end.
-    await db.prisma.connection.create({ data: { id: 'conn_race', projectId: 'proj_dev', environment: 'live', serverId: 'asaas', status: 'connected' } });
+    await db.prisma.connection.create({
+      data: { id: 'conn_race', projectId: 'proj_dev', environment: 'live', serverId: 'asaas', status: 'connected' },
+    });
     const fresh = await service.refresh(tenant);
     expect(fresh.providers.asaas).toBe('connected');
 

@@ -19,7 +19,11 @@ const USABLE_STATUSES = ['connected', 'not_required'];
 export class EligibilityRepository {
   constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
 
-  async providerAccess(projectId: string, environment: Environment, providerIds: readonly string[]): Promise<ProviderAccess> {
+  async providerAccess(
+    projectId: string,
+    environment: Environment,
+    providerIds: readonly string[],
+  ): Promise<ProviderAccess> {
     const [providers, connections] = await Promise.all([
       // The project's own provider of an id shadows the global one; other projects' are never read.
       this.prisma.provider.findMany({

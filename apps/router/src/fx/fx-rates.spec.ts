@@ -31,7 +31,8 @@ describe('FxTable', () => {
 });
 
 describe('railCost across currencies', () => {
-  const rail = (fixed: Record<string, number>, bps = 0) => ({ ...RAILS[0]!, cost: { fixed_minor: fixed, bps } }) as Rail;
+  const rail = (fixed: Record<string, number>, bps = 0) =>
+    ({ ...RAILS[0]!, cost: { fixed_minor: fixed, bps } }) as Rail;
   const fx = new FxTable([
     { base: 'USD', quote: 'BRL', rate: 5.1234, fetchedAt: at('2026-11-30') },
     { base: 'USD', quote: 'CLP', rate: 950, fetchedAt: at('2026-11-30') },
@@ -56,7 +57,12 @@ describe('railCost across currencies', () => {
   });
 
   it('counts the fee as unknown when no rate joins the currencies', () => {
-    expect(railCost(rail({ MXN: 250 }, 100), 'BRL', 10_000, fx)).toEqual({ cost_minor: 100, fixed_minor: 0, variable_minor: 100, fixed_known: false });
+    expect(railCost(rail({ MXN: 250 }, 100), 'BRL', 10_000, fx)).toEqual({
+      cost_minor: 100,
+      fixed_minor: 0,
+      variable_minor: 100,
+      fixed_known: false,
+    });
     expect(railCost(rail({ USD: 30 }), 'BRL', undefined)).toMatchObject({ fixed_known: false });
   });
 
@@ -64,13 +70,19 @@ describe('railCost across currencies', () => {
     const cheapHere = { ...rail({ BRL: 500 }), id: 'a.label.none', provider_id: 'a' } as Rail;
     const dearElsewhere = { ...rail({ USD: 1000 }), id: 'b.label.none', provider_id: 'b' } as Rail;
     const intent = { operation: 'ship', currency: 'BRL', country: 'BR' } as const;
-    const candidates = [cheapHere, dearElsewhere].map((r) => ({ rail: r, connection: 'connected' as const, stats: emptyStats() }));
+    const candidates = [cheapHere, dearElsewhere].map((r) => ({
+      rail: r,
+      connection: 'connected' as const,
+      stats: emptyStats(),
+    }));
     // Without rates the USD 10.00 label counts as free and ranks first.
     expect(rankRoutes(intent, candidates)[0]!.rail.id).toBe('b.label.none');
     const priced = rankRoutes(intent, candidates, undefined, fx);
     expect(priced[0]!.rail.id).toBe('a.label.none');
     expect(priced[1]!.cost_minor).toBe(5124);
-    expect(priced[1]!.reasons.join(' ')).toMatch(/a fixed USD 10\.00 converted at 5\.12340 BRL per USD, rate of 2026-11-30/);
+    expect(priced[1]!.reasons.join(' ')).toMatch(
+      /a fixed USD 10\.00 converted at 5\.12340 BRL per USD, rate of 2026-11-30/,
+    );
   });
 });
 

@@ -98,7 +98,9 @@ export class FxRatesService {
     try {
       const rows = await this.prisma.$queryRaw<Array<{ base: string; quote: string; rate: string; fetched_at: Date }>>`
         SELECT base, quote, rate::text AS rate, fetched_at FROM fx_rates`;
-      this.table = new FxTable(rows.map((r) => ({ base: r.base, quote: r.quote, rate: Number(r.rate), fetchedAt: r.fetched_at })));
+      this.table = new FxTable(
+        rows.map((r) => ({ base: r.base, quote: r.quote, rate: Number(r.rate), fetchedAt: r.fetched_at })),
+      );
     } catch (err) {
       this.onError(err);
     }

@@ -3,7 +3,11 @@ import { AnthropicExtractor, readModelAnswer } from './anthropic-extractor';
 
 describe('readModelAnswer', () => {
   it('reads a JSON intent, tolerating text around it and nulls for absent fields', () => {
-    expect(readModelAnswer('Here: {"operation":"charge","currency":"brl","country":"BR","amount_minor":4990,"urgency":null}')).toEqual({
+    expect(
+      readModelAnswer(
+        'Here: {"operation":"charge","currency":"brl","country":"BR","amount_minor":4990,"urgency":null}',
+      ),
+    ).toEqual({
       kind: 'intent',
       intent: { operation: 'charge', currency: 'BRL', country: 'BR', amount_minor: 4990 },
     });
@@ -33,7 +37,10 @@ describe('AnthropicExtractor against a fake Messages API', () => {
   afterAll(() => fake.close());
 
   it('sends the description and reads the answer', async () => {
-    fake.setBehaviour({ kind: 'text', text: '{"operation":"payout","currency":"MXN","country":"MX","amount_minor":300000,"method":"spei"}' });
+    fake.setBehaviour({
+      kind: 'text',
+      text: '{"operation":"payout","currency":"MXN","country":"MX","amount_minor":300000,"method":"spei"}',
+    });
     const x = new AnthropicExtractor({ apiKey: 'k', baseURL: fake.url, timeoutMs: 2000 });
     expect(await x.extract('pagar 3000 MXN por SPEI')).toEqual({
       kind: 'intent',

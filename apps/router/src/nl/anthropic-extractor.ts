@@ -48,13 +48,16 @@ export function readModelAnswer(text: string): Extraction {
   const parsed = extractJson(text);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     return { kind: 'failed', reason: 'The extractor did not answer with a JSON object.' };
-  const fields = Object.fromEntries(Object.entries(parsed as Record<string, unknown>).filter(([, v]) => v !== null && v !== undefined && v !== ''));
+  const fields = Object.fromEntries(
+    Object.entries(parsed as Record<string, unknown>).filter(([, v]) => v !== null && v !== undefined && v !== ''),
+  );
   const operation = fields['operation'];
   if (typeof operation !== 'string') return { kind: 'failed', reason: 'The extractor gave no operation.' };
   if (!(PATH_C_OPERATIONS as readonly string[]).includes(operation)) {
     return {
       kind: 'unmappable',
-      reason: 'The description asks for something none of the six operations (charge, refund, payout, issue_invoice, send_notification, ship) covers.',
+      reason:
+        'The description asks for something none of the six operations (charge, refund, payout, issue_invoice, send_notification, ship) covers.',
     };
   }
   const intent = PathCIntent.safeParse(fields);
@@ -89,7 +92,9 @@ export class AnthropicExtractor {
         system: this.system,
         messages: [{ role: 'user', content: `<request>\n${description}\n</request>` }],
       };
-      const message = await this.client.messages.create(params, { signal: AbortSignal.timeout(this.options.timeoutMs) });
+      const message = await this.client.messages.create(params, {
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
       const text = message.content
         .filter((b): b is Anthropic.TextBlock => b.type === 'text')
         .map((b) => b.text)

@@ -1,4 +1,12 @@
-import { isIsoCurrency, majorToMinor, PathCIntent, type PathCOperation, type RailMethod, type RecipientKind, type Urgency } from '@rota/contracts';
+import {
+  isIsoCurrency,
+  majorToMinor,
+  PathCIntent,
+  type PathCOperation,
+  type RailMethod,
+  type RecipientKind,
+  type Urgency,
+} from '@rota/contracts';
 import { fold, guessLanguage, isStopword, tokenize } from '@rota/lexicon';
 import { findMoney } from './money';
 
@@ -22,21 +30,33 @@ type Cue = readonly [RegExp, number];
 /** Evidence per operation: each group that matches adds its weight once. Run on folded text (lower case, no accents). */
 const OPERATION_CUES: Record<PathCOperation, readonly Cue[]> = {
   refund: [
-    [/\b(reembols\w*|estorn\w*|extorn\w*|refund\w*|reimburs\w*|devolv\w*|devoluc\w*|devolucao|reintegr\w*|chargebacks?)\b/, 6],
+    [
+      /\b(reembols\w*|estorn\w*|extorn\w*|refund\w*|reimburs\w*|devolv\w*|devoluc\w*|devolucao|reintegr\w*|chargebacks?)\b/,
+      6,
+    ],
     [/\b(money back|dinheiro de volta|dinero de vuelta|return (?:the |their |his |her )?(?:money|payment))\b/, 6],
   ],
   issue_invoice: [
-    [/\b(notas? fisca(?:l|is)|nf ?-?e|nfs ?-?e|nfc ?-?e|cfdi|facturas? electronicas?|e-?invoices?|tax invoices?|fiscal|dian)\b/, 6],
+    [
+      /\b(notas? fisca(?:l|is)|nf ?-?e|nfs ?-?e|nfc ?-?e|cfdi|facturas? electronicas?|e-?invoices?|tax invoices?|fiscal|dian)\b/,
+      6,
+    ],
     [/\b(invoices?|facturas?|factur\w+|faturar|timbrar)\b/, 3],
     [/\b(emitir|emita|emite|emision|emissao|issue|issuing)\b/, 2],
   ],
   ship: [
-    [/\b(fretes?|shipping|shipments?|paquetes?|pacotes?|encomendas?|parcels?|packages?|freight|couriers?|transportadora|paqueteria|caixas?|cajas?|boxes)\b/, 4],
+    [
+      /\b(fretes?|shipping|shipments?|paquetes?|pacotes?|encomendas?|parcels?|packages?|freight|couriers?|transportadora|paqueteria|caixas?|cajas?|boxes)\b/,
+      4,
+    ],
     [/\b(envios?|entregas?|delivery|deliver|despach\w*|ship|etiquetas?|labels?|guias?)\b/, 2],
     [/\b(cotar|cotizar|quote|cotacao|cotizacion)\b/, 1],
   ],
   send_notification: [
-    [/\b(avis\w*|notific\w*|notify\w*|remind\w*|lembr\w*|recordar\w*|recordatorio|inform\w*|tell|alert\w*|comunic\w*)\b/, 4],
+    [
+      /\b(avis\w*|notific\w*|notify\w*|remind\w*|lembr\w*|recordar\w*|recordatorio|inform\w*|tell|alert\w*|comunic\w*)\b/,
+      4,
+    ],
     [/\b(whats ?app|zap|wpp|sms|e-?mails?|correos?|torpedo)\b/, 4],
     [/\b(mensagens?|mensajes?|messages?|texts?|textos?)\b/, 2],
   ],
@@ -46,7 +66,10 @@ const OPERATION_CUES: Record<PathCOperation, readonly Cue[]> = {
       /\b(fornecedor\w*|proveedor\w*|suppliers?|vendors?|freelancers?|funcionari\w*|emplead\w*|employees?|contractors?|prestador\w*|colaborador\w*|salari\w*|salary|nomina|folha|comissao|comision\w*|commissions?)\b/,
       2,
     ],
-    [/\b(pagar|paga|pague|pago|pay|paying|send money|enviar dinheiro|mandar dinheiro|enviar dinero|mandar dinero|mandar plata)\b/, 2],
+    [
+      /\b(pagar|paga|pague|pago|pay|paying|send money|enviar dinheiro|mandar dinheiro|enviar dinero|mandar dinero|mandar plata)\b/,
+      2,
+    ],
   ],
   charge: [
     [
@@ -57,7 +80,14 @@ const OPERATION_CUES: Record<PathCOperation, readonly Cue[]> = {
   ],
 };
 /** On a tie, the more specific operation wins. */
-const PRECEDENCE: readonly PathCOperation[] = ['refund', 'issue_invoice', 'ship', 'send_notification', 'payout', 'charge'];
+const PRECEDENCE: readonly PathCOperation[] = [
+  'refund',
+  'issue_invoice',
+  'ship',
+  'send_notification',
+  'payout',
+  'charge',
+];
 const CUSTOMER = /\b(clientes?|customers?|compradore?s?|buyers?|consumidor\w*|pacientes?|alunos?|alumnos?)\b/;
 const PAY_VERB = OPERATION_CUES.payout[2]![0];
 const PAYOUT_STRONG = OPERATION_CUES.payout[0]![0];
@@ -90,7 +120,16 @@ export const CURRENCY_OF_COUNTRY: Readonly<Record<string, string>> = {
   ES: 'EUR',
   PT: 'EUR',
 };
-const COUNTRY_OF_CURRENCY: Readonly<Record<string, string>> = { BRL: 'BR', MXN: 'MX', COP: 'CO', ARS: 'AR', CLP: 'CL', PEN: 'PE', UYU: 'UY', USD: 'US' };
+const COUNTRY_OF_CURRENCY: Readonly<Record<string, string>> = {
+  BRL: 'BR',
+  MXN: 'MX',
+  COP: 'CO',
+  ARS: 'AR',
+  CLP: 'CL',
+  PEN: 'PE',
+  UYU: 'UY',
+  USD: 'US',
+};
 /** Where `$` written alone means the local peso (or the local dollar). */
 const DOLLAR_SIGN_COUNTRIES = new Set(['MX', 'CO', 'AR', 'CL', 'UY', 'US', 'EC']);
 const PESO_COUNTRIES = new Set(['MX', 'CO', 'AR', 'CL', 'UY']);
@@ -128,7 +167,10 @@ const METHODS_FOR: Record<PathCOperation, ReadonlySet<RailMethod>> = {
 };
 
 const URGENCY_WORDS: ReadonlyArray<[RegExp, Urgency]> = [
-  [/\b(sem pressa|no rush|sin prisa|whenever|quando (?:der|puder)|cuando (?:puedas|pueda)|nao e urgente|no es urgente|not urgent|no hurry)\b/, 'no_rush'],
+  [
+    /\b(sem pressa|no rush|sin prisa|whenever|quando (?:der|puder)|cuando (?:puedas|pueda)|nao e urgente|no es urgente|not urgent|no hurry)\b/,
+    'no_rush',
+  ],
   [
     /\b(agora|imediat\w*|na hora|instant\w*|right now|right away|immediately|asap|ya mismo|al instante|inmediat\w*|ahora mismo|em tempo real|real time|urgente|urgent\w*)\b/,
     'instant',
@@ -176,7 +218,8 @@ export function extractLocal(description: string): Extraction {
     return words.length >= 2 && words.some(isStopword)
       ? {
           kind: 'unmappable',
-          reason: 'The description asks for something none of the six operations (charge, refund, payout, issue_invoice, send_notification, ship) covers.',
+          reason:
+            'The description asks for something none of the six operations (charge, refund, payout, issue_invoice, send_notification, ship) covers.',
         }
       : { kind: 'failed', reason: 'No operation could be read from the description.' };
   }
@@ -207,7 +250,8 @@ export function extractLocal(description: string): Extraction {
     country = 'BR';
 
   if (!currency && country) {
-    if (money?.ambiguous === 'pesos' && !PESO_COUNTRIES.has(country)) return { kind: 'failed', reason: `"pesos" is not the currency of ${country}.` };
+    if (money?.ambiguous === 'pesos' && !PESO_COUNTRIES.has(country))
+      return { kind: 'failed', reason: `"pesos" is not the currency of ${country}.` };
     if (money?.ambiguous === 'dollar_sign' && !DOLLAR_SIGN_COUNTRIES.has(country)) currency = 'USD';
     else currency = CURRENCY_OF_COUNTRY[country];
   }
@@ -215,7 +259,11 @@ export function extractLocal(description: string): Extraction {
     currency = 'USD';
     country = 'US';
   }
-  if (!country) return { kind: 'failed', reason: 'The description names no country, currency or method that tells where this happens.' };
+  if (!country)
+    return {
+      kind: 'failed',
+      reason: 'The description names no country, currency or method that tells where this happens.',
+    };
   if (!currency) return { kind: 'failed', reason: `No currency could be read, and ${country} has none on record.` };
 
   const urgency = firstMatch(folded, URGENCY_WORDS);

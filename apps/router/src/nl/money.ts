@@ -57,8 +57,14 @@ const SUFFIXES: ReadonlyArray<[string, string | null]> = [
 const CODE = String.raw`[a-z]{3}`;
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
-const PREFIX_RE = new RegExp(String.raw`(^|[^a-z0-9])(${PREFIXES.map(([p]) => escape(p)).join('|')}|${CODE})\s?(${NUMBER})${SCALE}`, 'g');
-const SUFFIX_RE = new RegExp(String.raw`(?:^|[^\d.,])(${NUMBER})${SCALE}\s?(${SUFFIXES.map(([s]) => escape(s)).join('|')}|${CODE})(?![a-z])`, 'g');
+const PREFIX_RE = new RegExp(
+  String.raw`(^|[^a-z0-9])(${PREFIXES.map(([p]) => escape(p)).join('|')}|${CODE})\s?(${NUMBER})${SCALE}`,
+  'g',
+);
+const SUFFIX_RE = new RegExp(
+  String.raw`(?:^|[^\d.,])(${NUMBER})${SCALE}\s?(${SUFFIXES.map(([s]) => escape(s)).join('|')}|${CODE})(?![a-z])`,
+  'g',
+);
 
 /**
  * Reads "1.200,50", "1,200.50", "49,90", "49.90", "1.200" (a thousand and two
@@ -101,7 +107,9 @@ export function findMoney(text: string, isCode: (code: string) => boolean): Mone
     const n = parseNumber(m[3]!);
     if (n === null) continue;
     const currency = known ? known[1] : marker.toUpperCase();
-    return currency ? { amount: scaled(n, m[4]), currency } : { amount: scaled(n, m[4]), currency: null, ambiguous: 'dollar_sign' };
+    return currency
+      ? { amount: scaled(n, m[4]), currency }
+      : { amount: scaled(n, m[4]), currency: null, ambiguous: 'dollar_sign' };
   }
   SUFFIX_RE.lastIndex = 0;
   for (let m = SUFFIX_RE.exec(lower); m; m = SUFFIX_RE.exec(lower)) {
@@ -112,7 +120,9 @@ export function findMoney(text: string, isCode: (code: string) => boolean): Mone
     if (n === null) continue;
     const currency = known ? known[1] : marker.toUpperCase();
     // "50 pesos" is money in a currency the country decides.
-    return currency ? { amount: scaled(n, m[2]), currency } : { amount: scaled(n, m[2]), currency: null, ambiguous: 'pesos' };
+    return currency
+      ? { amount: scaled(n, m[2]), currency }
+      : { amount: scaled(n, m[2]), currency: null, ambiguous: 'pesos' };
   }
   return null;
 }

@@ -33,7 +33,13 @@ interface ProviderRequest {
   body?: string;
 }
 interface Providers {
-  buildRequest(args: { baseUrl: string; method: string; endpointTemplate: string; parameters?: unknown; input: Record<string, unknown> }): ProviderRequest;
+  buildRequest(args: {
+    baseUrl: string;
+    method: string;
+    endpointTemplate: string;
+    parameters?: unknown;
+    input: Record<string, unknown>;
+  }): ProviderRequest;
 }
 interface Counters {
   created: Record<string, Record<string, number>>;
@@ -86,7 +92,9 @@ const tokens = new Map<string, string>();
 
 beforeAll(async () => {
   sandbox = await sandboxModule.startSandbox({ port: 0 });
-  const catalog = JSON.parse(CATALOG_TEXT.split('${ROTA_SANDBOX_URL}').join(sandbox.url)) as { servers: CatalogServer[] };
+  const catalog = JSON.parse(CATALOG_TEXT.split('${ROTA_SANDBOX_URL}').join(sandbox.url)) as {
+    servers: CatalogServer[];
+  };
   servers = new Map(catalog.servers.map((s) => [s.id, s]));
 });
 afterAll(async () => {
@@ -98,7 +106,12 @@ beforeEach(() => {
 });
 
 async function send(req: ProviderRequest): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body, signal: AbortSignal.timeout(5000) });
+  const res = await fetch(req.url, {
+    method: req.method,
+    headers: req.headers,
+    body: req.body,
+    signal: AbortSignal.timeout(5000),
+  });
   const text = await res.text();
   return { status: res.status, body: text ? (JSON.parse(text) as unknown) : null };
 }
@@ -122,7 +135,11 @@ async function authorise(server: CatalogServer, req: ProviderRequest): Promise<P
       let token = tokens.get(server.id);
       if (!token) {
         // Client credentials for every oauth2 prefix: the sandbox grants them whatever the live grant is.
-        const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: cred.client_id!, client_secret: cred.client_secret! });
+        const form = new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: cred.client_id!,
+          client_secret: cred.client_secret!,
+        });
         const r = await fetch(`${server.base_urls.test}${String(auth.token_url)}`, {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -173,7 +190,8 @@ async function request(
     input,
   });
   const headers = { ...built.headers };
-  if (server.http?.idempotency_header && built.method !== 'GET') headers[server.http.idempotency_header.toLowerCase()] = key;
+  if (server.http?.idempotency_header && built.method !== 'GET')
+    headers[server.http.idempotency_header.toLowerCase()] = key;
   return { ...(await send(await authorise(server, { ...built, headers }))), sent: input };
 }
 
@@ -192,13 +210,17 @@ function amountFor(tool: ActingMetaTool, action: string, input: Record<string, a
   const currency = typeof input.currency === 'string' ? input.currency : 'BRL';
   let a;
   if (tool === 'codespar_pay' && action === 'pay') a = fromMinorAmount(input.amount, currency);
-  else if (tool === 'codespar_wallet' && action === 'receive' && input.amount !== undefined) a = fromMinorAmount(input.amount, currency);
+  else if (tool === 'codespar_wallet' && action === 'receive' && input.amount !== undefined)
+    a = fromMinorAmount(input.amount, currency);
   else if (tool === 'codespar_checkout')
     a =
       input.amount !== undefined
         ? parseMajorAmount(input.amount, currency)
         : fromMinorAmount(
-            (input.items as any[]).reduce((s, i) => s + Math.round((i.unit_price ?? i.price) * 100) * (i.quantity ?? 1), 0),
+            (input.items as any[]).reduce(
+              (s, i) => s + Math.round((i.unit_price ?? i.price) * 100) * (i.quantity ?? 1),
+              0,
+            ),
             currency,
           );
   else return null;
@@ -209,12 +231,24 @@ function amountFor(tool: ActingMetaTool, action: string, input: Record<string, a
 let keys = 0;
 
 /** Runs one action of one rail as the session service does. */
-async function run(railId: string, action: string, input: Record<string, any>, key = `rota-test-${++keys}-${Date.now()}`): Promise<Run> {
+async function run(
+  railId: string,
+  action: string,
+  input: Record<string, any>,
+  key = `rota-test-${++keys}-${Date.now()}`,
+): Promise<Run> {
   const rail = RAILS.find((r) => r.id === railId)!;
   const binding: RailBinding = rail.actions[action]!;
   expect(binding).toBeDefined();
   const amount = amountFor(rail.tool, action, input);
-  const context = { input, action, amount, idempotency_key: key, today: new Date().toISOString().slice(0, 10), steps: {} as Run['steps'] };
+  const context = {
+    input,
+    action,
+    amount,
+    idempotency_key: key,
+    today: new Date().toISOString().slice(0, 10),
+    steps: {} as Run['steps'],
+  };
   for (const step of binding.before as RailStep[]) {
     const r = await request(rail.provider_id, step.catalog_tool, step.request, context, `${key}-${step.name}`);
     expect({ step: step.name, status: r.status < 300 ? 'ok' : r.body }).toEqual({ step: step.name, status: 'ok' });
@@ -223,12 +257,19 @@ async function run(railId: string, action: string, input: Record<string, any>, k
   const response = await request(rail.provider_id, binding.catalog_tool, binding.request, context, key);
   if (response.status >= 300) return { ...response, steps: context.steps };
   for (const step of binding.after as RailStep[]) {
-    const r = await request(rail.provider_id, step.catalog_tool, step.request, { ...context, response }, `${key}-${step.name}`);
+    const r = await request(
+      rail.provider_id,
+      step.catalog_tool,
+      step.request,
+      { ...context, response },
+      `${key}-${step.name}`,
+    );
     if (r.status < 300) context.steps[step.name] = { status: r.status, body: r.body };
   }
   const mapped = await evaluate(binding.result, { response, steps: context.steps, input, action, amount });
   const checked = resultSchema(rail.tool, action)!.safeParse(mapped);
-  if (!checked.success) throw new Error(`${railId} ${action}: ${JSON.stringify(checked.error.issues)} in ${JSON.stringify(mapped)}`);
+  if (!checked.success)
+    throw new Error(`${railId} ${action}: ${JSON.stringify(checked.error.issues)} in ${JSON.stringify(mapped)}`);
   return { ...response, steps: context.steps, data: checked.data as Record<string, any> };
 }
 
@@ -252,9 +293,17 @@ describe('rail bindings (part A) against the sandbox', () => {
       const server = servers.get(rail.provider_id)!;
       expect(server.base_urls.test.startsWith(sandbox.url)).toBe(true);
       for (const binding of Object.values(rail.actions))
-        for (const name of [binding.catalog_tool, ...binding.before.map((s) => s.catalog_tool), ...binding.after.map((s) => s.catalog_tool)]) {
+        for (const name of [
+          binding.catalog_tool,
+          ...binding.before.map((s) => s.catalog_tool),
+          ...binding.after.map((s) => s.catalog_tool),
+        ]) {
           const tool = server.tools.find((t) => t.name === name);
-          expect({ id, name, found: Boolean(tool?.http_method && tool.endpoint_template) }).toEqual({ id, name, found: true });
+          expect({ id, name, found: Boolean(tool?.http_method && tool.endpoint_template) }).toEqual({
+            id,
+            name,
+            found: true,
+          });
         }
     }
   });
@@ -267,7 +316,13 @@ describe('rail bindings (part A) against the sandbox', () => {
       ['a phone', '+55 11 98765-4321', 'PHONE', '11987654321'],
       ['a random key', '1f0e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b', 'EVP', '1f0e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b'],
     ])('Asaas: pays %s with one transfer, then reports it completed', async (_what, recipient, type, sentKey) => {
-      const paid = await run('asaas.pix.out', 'pay', { action: 'pay', method: 'pix', amount: 4990, recipient, description: 'fornecedor' });
+      const paid = await run('asaas.pix.out', 'pay', {
+        action: 'pay',
+        method: 'pix',
+        amount: 4990,
+        recipient,
+        description: 'fornecedor',
+      });
       expect(paid.status).toBe(200);
       expect(paid.sent).toMatchObject({ pixAddressKeyType: type, pixAddressKey: sentKey, value: 49.9 });
       expect(paid.body).toMatchObject({ bankAccount: { pixAddressKey: sentKey }, value: 49.9 });
@@ -275,7 +330,12 @@ describe('rail bindings (part A) against the sandbox', () => {
       expect(created('asaas', 'transfers')).toBe(1);
 
       const status = await run('asaas.pix.out', 'status', { action: 'status', payment_id: paid.data!.id });
-      expect(status.data).toMatchObject({ id: paid.data!.id, status: 'completed', amount_minor: 4990, currency: 'BRL' });
+      expect(status.data).toMatchObject({
+        id: paid.data!.id,
+        status: 'completed',
+        amount_minor: 4990,
+        currency: 'BRL',
+      });
       expect(status.data!.end_to_end_id).toMatch(/^E\d{8}/);
       expect(created('asaas', 'transfers')).toBe(1);
     });
@@ -290,7 +350,9 @@ describe('rail bindings (part A) against the sandbox', () => {
     });
 
     it('Asaas: a copy-and-paste code alone cannot be paid on this rail, so its mapping refuses before anything is sent', async () => {
-      await expect(run('asaas.pix.out', 'pay', { action: 'pay', amount: 1000, copia_e_cola: '000201...' })).rejects.toThrow(/Pix key/);
+      await expect(
+        run('asaas.pix.out', 'pay', { action: 'pay', amount: 1000, copia_e_cola: '000201...' }),
+      ).rejects.toThrow(/Pix key/);
       expect(sandbox.control.counters().requests.asaas).toBeUndefined();
     });
 
@@ -301,7 +363,12 @@ describe('rail bindings (part A) against the sandbox', () => {
     });
 
     it('Inter: pays a Pix key with one payment, then reports it completed with its history', async () => {
-      const paid = await run('inter.pix.out', 'pay', { action: 'pay', amount: 12345, recipient: { pix_key: '+55 (11) 98765-4321' }, description: 'frete' });
+      const paid = await run('inter.pix.out', 'pay', {
+        action: 'pay',
+        amount: 12345,
+        recipient: { pix_key: '+55 (11) 98765-4321' },
+        description: 'frete',
+      });
       expect(paid.status).toBe(200);
       expect(paid.data).toMatchObject({ status: 'processing', amount_minor: 12345, currency: 'BRL', method: 'pix' });
       expect(created('inter', 'transfers')).toBe(1);
@@ -309,14 +376,31 @@ describe('rail bindings (part A) against the sandbox', () => {
 
       const status = await run('inter.pix.out', 'status', { action: 'status', payment_id: paid.data!.id });
       expect(status.data).toMatchObject({ id: paid.data!.id, status: 'completed', amount_minor: 12345 });
-      expect(status.data!.events.map((e: { status: string }) => e.status)).toEqual(['transacao_criada', 'transacao_aprovada', 'pix_enviado', 'pix_pago']);
+      expect(status.data!.events.map((e: { status: string }) => e.status)).toEqual([
+        'transacao_criada',
+        'transacao_aprovada',
+        'pix_enviado',
+        'pix_pago',
+      ]);
     });
 
     it('Inter: pays the copy-and-paste code of a static QR code for its amount', async () => {
-      const qr = await run('asaas.wallet.none', 'receive', { action: 'receive', amount: 2500, description: 'mensalidade' });
-      const paid = await run('inter.pix.out', 'pay', { action: 'pay', amount: 2500, copia_e_cola: qr.data!.pix.copia_e_cola });
+      const qr = await run('asaas.wallet.none', 'receive', {
+        action: 'receive',
+        amount: 2500,
+        description: 'mensalidade',
+      });
+      const paid = await run('inter.pix.out', 'pay', {
+        action: 'pay',
+        amount: 2500,
+        copia_e_cola: qr.data!.pix.copia_e_cola,
+      });
       expect(paid.data).toMatchObject({ status: 'processing', amount_minor: 2500 });
-      const wrong = await run('inter.pix.out', 'pay', { action: 'pay', amount: 2600, copia_e_cola: qr.data!.pix.copia_e_cola });
+      const wrong = await run('inter.pix.out', 'pay', {
+        action: 'pay',
+        amount: 2600,
+        copia_e_cola: qr.data!.pix.copia_e_cola,
+      });
       expect(wrong.status).toBe(400);
       expect(created('inter', 'transfers')).toBe(1);
     });
@@ -334,14 +418,23 @@ describe('rail bindings (part A) against the sandbox', () => {
     it('reads the balance and the statement, newest first, after a payment', async () => {
       const before = await run('asaas.wallet.none', 'balance', { action: 'balance' });
       expect(before.data).toEqual({ available_minor: 1_000_000, currency: 'BRL' });
-      await run('asaas.pix.out', 'pay', { action: 'pay', amount: 4990, recipient: 'ana@example.com', description: 'aluguel' });
+      await run('asaas.pix.out', 'pay', {
+        action: 'pay',
+        amount: 4990,
+        recipient: 'ana@example.com',
+        description: 'aluguel',
+      });
       const after = await run('asaas.wallet.none', 'balance', { action: 'balance' });
       expect(after.data!.available_minor).toBe(1_000_000 - 4990);
 
       const statement = await run('asaas.wallet.none', 'statement', { action: 'statement', limit: 5 });
       expect(statement.data!.currency).toBe('BRL');
       expect(statement.data!.entries).toHaveLength(2);
-      expect(statement.data!.entries[0]).toMatchObject({ amount_minor: -4990, type: 'transfer', balance_after_minor: 1_000_000 - 4990 });
+      expect(statement.data!.entries[0]).toMatchObject({
+        amount_minor: -4990,
+        type: 'transfer',
+        balance_after_minor: 1_000_000 - 4990,
+      });
       expect(statement.data!.entries[1]).toMatchObject({ amount_minor: 1_000_000 });
       const one = await run('asaas.wallet.none', 'statement', { action: 'statement', limit: 1 });
       expect(one.data!.entries).toHaveLength(1);
@@ -356,7 +449,12 @@ describe('rail bindings (part A) against the sandbox', () => {
       expect(open.data!.pix.copia_e_cola).toMatch(/^000201.*br\.gov\.bcb\.pix.*6304[0-9A-F]{4}$/);
       expect(open.data!.pix.copia_e_cola).not.toMatch(/54\d\d\d/);
 
-      const fixed = await run('asaas.wallet.none', 'receive', { action: 'receive', amount: 15000, dynamic: true, description: 'recarga' });
+      const fixed = await run('asaas.wallet.none', 'receive', {
+        action: 'receive',
+        amount: 15000,
+        dynamic: true,
+        description: 'recarga',
+      });
       expect(fixed.data).toMatchObject({ status: 'active', amount_minor: 15000, reusable: false });
       expect(fixed.data!.pix.copia_e_cola).toContain('5406150.00');
       expect(created('asaas', 'pix_qr_codes')).toBe(2);
@@ -392,9 +490,15 @@ describe('rail bindings (part A) against the sandbox', () => {
     });
 
     it('charges one line of the given amount when amount is set', async () => {
-      const r = await run('mercadopago.checkout.in', 'create', { items: [{ name: 'Plano anual' }], amount: 1200, description: 'Assinatura' });
+      const r = await run('mercadopago.checkout.in', 'create', {
+        items: [{ name: 'Plano anual' }],
+        amount: 1200,
+        description: 'Assinatura',
+      });
       expect(r.data).toMatchObject({ amount_minor: 120000, currency: 'BRL' });
-      expect((r.body as any).items).toEqual([expect.objectContaining({ title: 'Assinatura', quantity: 1, unit_price: 1200 })]);
+      expect((r.body as any).items).toEqual([
+        expect.objectContaining({ title: 'Assinatura', quantity: 1, unit_price: 1200 }),
+      ]);
     });
   });
 
@@ -417,7 +521,11 @@ describe('rail bindings (part A) against the sandbox', () => {
       expect(issued.data!.pdf_url).toMatch(/\.pdf$/);
       expect(created('nfse', 'invoices')).toBe(1);
 
-      const status = await run('focusnfe.nfse.none', 'status', { action: 'status', type: 'nfse', invoice_id: issued.data!.id });
+      const status = await run('focusnfe.nfse.none', 'status', {
+        action: 'status',
+        type: 'nfse',
+        invoice_id: issued.data!.id,
+      });
       expect(status.data).toMatchObject({ id: issued.data!.id, status: 'issued', number: '1', type: 'nfse' });
       expect(status.data!.verification_code).toMatch(/^[0-9A-F]{8}$/);
 
@@ -472,7 +580,13 @@ describe('rail bindings (part A) against the sandbox', () => {
     const items = [{ name: 'Livro', weight: 0.8, height: 4, width: 16, length: 23, quantity: 1, unit_price: 59.9 }];
 
     it('quotes carriers, cheapest first when asked', async () => {
-      const r = await run('melhorenvio.label.none', 'quote', { action: 'quote', service_level: 'cheapest', origin, destination, items });
+      const r = await run('melhorenvio.label.none', 'quote', {
+        action: 'quote',
+        service_level: 'cheapest',
+        origin,
+        destination,
+        items,
+      });
       const prices = r.data!.quotes.map((q: { price_minor: number }) => q.price_minor);
       expect(prices.length).toBeGreaterThanOrEqual(3);
       expect(prices).toEqual([...prices].sort((x: number, y: number) => x - y));
@@ -482,13 +596,25 @@ describe('rail bindings (part A) against the sandbox', () => {
         currency: 'BRL',
         delivery_days: expect.any(Number),
       });
-      const fastest = await run('melhorenvio.label.none', 'quote', { action: 'quote', service_level: 'fastest', origin, destination, items });
+      const fastest = await run('melhorenvio.label.none', 'quote', {
+        action: 'quote',
+        service_level: 'fastest',
+        origin,
+        destination,
+        items,
+      });
       const days = fastest.data!.quotes.map((q: { delivery_days: number }) => q.delivery_days);
       expect(days).toEqual([...days].sort((x: number, y: number) => x - y));
     });
 
     it('buys a label (cart, paid from the wallet, generated) and tracks it by its code', async () => {
-      const label = await run('melhorenvio.label.none', 'label', { action: 'label', service_level: 'fastest', origin, destination, items });
+      const label = await run('melhorenvio.label.none', 'label', {
+        action: 'label',
+        service_level: 'fastest',
+        origin,
+        destination,
+        items,
+      });
       expect(label.steps.cart).toBeDefined();
       expect(label.data).toMatchObject({ status: 'generated', service_id: '2', currency: 'BRL' });
       expect(label.data!.tracking_code).toMatch(/^ME[0-9A-F]{10}BR$/);
@@ -498,16 +624,28 @@ describe('rail bindings (part A) against the sandbox', () => {
       expect(created('melhorenvio', 'purchases')).toBe(1);
       expect(created('melhorenvio', 'labels')).toBe(1);
 
-      const track = await run('melhorenvio.label.none', 'track', { action: 'track', tracking_code: label.data!.tracking_code });
+      const track = await run('melhorenvio.label.none', 'track', {
+        action: 'track',
+        tracking_code: label.data!.tracking_code,
+      });
       expect(track.data).toMatchObject({ tracking_code: label.data!.tracking_code, status: 'generated' });
       expect(track.data!.events.map((e: { status: string }) => e.status)).toEqual(['pending', 'released', 'generated']);
 
-      const unknown = await run('melhorenvio.label.none', 'track', { action: 'track', tracking_code: 'ME0000000000BR' });
+      const unknown = await run('melhorenvio.label.none', 'track', {
+        action: 'track',
+        tracking_code: 'ME0000000000BR',
+      });
       expect(unknown.data).toEqual({ tracking_code: 'ME0000000000BR', status: 'not_found', events: [] });
     });
 
     it('picks the service a quote named', async () => {
-      const label = await run('melhorenvio.label.none', 'label', { action: 'label', origin, destination, items, metadata: { service_id: '1' } });
+      const label = await run('melhorenvio.label.none', 'label', {
+        action: 'label',
+        origin,
+        destination,
+        items,
+        metadata: { service_id: '1' },
+      });
       expect(label.data!.service_id).toBe('1');
     });
   });
@@ -528,20 +666,48 @@ describe('rail bindings (part A) against the sandbox', () => {
     it('builds the template parameters the Cloud API expects', async () => {
       const rail = RAILS.find((x) => x.id === 'whatsapp.whatsapp.none')!;
       const body = (input: Record<string, unknown>) =>
-        evaluate(rail.actions.send!.request, { input, action: 'send', amount: null, idempotency_key: 'k', today: '2026-01-01', steps: {} });
-      expect(await body({ channel: 'whatsapp', to: '5511987654321', template: 't', variables: { '2': 'b', '10': 'c', '1': 'a' } })).toMatchObject({
+        evaluate(rail.actions.send!.request, {
+          input,
+          action: 'send',
+          amount: null,
+          idempotency_key: 'k',
+          today: '2026-01-01',
+          steps: {},
+        });
+      expect(
+        await body({
+          channel: 'whatsapp',
+          to: '5511987654321',
+          template: 't',
+          variables: { '2': 'b', '10': 'c', '1': 'a' },
+        }),
+      ).toMatchObject({
         type: 'template',
-        template: { name: 't', language: { code: 'pt_BR' }, components: [{ type: 'body', parameters: [{ text: 'a' }, { text: 'b' }, { text: 'c' }] }] },
+        template: {
+          name: 't',
+          language: { code: 'pt_BR' },
+          components: [{ type: 'body', parameters: [{ text: 'a' }, { text: 'b' }, { text: 'c' }] }],
+        },
       });
-      expect(await body({ channel: 'whatsapp', to: '5511987654321', template: 't', variables: { nome: 'Ana' } })).toMatchObject({
-        template: { components: [{ type: 'body', parameters: [{ type: 'text', parameter_name: 'nome', text: 'Ana' }] }] },
+      expect(
+        await body({ channel: 'whatsapp', to: '5511987654321', template: 't', variables: { nome: 'Ana' } }),
+      ).toMatchObject({
+        template: {
+          components: [{ type: 'body', parameters: [{ type: 'text', parameter_name: 'nome', text: 'Ana' }] }],
+        },
       });
-      const plain = (await body({ channel: 'whatsapp', to: '+5511987654321', template: 't' })) as { template: Record<string, unknown> };
+      const plain = (await body({ channel: 'whatsapp', to: '+5511987654321', template: 't' })) as {
+        template: Record<string, unknown>;
+      };
       expect(plain.template.components).toBeUndefined();
     });
 
     it('sends free text when no template is named', async () => {
-      const r = await run('whatsapp.whatsapp.none', 'send', { channel: 'whatsapp', to: '5511987654321', message: 'Seu pedido saiu para entrega.' });
+      const r = await run('whatsapp.whatsapp.none', 'send', {
+        channel: 'whatsapp',
+        to: '5511987654321',
+        message: 'Seu pedido saiu para entrega.',
+      });
       expect(r.data).toMatchObject({ status: 'accepted', channel: 'whatsapp' });
     });
   });

@@ -31,7 +31,11 @@ interface SandboxLike {
   url: string;
   config: { providers: Record<string, { auth: AuthLike }> };
   control: {
-    counters(): { created: Record<string, Record<string, number>>; requests: Record<string, Record<string, number>>; idempotent_replays: number };
+    counters(): {
+      created: Record<string, Record<string, number>>;
+      requests: Record<string, Record<string, number>>;
+      idempotent_replays: number;
+    };
     addFault(rule: { provider: string; route?: string; mode: string; times?: number; status?: number }): unknown;
     clearFaults(): void;
     markPaid(provider: string, id: string): boolean;
@@ -67,13 +71,22 @@ interface CatalogServer {
   id: string;
   name: string;
   base_urls: { test: string };
-  http: { auth: { type: string; name?: string; prefix?: string; headers?: { name: string }[]; token_url?: string }; idempotency_header?: string };
+  http: {
+    auth: { type: string; name?: string; prefix?: string; headers?: { name: string }[]; token_url?: string };
+    idempotency_header?: string;
+  };
   tools: CatalogTool[];
 }
 
 /** The rails this file proves, by provider id (each one the sandbox serves under the same prefix). */
 const PROVIDERS = ['vtex', 'circle', 'idwall', 'blnk', 'pomelo'];
-const TOOLS: ActingMetaTool[] = ['codespar_shop', 'codespar_crypto_pay', 'codespar_kyc', 'codespar_ledger', 'codespar_issue'];
+const TOOLS: ActingMetaTool[] = [
+  'codespar_shop',
+  'codespar_crypto_pay',
+  'codespar_kyc',
+  'codespar_ledger',
+  'codespar_issue',
+];
 
 const CARDHOLDER = 'usr-2aSandboxCardholder00000001';
 const PROGRAMME = 'afg-2aSandboxProgramme000000001';
@@ -90,13 +103,19 @@ const tokens = new Map<string, string>();
 const exercised = new Set<string>();
 
 beforeAll(async () => {
-  const { startSandbox } = await load<{ startSandbox(o: { port: number }): Promise<SandboxLike> }>('../../../sandbox/src');
+  const { startSandbox } = await load<{ startSandbox(o: { port: number }): Promise<SandboxLike> }>(
+    '../../../sandbox/src',
+  );
   ({ buildRequest } = await load<{ buildRequest: BuildRequest }>('@rota/providers'));
-  const { CatalogSchemas } = await load<{ CatalogSchemas: new () => { check: typeof checkArgs } }>('../../../session/src/execute/validate');
+  const { CatalogSchemas } = await load<{ CatalogSchemas: new () => { check: typeof checkArgs } }>(
+    '../../../session/src/execute/validate',
+  );
   const schemas = new CatalogSchemas();
   checkArgs = (input, schema) => schemas.check(input, schema);
   sandbox = await startSandbox({ port: 0 });
-  const catalog = JSON.parse(catalogText.replaceAll('${ROTA_SANDBOX_URL}', sandbox.url)) as { servers: CatalogServer[] };
+  const catalog = JSON.parse(catalogText.replaceAll('${ROTA_SANDBOX_URL}', sandbox.url)) as {
+    servers: CatalogServer[];
+  };
   servers = new Map(catalog.servers.map((s) => [s.id, s]));
 });
 afterAll(async () => {
@@ -156,7 +175,12 @@ interface Outcome {
 }
 
 /** One meta-tool call over its rail, as execute will make it. */
-async function call(tool: ActingMetaTool, input: Record<string, unknown>, key: string = `rota-${randomUUID()}`, expectOk = true): Promise<Outcome> {
+async function call(
+  tool: ActingMetaTool,
+  input: Record<string, unknown>,
+  key: string = `rota-${randomUUID()}`,
+  expectOk = true,
+): Promise<Outcome> {
   const action = actionOf(tool, input);
   const rail = rails.find((r) => r.tool === tool && r.actions[action]);
   if (!rail) throw new Error(`no rail runs ${tool} ${action}`);
@@ -184,14 +208,29 @@ async function call(tool: ActingMetaTool, input: Record<string, unknown>, key: s
     input: (checked as { value: Record<string, unknown> }).value,
   });
   const headers: Record<string, string> = { ...request.headers, ...(await authHeaders(server)) };
-  if (server.http.idempotency_header && request.method !== 'GET') headers[server.http.idempotency_header.toLowerCase()] = key;
-  const res = await fetch(request.url, { method: request.method, headers, ...(request.body !== undefined ? { body: request.body } : {}) });
+  if (server.http.idempotency_header && request.method !== 'GET')
+    headers[server.http.idempotency_header.toLowerCase()] = key;
+  const res = await fetch(request.url, {
+    method: request.method,
+    headers,
+    ...(request.body !== undefined ? { body: request.body } : {}),
+  });
   const text = await res.text();
   const body = text ? (JSON.parse(text) as unknown) : null;
   if (!expectOk) return { status: res.status, body, result: {}, toolInput, headers: res.headers };
-  expect({ tool, action, status: res.status, body: res.ok ? 'ok' : body }).toEqual({ tool, action, status: res.status, body: 'ok' });
+  expect({ tool, action, status: res.status, body: res.ok ? 'ok' : body }).toEqual({
+    tool,
+    action,
+    status: res.status,
+    body: 'ok',
+  });
 
-  const out = (await jsonata(binding.result).evaluate({ response: { status: res.status, body }, input, action, amount })) as unknown;
+  const out = (await jsonata(binding.result).evaluate({
+    response: { status: res.status, body },
+    input,
+    action,
+    amount,
+  })) as unknown;
   const result = JSON.parse(JSON.stringify(out ?? null)) as Record<string, unknown>;
   const parsed = resultSchema(tool, action)!.safeParse(result);
   expect({ tool, action, issues: parsed.success ? [] : parsed.error.issues }).toEqual({ tool, action, issues: [] });
@@ -203,7 +242,8 @@ async function call(tool: ActingMetaTool, input: Record<string, unknown>, key: s
   return { status: res.status, body, result, toolInput, headers: res.headers };
 }
 
-const created = (provider: string, resource: string): number => sandbox.control.counters().created[provider]?.[resource] ?? 0;
+const created = (provider: string, resource: string): number =>
+  sandbox.control.counters().created[provider]?.[resource] ?? 0;
 
 describe('shop: a storefront search, a Pix order and its status', () => {
   it('finds products with prices in cents and the merchant that sells them', async () => {
@@ -220,7 +260,9 @@ describe('shop: a storefront search, a Pix order and its status', () => {
       }),
     ]);
     const partner = await call('codespar_shop', { action: 'search', query: 'café', merchant: 'cafeecia' });
-    expect(partner.result.products).toEqual([expect.objectContaining({ id: '3', price_minor: 5490, merchant: 'Café & Cia', merchant_id: 'cafeecia' })]);
+    expect(partner.result.products).toEqual([
+      expect.objectContaining({ id: '3', price_minor: 5490, merchant: 'Café & Cia', merchant_id: 'cafeecia' }),
+    ]);
     const none = await call('codespar_shop', { action: 'search', query: 'geladeira' });
     expect(none.result.products).toEqual([]);
   });
@@ -231,15 +273,34 @@ describe('shop: a storefront search, a Pix order and its status', () => {
       paymentMethod: 'pix',
       items: [{ id: '1', quantity: 1, price_minor: 19990, merchant_id: '1' }],
       buyer: { name: 'Ana Maria Souza', email: 'ana@example.com', document: '529.982.247-25' },
-      address: { postal_code: '01310-100', street: 'Avenida Paulista', number: 1000, neighborhood: 'Bela Vista', city: 'São Paulo', state: 'SP' },
+      address: {
+        postal_code: '01310-100',
+        street: 'Avenida Paulista',
+        number: 1000,
+        neighborhood: 'Bela Vista',
+        city: 'São Paulo',
+        state: 'SP',
+      },
     };
     const before = created('vtex', 'orders');
     const key = `rota-${randomUUID()}`;
     const first = await call('codespar_shop', input, key);
-    expect(first.result).toMatchObject({ status: 'awaiting_payment', total_minor: 21490, items_minor: 19990, shipping_minor: 1500, currency: 'BRL' });
+    expect(first.result).toMatchObject({
+      status: 'awaiting_payment',
+      total_minor: 21490,
+      items_minor: 19990,
+      shipping_minor: 1500,
+      currency: 'BRL',
+    });
     expect(first.result.payment).toMatchObject({ method: 'pix', status: 'pending' });
     expect(first.toolInput).toMatchObject({
-      clientProfileData: { email: 'ana@example.com', firstName: 'Ana', lastName: 'Maria Souza', document: '52998224725', documentType: 'cpf' },
+      clientProfileData: {
+        email: 'ana@example.com',
+        firstName: 'Ana',
+        lastName: 'Maria Souza',
+        document: '52998224725',
+        documentType: 'cpf',
+      },
       shippingData: { address: { postalCode: '01310100', number: '1000' } },
       paymentData: { payments: [{ paymentSystem: '125' }] },
     });
@@ -256,7 +317,10 @@ describe('shop: a storefront search, a Pix order and its status', () => {
       currency: 'BRL',
     });
     expect(sandbox.control.markPaid('vtex', id)).toBe(true);
-    expect((await call('codespar_shop', { action: 'checkout_status', checkout_session_id: id })).result).toMatchObject({ id, status: 'paid' });
+    expect((await call('codespar_shop', { action: 'checkout_status', checkout_session_id: id })).result).toMatchObject({
+      id,
+      status: 'paid',
+    });
   });
 });
 
@@ -265,7 +329,13 @@ describe('crypto_pay: USDC out to an address and a deposit address in', () => {
 
   it('sends USDC on the named network with the amount as a decimal string', async () => {
     const before = created('circle', 'transfers');
-    const input = { direction: 'send', amount: 25.5, currency: 'USDC', network: 'polygon', counterparty: { address, name: 'Fornecedor', country: 'MX' } };
+    const input = {
+      direction: 'send',
+      amount: 25.5,
+      currency: 'USDC',
+      network: 'polygon',
+      counterparty: { address, name: 'Fornecedor', country: 'MX' },
+    };
     const key = `rota-${randomUUID()}`;
     const { result, toolInput } = await call('codespar_crypto_pay', input, key);
     expect(toolInput).toMatchObject({
@@ -282,7 +352,13 @@ describe('crypto_pay: USDC out to an address and a deposit address in', () => {
 
   it('does not send while the provider fails by route, and sends on the next try', async () => {
     const before = created('circle', 'transfers');
-    sandbox.control.addFault({ provider: 'circle', route: 'create_wallet_transfer', mode: '5xx', status: 503, times: 1 });
+    sandbox.control.addFault({
+      provider: 'circle',
+      route: 'create_wallet_transfer',
+      mode: '5xx',
+      status: 503,
+      times: 1,
+    });
     const input = { direction: 'send', amount: 1, currency: 'USDC', counterparty: { wallet_address: address } };
     const refused = await call('codespar_crypto_pay', input, undefined, false);
     expect(refused).toMatchObject({ status: 503, body: { code: 1 } });
@@ -293,8 +369,18 @@ describe('crypto_pay: USDC out to an address and a deposit address in', () => {
   });
 
   it('hands out a deposit address for the network', async () => {
-    const { result } = await call('codespar_crypto_pay', { direction: 'receive', amount: 100, currency: 'USDC', network: 'base' });
-    expect(result).toMatchObject({ status: 'awaiting_deposit', currency: 'USDC', network: 'base', expected_amount: '100' });
+    const { result } = await call('codespar_crypto_pay', {
+      direction: 'receive',
+      amount: 100,
+      currency: 'USDC',
+      network: 'base',
+    });
+    expect(result).toMatchObject({
+      status: 'awaiting_deposit',
+      currency: 'USDC',
+      network: 'base',
+      expected_amount: '100',
+    });
     expect(result.address).toMatch(/^0x[0-9a-f]{40}$/);
   });
 });
@@ -302,13 +388,22 @@ describe('crypto_pay: USDC out to an address and a deposit address in', () => {
 describe('kyc: checks started, then read back with their verdict', () => {
   const buyer = { name: 'Ana Maria Souza', document: CPF.regular, country: 'BR' };
 
-  it.each(['identity', 'document', 'risk-score', 'sanctions', 'onboarding'])('%s on a regular CPF is approved', async (checkType) => {
-    const started = await call('codespar_kyc', { check_type: checkType, buyer });
-    expect(started.result).toMatchObject({ status: 'processing', result: 'pending' });
-    const read = await call('codespar_kyc', { check_type: 'status', buyer, verification_id: started.result.id });
-    expect(read.result).toMatchObject({ id: started.result.id, status: 'completed', result: 'approved', check_type: checkType });
-    if (checkType === 'risk-score' || checkType === 'onboarding') expect(read.result.score).toEqual(expect.any(Number));
-  });
+  it.each(['identity', 'document', 'risk-score', 'sanctions', 'onboarding'])(
+    '%s on a regular CPF is approved',
+    async (checkType) => {
+      const started = await call('codespar_kyc', { check_type: checkType, buyer });
+      expect(started.result).toMatchObject({ status: 'processing', result: 'pending' });
+      const read = await call('codespar_kyc', { check_type: 'status', buyer, verification_id: started.result.id });
+      expect(read.result).toMatchObject({
+        id: started.result.id,
+        status: 'completed',
+        result: 'approved',
+        check_type: checkType,
+      });
+      if (checkType === 'risk-score' || checkType === 'onboarding')
+        expect(read.result.score).toEqual(expect.any(Number));
+    },
+  );
 
   it('checks a company by its CNPJ', async () => {
     const started = await call('codespar_kyc', {
@@ -324,7 +419,8 @@ describe('kyc: checks started, then read back with their verdict', () => {
   it('rejects a sanctioned person, sends a politically exposed one to review and refuses a suspended CPF', async () => {
     const verdict = async (checkType: string, document: string) => {
       const started = await call('codespar_kyc', { check_type: checkType, buyer: { document } });
-      return (await call('codespar_kyc', { check_type: 'status', buyer: {}, verification_id: started.result.id })).result;
+      return (await call('codespar_kyc', { check_type: 'status', buyer: {}, verification_id: started.result.id }))
+        .result;
     };
     expect(await verdict('sanctions', CPF.sanctioned)).toMatchObject({ result: 'rejected', status: 'completed' });
     expect(await verdict('onboarding', CPF.pep)).toMatchObject({ result: 'review', status: 'in_review' });
@@ -336,7 +432,13 @@ describe('kyc: checks started, then read back with their verdict', () => {
 describe('ledger: an account, an entry into it, its balance and its receipts', () => {
   it('opens an account, posts money into it, reads the balance and the receipts', async () => {
     const customer = `cus_${randomUUID()}`;
-    const account = await call('codespar_ledger', { action: 'account', name: 'Carteira da Ana', asset: 'BRL', type: 'deposit', consumer_id: customer });
+    const account = await call('codespar_ledger', {
+      action: 'account',
+      name: 'Carteira da Ana',
+      asset: 'BRL',
+      type: 'deposit',
+      consumer_id: customer,
+    });
     expect(account.result).toMatchObject({ name: 'Carteira da Ana', asset: 'BRL', type: 'deposit' });
     const id = account.result.id as string;
 
@@ -349,9 +451,19 @@ describe('ledger: an account, an entry into it, its balance and its receipts', (
       consumer_id: customer,
     });
     expect(entry.result).toMatchObject({ status: 'applied', amount_minor: 15000, asset: 'BRL', destination: id });
-    expect(entry.toolInput).toMatchObject({ precise_amount: 15000, precision: 100, source: '@World', allow_overdraft: true, skip_queue: true });
+    expect(entry.toolInput).toMatchObject({
+      precise_amount: 15000,
+      precision: 100,
+      source: '@World',
+      allow_overdraft: true,
+      skip_queue: true,
+    });
 
-    expect((await call('codespar_ledger', { action: 'balance', account: id })).result).toMatchObject({ account: id, balance_minor: 15000, asset: 'BRL' });
+    expect((await call('codespar_ledger', { action: 'balance', account: id })).result).toMatchObject({
+      account: id,
+      balance_minor: 15000,
+      asset: 'BRL',
+    });
     expect((await call('codespar_ledger', { action: 'receipt', receipt_id: entry.result.id })).result).toMatchObject({
       id: entry.result.id,
       amount_minor: 15000,
@@ -365,7 +477,9 @@ describe('ledger: an account, an entry into it, its balance and its receipts', (
       destination: [{ account: '@Merchant', amount: 4990 }],
     });
     expect(out.result).toMatchObject({ status: 'applied', amount_minor: 4990 });
-    expect((await call('codespar_ledger', { action: 'balance', account: id })).result).toMatchObject({ balance_minor: 10010 });
+    expect((await call('codespar_ledger', { action: 'balance', account: id })).result).toMatchObject({
+      balance_minor: 10010,
+    });
 
     const byAccount = await call('codespar_ledger', { action: 'receipts', account: id, limit: 10 });
     expect((byAccount.result.receipts as { id: string }[]).map((r) => r.id)).toEqual([out.result.id, entry.result.id]);
@@ -382,28 +496,48 @@ describe('ledger: an account, an entry into it, its balance and its receipts', (
       destination: [{ account: '@Merchant', amount: 100 }],
     });
     expect(entry.result.status).toBe('rejected');
-    expect((await call('codespar_ledger', { action: 'balance', account: empty.result.id })).result.balance_minor).toBe(0);
+    expect((await call('codespar_ledger', { action: 'balance', account: empty.result.id })).result.balance_minor).toBe(
+      0,
+    );
   });
 });
 
 describe('issue: virtual and physical cards, frozen, unfrozen and cancelled', () => {
   it('issues a virtual card active at once and walks it through every control', async () => {
     const before = created('pomelo', 'cards');
-    const card = await call('codespar_issue', { action: 'card-virtual', cardholder_id: CARDHOLDER, program_id: PROGRAMME });
+    const card = await call('codespar_issue', {
+      action: 'card-virtual',
+      cardholder_id: CARDHOLDER,
+      program_id: PROGRAMME,
+    });
     expect(card.result).toMatchObject({ status: 'active', type: 'virtual' });
     expect(card.result.last4).toMatch(/^\d{4}$/);
     expect(created('pomelo', 'cards')).toBe(before + 1);
     const id = card.result.id as string;
 
-    expect((await call('codespar_issue', { action: 'card-control', card_id: id, control: 'freeze', reason: 'viagem' })).result).toMatchObject({
+    expect(
+      (await call('codespar_issue', { action: 'card-control', card_id: id, control: 'freeze', reason: 'viagem' }))
+        .result,
+    ).toMatchObject({
       id,
       status: 'frozen',
     });
-    expect((await call('codespar_issue', { action: 'card-control', card_id: id, control: 'unfreeze' })).result).toMatchObject({ id, status: 'active' });
-    const cancelled = await call('codespar_issue', { action: 'card-control', card_id: id, control: 'cancel', reason: 'Perdi o cartão' });
+    expect(
+      (await call('codespar_issue', { action: 'card-control', card_id: id, control: 'unfreeze' })).result,
+    ).toMatchObject({ id, status: 'active' });
+    const cancelled = await call('codespar_issue', {
+      action: 'card-control',
+      card_id: id,
+      control: 'cancel',
+      reason: 'Perdi o cartão',
+    });
     expect(cancelled.toolInput).toEqual({ id, status: 'DISABLED', status_reason: 'LOST' });
     expect(cancelled.result).toMatchObject({ status: 'cancelled', status_reason: 'lost' });
-    expect((await call('codespar_issue', { action: 'card-get', card_id: id })).result).toMatchObject({ id, status: 'cancelled', type: 'virtual' });
+    expect((await call('codespar_issue', { action: 'card-get', card_id: id })).result).toMatchObject({
+      id,
+      status: 'cancelled',
+      type: 'virtual',
+    });
   });
 
   it('issues a physical card to the mailing address, waiting for the cardholder to activate it', async () => {
@@ -411,7 +545,15 @@ describe('issue: virtual and physical cards, frozen, unfrozen and cancelled', ()
       action: 'card-physical',
       cardholder_id: CARDHOLDER,
       program_id: PROGRAMME,
-      shipping_address: { street: 'Rua Augusta', number: 500, complement: 'ap 12', postal_code: '01305-000', city: 'São Paulo', state: 'SP', country: 'BR' },
+      shipping_address: {
+        street: 'Rua Augusta',
+        number: 500,
+        complement: 'ap 12',
+        postal_code: '01305-000',
+        city: 'São Paulo',
+        state: 'SP',
+        country: 'BR',
+      },
     });
     expect(card.toolInput.address).toEqual({
       street_name: 'Rua Augusta',
@@ -442,7 +584,11 @@ describe('the rails of these tools', () => {
       for (const [action, binding] of Object.entries(rail.actions)) {
         expect(server.tools.map((t) => t.name)).toContain(binding.catalog_tool);
         // `call` above makes the main request only: a step added to one of these rails needs it to run steps first.
-        expect({ rail: rail.id, action, steps: binding.before.length + binding.after.length }).toEqual({ rail: rail.id, action, steps: 0 });
+        expect({ rail: rail.id, action, steps: binding.before.length + binding.after.length }).toEqual({
+          rail: rail.id,
+          action,
+          steps: 0,
+        });
       }
     }
   });

@@ -2,7 +2,14 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import jsonata from 'jsonata';
-import { fromMinorAmount, isAmountProblem, parseMajorAmount, resultSchema, type ExactAmount, type RailBinding } from '@rota/contracts';
+import {
+  fromMinorAmount,
+  isAmountProblem,
+  parseMajorAmount,
+  resultSchema,
+  type ExactAmount,
+  type RailBinding,
+} from '@rota/contracts';
 import { DEFAULT_RAILS_DIR, loadRails } from './rails';
 
 /**
@@ -22,18 +29,29 @@ interface ProviderRequest {
   body?: string;
 }
 interface Providers {
-  buildRequest(args: { baseUrl: string; method: string; endpointTemplate: string; parameters?: unknown; input: Record<string, unknown> }): ProviderRequest;
+  buildRequest(args: {
+    baseUrl: string;
+    method: string;
+    endpointTemplate: string;
+    parameters?: unknown;
+    input: Record<string, unknown>;
+  }): ProviderRequest;
 }
 interface Sandbox {
   url: string;
-  control: { counters(): { created: Record<string, Record<string, number>>; requests: Record<string, Record<string, number>> }; reset(): void };
+  control: {
+    counters(): { created: Record<string, Record<string, number>>; requests: Record<string, Record<string, number>> };
+    reset(): void;
+  };
   close(): Promise<void>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const providers = require('@rota/providers') as Providers;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const sandboxModule = require(join(__dirname, '../../../sandbox/src')) as { startSandbox(o: { port: number }): Promise<Sandbox> };
+const sandboxModule = require(join(__dirname, '../../../sandbox/src')) as {
+  startSandbox(o: { port: number }): Promise<Sandbox>;
+};
 
 interface CatalogServer {
   id: string;
@@ -64,7 +82,9 @@ const tokens = new Map<string, string>();
 
 beforeAll(async () => {
   sandbox = await sandboxModule.startSandbox({ port: 0 });
-  const catalog = JSON.parse(CATALOG_TEXT.split('${ROTA_SANDBOX_URL}').join(sandbox.url)) as { servers: CatalogServer[] };
+  const catalog = JSON.parse(CATALOG_TEXT.split('${ROTA_SANDBOX_URL}').join(sandbox.url)) as {
+    servers: CatalogServer[];
+  };
   servers = new Map(catalog.servers.map((s) => [s.id, s]));
 });
 afterAll(async () => {
@@ -90,12 +110,17 @@ async function authorise(server: CatalogServer, req: ProviderRequest): Promise<P
       headers.authorization = `Basic ${Buffer.from(`${cred.username}:${cred.password}`).toString('base64')}`;
       break;
     case 'two_header':
-      for (const h of auth.headers as Array<{ name: string; credential: string }>) headers[h.name.toLowerCase()] = cred[h.credential]!;
+      for (const h of auth.headers as Array<{ name: string; credential: string }>)
+        headers[h.name.toLowerCase()] = cred[h.credential]!;
       break;
     case 'oauth2': {
       let token = tokens.get(server.id);
       if (!token) {
-        const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: cred.client_id!, client_secret: cred.client_secret! });
+        const form = new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: cred.client_id!,
+          client_secret: cred.client_secret!,
+        });
         const r = await fetch(`${server.base_urls.test}${String(auth.token_url)}`, {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -131,9 +156,15 @@ async function send(providerId: string, toolName: string, input: Record<string, 
     input,
   });
   const headers = { ...built.headers };
-  if (server.http?.idempotency_header && built.method !== 'GET') headers[server.http.idempotency_header.toLowerCase()] = key;
+  if (server.http?.idempotency_header && built.method !== 'GET')
+    headers[server.http.idempotency_header.toLowerCase()] = key;
   const req = await authorise(server, { ...built, headers });
-  const res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body, signal: AbortSignal.timeout(5000) });
+  const res = await fetch(req.url, {
+    method: req.method,
+    headers: req.headers,
+    body: req.body,
+    signal: AbortSignal.timeout(5000),
+  });
   const text = await res.text();
   return { status: res.status, body: text ? (JSON.parse(text) as unknown) : null };
 }
@@ -146,7 +177,12 @@ function uuidFromKey(key: string): string {
 }
 
 function valueAt(input: Record<string, unknown>, path: string): unknown {
-  return path.split('.').reduce<unknown>((node, part) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined), input);
+  return path
+    .split('.')
+    .reduce<unknown>(
+      (node, part) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined),
+      input,
+    );
 }
 
 interface Run {
@@ -160,13 +196,19 @@ interface Run {
 
 let keys = 0;
 
-async function run(railId: string, action: string, input: Record<string, any>, key = `rota-c-${++keys}-${Date.now()}`): Promise<Run> {
+async function run(
+  railId: string,
+  action: string,
+  input: Record<string, any>,
+  key = `rota-c-${++keys}-${Date.now()}`,
+): Promise<Run> {
   const rail = RAILS.find((r) => r.id === railId)!;
   const binding: RailBinding = rail.actions[action]!;
   expect(binding).toBeDefined();
   for (const r of binding.requires) {
     const paths = r.any_of?.length ? r.any_of : [r.field];
-    if (!paths.some((p) => ['string', 'number'].includes(typeof valueAt(input, p)))) return { status: 0, body: null, sent: {}, missing: r.field };
+    if (!paths.some((p) => ['string', 'number'].includes(typeof valueAt(input, p))))
+      return { status: 0, body: null, sent: {}, missing: r.field };
   }
   const currency = typeof input.currency === 'string' ? input.currency : 'BRL';
   let amount: ExactAmount | null = null;
@@ -174,9 +216,22 @@ async function run(railId: string, action: string, input: Record<string, any>, k
   if (rail.tool === 'codespar_pay') amount = fromMinorAmount(input.amount, currency) as ExactAmount;
   if (amount && isAmountProblem(amount)) throw new Error('bad amount');
   const steps: Record<string, { status: number; body: unknown }> = {};
-  const context = { input, action, amount, idempotency_key: key, idempotency_uuid: uuidFromKey(key), today: new Date().toISOString().slice(0, 10), steps };
+  const context = {
+    input,
+    action,
+    amount,
+    idempotency_key: key,
+    idempotency_uuid: uuidFromKey(key),
+    today: new Date().toISOString().slice(0, 10),
+    steps,
+  };
   for (const step of binding.before) {
-    const r = await send(rail.provider_id, step.catalog_tool, (await evaluate(step.request, context)) as Record<string, unknown>, `${key}-${step.name}`);
+    const r = await send(
+      rail.provider_id,
+      step.catalog_tool,
+      (await evaluate(step.request, context)) as Record<string, unknown>,
+      `${key}-${step.name}`,
+    );
     if (r.status >= 300) return { ...r, sent: {} };
     steps[step.name] = r;
   }
@@ -185,7 +240,8 @@ async function run(railId: string, action: string, input: Record<string, any>, k
   if (response.status >= 300) return { ...response, sent };
   const mapped = await evaluate(binding.result, { response, steps, input, action, amount });
   const checked = resultSchema(rail.tool, action)!.safeParse(mapped);
-  if (!checked.success) throw new Error(`${railId} ${action}: ${JSON.stringify(checked.error.issues)} in ${JSON.stringify(mapped)}`);
+  if (!checked.success)
+    throw new Error(`${railId} ${action}: ${JSON.stringify(checked.error.issues)} in ${JSON.stringify(mapped)}`);
   return { ...response, sent, data: checked.data as Record<string, any> };
 }
 
@@ -219,8 +275,16 @@ describe('rail bindings (part C) against the sandbox', () => {
       const server = servers.get(rail.provider_id)!;
       expect({ id, sandbox: server.base_urls.test.startsWith(sandbox.url) }).toEqual({ id, sandbox: true });
       for (const binding of Object.values(rail.actions))
-        for (const name of [binding.catalog_tool, ...binding.before.map((s) => s.catalog_tool), ...(binding.lookup ? [binding.lookup.catalog_tool] : [])])
-          expect({ id, name, found: Boolean(server.tools.find((t) => t.name === name)?.endpoint_template) }).toEqual({ id, name, found: true });
+        for (const name of [
+          binding.catalog_tool,
+          ...binding.before.map((s) => s.catalog_tool),
+          ...(binding.lookup ? [binding.lookup.catalog_tool] : []),
+        ])
+          expect({ id, name, found: Boolean(server.tools.find((t) => t.name === name)?.endpoint_template) }).toEqual({
+            id,
+            name,
+            found: true,
+          });
     }
   });
 
@@ -230,8 +294,20 @@ describe('rail bindings (part C) against the sandbox', () => {
       'a Mercado Pago hosted page in pesos argentinos',
       'mercadopago.wallet.in',
       'charge',
-      { amount: 15000, currency: 'ARS', method: 'wallet', description: 'Pedido 77', buyer: { name: 'Ana', email: 'ana@example.ar' } },
-      { status: 'pending', amount_minor: 1500000, currency: 'ARS', method: 'wallet', payment_url: expect.stringContaining('http') },
+      {
+        amount: 15000,
+        currency: 'ARS',
+        method: 'wallet',
+        description: 'Pedido 77',
+        buyer: { name: 'Ana', email: 'ana@example.ar' },
+      },
+      {
+        status: 'pending',
+        amount_minor: 1500000,
+        currency: 'ARS',
+        method: 'wallet',
+        payment_url: expect.stringContaining('http'),
+      },
       ['mercadopago', 'preferences'],
     ],
     [
@@ -239,7 +315,13 @@ describe('rail bindings (part C) against the sandbox', () => {
       'mercadopago.oxxo.in',
       'charge',
       { amount: 350, currency: 'MXN', method: 'oxxo', description: 'Pedido 79', buyer: MX_BUYER },
-      { status: 'pending', amount_minor: 35000, currency: 'MXN', method: 'oxxo', voucher: { reference: expect.stringMatching(/^\d+$/) } },
+      {
+        status: 'pending',
+        amount_minor: 35000,
+        currency: 'MXN',
+        method: 'oxxo',
+        voucher: { reference: expect.stringMatching(/^\d+$/) },
+      },
       ['mercadopago', 'charges'],
     ],
     [
@@ -247,7 +329,13 @@ describe('rail bindings (part C) against the sandbox', () => {
       'openpay.spei.in',
       'charge',
       { amount: 1250.5, currency: 'MXN', method: 'spei', description: 'Pedido 88', buyer: MX_BUYER },
-      { status: 'pending', amount_minor: 125050, currency: 'MXN', method: 'spei', spei: expect.objectContaining({ clabe: expect.stringMatching(/^\d{18}$/) }) },
+      {
+        status: 'pending',
+        amount_minor: 125050,
+        currency: 'MXN',
+        method: 'spei',
+        spei: expect.objectContaining({ clabe: expect.stringMatching(/^\d{18}$/) }),
+      },
       ['openpay', 'charges'],
     ],
     [
@@ -255,7 +343,13 @@ describe('rail bindings (part C) against the sandbox', () => {
       'openpay.oxxo.in',
       'charge',
       { amount: 499, currency: 'MXN', method: 'oxxo', description: 'Pedido 89', buyer: MX_BUYER },
-      { status: 'pending', amount_minor: 49900, method: 'oxxo', voucher: { reference: expect.any(String) }, payment_url: expect.any(String) },
+      {
+        status: 'pending',
+        amount_minor: 49900,
+        method: 'oxxo',
+        voucher: { reference: expect.any(String) },
+        payment_url: expect.any(String),
+      },
       ['openpay', 'charges'],
     ],
     [
@@ -279,14 +373,26 @@ describe('rail bindings (part C) against the sandbox', () => {
       'wompi.card.in',
       'charge',
       { amount: 89900, currency: 'COP', method: 'card', description: 'Pedido 90', buyer: { email: 'c@example.co' } },
-      { status: 'pending', amount_minor: 8990000, currency: 'COP', payment_url: expect.stringMatching(/^https:\/\/checkout\.wompi\.co\/l\//) },
+      {
+        status: 'pending',
+        amount_minor: 8990000,
+        currency: 'COP',
+        payment_url: expect.stringMatching(/^https:\/\/checkout\.wompi\.co\/l\//),
+      },
       ['wompi', 'charges'],
     ],
     [
       'a Webpay Plus transaction in whole pesos',
       'transbank.card.in',
       'charge',
-      { amount: 15990, currency: 'CLP', method: 'card', description: 'Pedido 91', buyer: {}, metadata: { return_url: 'https://shop.example.cl/vuelta' } },
+      {
+        amount: 15990,
+        currency: 'CLP',
+        method: 'card',
+        description: 'Pedido 91',
+        buyer: {},
+        metadata: { return_url: 'https://shop.example.cl/vuelta' },
+      },
       { status: 'pending', amount_minor: 15990, currency: 'CLP', payment_url: expect.stringContaining('token_ws=') },
       ['transbank', 'charges'],
     ],
@@ -295,7 +401,13 @@ describe('rail bindings (part C) against the sandbox', () => {
       'culqi.wallet.in',
       'charge',
       { amount: 120, currency: 'PEN', method: 'wallet', description: 'Pedido 92', buyer: PE_BUYER },
-      { status: 'pending', amount_minor: 12000, currency: 'PEN', method: 'wallet', cash_code: expect.stringMatching(/^\d{8}$/) },
+      {
+        status: 'pending',
+        amount_minor: 12000,
+        currency: 'PEN',
+        method: 'wallet',
+        cash_code: expect.stringMatching(/^\d{8}$/),
+      },
       ['culqi', 'charges'],
     ],
     [
@@ -322,7 +434,12 @@ describe('rail bindings (part C) against the sandbox', () => {
         destination: { postal_code: '06600' },
         items: [{ weight: 2.5 }],
       },
-      { quotes: [expect.objectContaining({ currency: 'MXN', carrier: 'ESTAFETA', service: 'Terrestre' }), expect.any(Object)] },
+      {
+        quotes: [
+          expect.objectContaining({ currency: 'MXN', carrier: 'ESTAFETA', service: 'Terrestre' }),
+          expect.any(Object),
+        ],
+      },
       ['envia', 'none'],
     ],
     [
@@ -337,7 +454,10 @@ describe('rail bindings (part C) against the sandbox', () => {
 
   it.each(ok)('%s', async (_name, railId, action, input, expected, [provider, resource]) => {
     const r = await run(railId, action, input);
-    expect({ status: r.status < 300 ? 'ok' : r.body, data: r.data }).toEqual({ status: 'ok', data: expect.objectContaining(expected) });
+    expect({ status: r.status < 300 ? 'ok' : r.body, data: r.data }).toEqual({
+      status: 'ok',
+      data: expect.objectContaining(expected),
+    });
     // The normalised answer names no provider (a hosted page's address lives on the provider's domain).
     const { payment_url: _page, ...neutral } = r.data!;
     expect(JSON.stringify(neutral)).not.toMatch(new RegExp(provider, 'i'));
@@ -346,7 +466,14 @@ describe('rail bindings (part C) against the sandbox', () => {
 
   type Refusal = [string, string, string, Record<string, any>, number, RegExp];
   const refused: Refusal[] = [
-    ['Openpay: below the minimum', 'openpay.spei.in', 'charge', { amount: 0.5, currency: 'MXN', description: 'x', buyer: MX_BUYER }, 400, /minimum/],
+    [
+      'Openpay: below the minimum',
+      'openpay.spei.in',
+      'charge',
+      { amount: 0.5, currency: 'MXN', description: 'x', buyer: MX_BUYER },
+      400,
+      /minimum/,
+    ],
     [
       'Openpay: a bad CLABE',
       'openpay.spei.out',
@@ -355,39 +482,95 @@ describe('rail bindings (part C) against the sandbox', () => {
       400,
       /CLABE/,
     ],
-    ['Wompi: below the minimum', 'wompi.card.in', 'charge', { amount: 900, currency: 'COP', description: 'x', buyer: {} }, 422, /mínimo/],
-    ['Culqi: above the maximum', 'culqi.wallet.in', 'charge', { amount: 40000, currency: 'PEN', description: 'Pedido', buyer: PE_BUYER }, 400, /máximo/],
+    [
+      'Wompi: below the minimum',
+      'wompi.card.in',
+      'charge',
+      { amount: 900, currency: 'COP', description: 'x', buyer: {} },
+      422,
+      /mínimo/,
+    ],
+    [
+      'Culqi: above the maximum',
+      'culqi.wallet.in',
+      'charge',
+      { amount: 40000, currency: 'PEN', description: 'Pedido', buyer: PE_BUYER },
+      400,
+      /máximo/,
+    ],
     [
       'Facturapi: a bad RFC',
       'facturapi.cfdi.none',
       'issue',
-      { type: 'invoice', recipient: { name: 'X', tax_id: 'NOPE', zip: '64000' }, items: [{ description: 'a', unit_price: 1 }] },
+      {
+        type: 'invoice',
+        recipient: { name: 'X', tax_id: 'NOPE', zip: '64000' },
+        items: [{ description: 'a', unit_price: 1 }],
+      },
       400,
       /RFC/,
     ],
-    ['Zenvia: a bad number', 'zenvia.whatsapp.none', 'send', { channel: 'whatsapp', to: '123', message: 'oi' }, 400, /phone number/],
+    [
+      'Zenvia: a bad number',
+      'zenvia.whatsapp.none',
+      'send',
+      { channel: 'whatsapp', to: '123', message: 'oi' },
+      400,
+      /phone number/,
+    ],
   ];
 
-  it.each(refused)('%s: refused in the provider wire format, nothing created', async (_name, railId, action, input, status, words) => {
-    const r = await run(railId, action, input);
-    expect(r.status).toBe(status);
-    expect(JSON.stringify(r.body)).toMatch(words);
-    const provider = railId.split('.')[0]!;
-    expect(Object.values(sandbox.control.counters().created[provider] ?? {}).reduce((a, b) => a + b, 0)).toBe(0);
-  });
+  it.each(refused)(
+    '%s: refused in the provider wire format, nothing created',
+    async (_name, railId, action, input, status, words) => {
+      const r = await run(railId, action, input);
+      expect(r.status).toBe(status);
+      expect(JSON.stringify(r.body)).toMatch(words);
+      const provider = railId.split('.')[0]!;
+      expect(Object.values(sandbox.control.counters().created[provider] ?? {}).reduce((a, b) => a + b, 0)).toBe(0);
+    },
+  );
 
   it.each([
-    ['openpay.spei.in', 'charge', { amount: 10, currency: 'MXN', description: 'x', buyer: { email: 'a@b.mx' } }, 'buyer.name'],
-    ['culqi.wallet.in', 'charge', { amount: 10, currency: 'PEN', description: 'xxxxx', buyer: { name: 'A B', email: 'a@b.pe' } }, 'buyer.phone'],
-    ['transbank.card.in', 'charge', { amount: 1000, currency: 'CLP', description: 'x', buyer: {} }, 'metadata.return_url'],
-    ['facturapi.cfdi.none', 'issue', { type: 'invoice', recipient: { name: 'X', zip: '64000' }, items: [] }, 'recipient.tax_id'],
+    [
+      'openpay.spei.in',
+      'charge',
+      { amount: 10, currency: 'MXN', description: 'x', buyer: { email: 'a@b.mx' } },
+      'buyer.name',
+    ],
+    [
+      'culqi.wallet.in',
+      'charge',
+      { amount: 10, currency: 'PEN', description: 'xxxxx', buyer: { name: 'A B', email: 'a@b.pe' } },
+      'buyer.phone',
+    ],
+    [
+      'transbank.card.in',
+      'charge',
+      { amount: 1000, currency: 'CLP', description: 'x', buyer: {} },
+      'metadata.return_url',
+    ],
+    [
+      'facturapi.cfdi.none',
+      'issue',
+      { type: 'invoice', recipient: { name: 'X', zip: '64000' }, items: [] },
+      'recipient.tax_id',
+    ],
     ['wise.spei.out', 'pay', { action: 'pay', amount: 100, currency: 'MXN', recipient: CLABE }, 'recipient.name'],
-    ['asaas.pix.in', 'charge', { amount: 10, currency: 'BRL', description: 'x', buyer: { name: 'Maria' } }, 'buyer.document'],
-  ])('%s declares what it needs beyond the schema: %s without %s is refused before sending', async (railId, action, input, field) => {
-    const r = await run(railId, action, input);
-    expect(r.missing).toBe(field);
-    expect(sandbox.control.counters().requests[railId.split('.')[0]!]).toBeUndefined();
-  });
+    [
+      'asaas.pix.in',
+      'charge',
+      { amount: 10, currency: 'BRL', description: 'x', buyer: { name: 'Maria' } },
+      'buyer.document',
+    ],
+  ])(
+    '%s declares what it needs beyond the schema: %s without %s is refused before sending',
+    async (railId, action, input, field) => {
+      const r = await run(railId, action, input);
+      expect(r.missing).toBe(field);
+      expect(sandbox.control.counters().requests[railId.split('.')[0]!]).toBeUndefined();
+    },
+  );
 
   it('Openpay: a repeated order_id is refused as already processed and charges once; the lookup by order_id finds the first', async () => {
     const input = { amount: 300, currency: 'MXN', method: 'spei', description: 'Pedido 93', buyer: MX_BUYER };
@@ -398,8 +581,16 @@ describe('rail bindings (part C) against the sandbox', () => {
     expect(created('openpay', 'charges')).toBe(1);
     const lookup = RAILS.find((r) => r.id === 'openpay.spei.in')!.actions.charge!.lookup!;
     const ctx = { idempotency_key: 'rota-openpay-same', input, action: 'charge' };
-    const found = await send('openpay', lookup.catalog_tool, (await evaluate(lookup.request, ctx)) as Record<string, unknown>, 'x');
-    expect(await evaluate(lookup.found, { response: found, input, action: 'charge' })).toMatchObject({ id: first.data!.id, order_id: 'rota-openpay-same' });
+    const found = await send(
+      'openpay',
+      lookup.catalog_tool,
+      (await evaluate(lookup.request, ctx)) as Record<string, unknown>,
+      'x',
+    );
+    expect(await evaluate(lookup.found, { response: found, input, action: 'charge' })).toMatchObject({
+      id: first.data!.id,
+      order_id: 'rota-openpay-same',
+    });
     const none = await send(
       'openpay',
       lookup.catalog_tool,
@@ -419,7 +610,10 @@ describe('rail bindings (part C) against the sandbox', () => {
       (await evaluate(lookup.request, { idempotency_key: 'rota-mp-oxxo' })) as Record<string, unknown>,
       'x',
     );
-    expect(await evaluate(lookup.found, { response: found })).toMatchObject({ id: Number(made.data!.id), external_reference: 'rota-mp-oxxo' });
+    expect(await evaluate(lookup.found, { response: found })).toMatchObject({
+      id: Number(made.data!.id),
+      external_reference: 'rota-mp-oxxo',
+    });
   });
 
   it('Wise: the same key makes one transfer and funds it once', async () => {

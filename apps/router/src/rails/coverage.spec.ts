@@ -1,11 +1,23 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { coverageBlock, coverageOf, COVERAGE_END, COVERAGE_START, normaliseBlock, withCoverage, type CatalogProviderFacts } from './coverage';
+import {
+  coverageBlock,
+  coverageOf,
+  COVERAGE_END,
+  COVERAGE_START,
+  normaliseBlock,
+  withCoverage,
+  type CatalogProviderFacts,
+} from './coverage';
 import { DEFAULT_RAILS_DIR, loadRails } from './rails';
 
 const root = join(__dirname, '../../../..');
 const RAILS = loadRails(DEFAULT_RAILS_DIR);
-const CATALOG = (JSON.parse(readFileSync(join(root, 'packages/catalog/data/demo-catalog.json'), 'utf8')) as { servers: CatalogProviderFacts[] }).servers;
+const CATALOG = (
+  JSON.parse(readFileSync(join(root, 'packages/catalog/data/demo-catalog.json'), 'utf8')) as {
+    servers: CatalogProviderFacts[];
+  }
+).servers;
 
 describe('the rail coverage table of docs/rails.md', () => {
   it('is what the registry generates (run `pnpm rails:table` after changing a rail file)', () => {

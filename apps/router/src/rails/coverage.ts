@@ -56,7 +56,8 @@ function lookupOf(rail: Rail, action: string, provider: CatalogProviderFacts | u
   // The catalog's lookup by key reads one collection (Asaas and Mercado Pago payments): it settles only calls that create there.
   const byKey = provider?.http?.lookup_by_idempotency_key;
   const main = provider?.tools?.find((t) => t.name === rail.actions[action]!.catalog_tool)?.endpoint_template;
-  if (byKey && main && collection(main) === collection(byKey.endpoint_template)) return `by key: \`${byKey.method} ${byKey.endpoint_template}\``;
+  if (byKey && main && collection(main) === collection(byKey.endpoint_template))
+    return `by key: \`${byKey.method} ${byKey.endpoint_template}\``;
   return 'none';
 }
 
@@ -71,7 +72,9 @@ const ESCAPE = (s: string) => s.replace(/\|/g, '\\|');
 export function coverageBlock(rails: readonly Rail[], catalog: readonly CatalogProviderFacts[]): string {
   const providers = new Map(catalog.map((p) => [p.id, p]));
   const rows: string[][] = [];
-  const sorted = [...rails].sort((a, b) => a.tool.localeCompare(b.tool) || a.provider_id.localeCompare(b.provider_id) || a.id.localeCompare(b.id));
+  const sorted = [...rails].sort(
+    (a, b) => a.tool.localeCompare(b.tool) || a.provider_id.localeCompare(b.provider_id) || a.id.localeCompare(b.id),
+  );
   for (const rail of sorted) {
     const provider = providers.get(rail.provider_id);
     for (const action of Object.keys(rail.actions).sort()) {
@@ -88,7 +91,17 @@ export function coverageBlock(rails: readonly Rail[], catalog: readonly CatalogP
       ]);
     }
   }
-  const header = ['provider', 'meta-tool', 'action', 'rail', 'countries', 'currencies', 'lookup', 'idempotency', 'requires'];
+  const header = [
+    'provider',
+    'meta-tool',
+    'action',
+    'rail',
+    'countries',
+    'currencies',
+    'lookup',
+    'idempotency',
+    'requires',
+  ];
   const lines = [
     COVERAGE_START,
     '',

@@ -1,10 +1,21 @@
-import { COIN_DECIMALS, currencyExponent, type MetaToolName, type PathCOperation, type RailDefinition, type Urgency, URGENCIES } from '@rota/contracts';
+import {
+  COIN_DECIMALS,
+  currencyExponent,
+  type MetaToolName,
+  type PathCOperation,
+  type RailDefinition,
+  type Urgency,
+  URGENCIES,
+} from '@rota/contracts';
 
 /** Which way a rail moves money for the workspace. */
 export type RailDirection = 'in' | 'out' | 'none';
 
 /** The meta-tools path C routes to. */
-export type RoutedTool = Extract<MetaToolName, 'codespar_charge' | 'codespar_pay' | 'codespar_invoice' | 'codespar_notify' | 'codespar_ship'>;
+export type RoutedTool = Extract<
+  MetaToolName,
+  'codespar_charge' | 'codespar_pay' | 'codespar_invoice' | 'codespar_notify' | 'codespar_ship'
+>;
 
 /**
  * One provider's way to carry one meta-tool, as the rail files describe it
@@ -24,7 +35,11 @@ export const TOOL_FOR_OPERATION: Readonly<Record<PathCOperation, RoutedTool>> = 
 };
 
 /** The operations that move money, and which way. A refund goes back out over an `in` rail. */
-export const MONEY_OPERATIONS: Readonly<Partial<Record<PathCOperation, 'in' | 'out'>>> = { charge: 'in', refund: 'out', payout: 'out' };
+export const MONEY_OPERATIONS: Readonly<Partial<Record<PathCOperation, 'in' | 'out'>>> = {
+  charge: 'in',
+  refund: 'out',
+  payout: 'out',
+};
 
 /**
  * The meta-tool action each operation runs as: the action a rail must bind
@@ -110,7 +125,8 @@ export function railCost(
 ): { cost_minor: number; fixed_minor: number; variable_minor: number; fixed_known: boolean; converted?: ConvertedFee } {
   const variable = amountMinor === undefined ? 0 : Math.ceil((amountMinor * rail.cost.bps) / 10_000);
   const own = rail.cost.fixed_minor[currency];
-  if (own !== undefined) return { cost_minor: own + variable, fixed_minor: own, variable_minor: variable, fixed_known: true };
+  if (own !== undefined)
+    return { cost_minor: own + variable, fixed_minor: own, variable_minor: variable, fixed_known: true };
   if (fx) {
     for (const [from, minor] of Object.entries(rail.cost.fixed_minor)) {
       const q = fx.convert(from, currency);

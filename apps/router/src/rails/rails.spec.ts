@@ -2,7 +2,16 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import jsonata from 'jsonata';
-import { ACTING_META_TOOLS, COIN_DECIMALS, isIsoCountry, isIsoCurrency, META_TOOL_ACTIONS, META_TOOLS, PATH_C_OPERATIONS, resultSchema } from '@rota/contracts';
+import {
+  ACTING_META_TOOLS,
+  COIN_DECIMALS,
+  isIsoCountry,
+  isIsoCurrency,
+  META_TOOL_ACTIONS,
+  META_TOOLS,
+  PATH_C_OPERATIONS,
+  resultSchema,
+} from '@rota/contracts';
 import { carries, railCost, TOOL_FOR_OPERATION } from './rail';
 import { loadRails, RAILS, RAIL_PROVIDER_IDS } from './rails';
 
@@ -14,7 +23,11 @@ belvo pluggy inter wise idwall unico truora metamap bitso circle mercadobitcoin 
     /\s+/,
   );
 
-const METHOD_FIELD: Record<string, string | undefined> = { codespar_charge: 'method', codespar_pay: 'method', codespar_notify: 'channel' };
+const METHOD_FIELD: Record<string, string | undefined> = {
+  codespar_charge: 'method',
+  codespar_pay: 'method',
+  codespar_notify: 'channel',
+};
 
 describe('seed rails', () => {
   it('have unique ids and name only providers of the demo catalog', () => {
@@ -39,7 +52,11 @@ describe('seed rails', () => {
       ['codespar_charge', 'charge'],
       ['codespar_pay', 'pay'],
     ] as const) {
-      const providers = new Set(RAILS.filter((r) => r.tool === tool && r.actions[action] && r.countries.includes('BR')).map((r) => r.provider_id));
+      const providers = new Set(
+        RAILS.filter((r) => r.tool === tool && r.actions[action] && r.countries.includes('BR')).map(
+          (r) => r.provider_id,
+        ),
+      );
       expect(providers.size).toBeGreaterThanOrEqual(2);
     }
   });
@@ -57,9 +74,18 @@ describe('seed rails', () => {
       const server = servers.get(rail.provider_id);
       expect({ rail: rail.id, inCatalog: Boolean(server) }).toEqual({ rail: rail.id, inCatalog: true });
       for (const [action, b] of actions)
-        for (const name of [b.catalog_tool, ...b.before.map((st) => st.catalog_tool), ...b.after.map((st) => st.catalog_tool)]) {
+        for (const name of [
+          b.catalog_tool,
+          ...b.before.map((st) => st.catalog_tool),
+          ...b.after.map((st) => st.catalog_tool),
+        ]) {
           const tool = server!.tools.find((t) => t.name === name);
-          expect({ rail: rail.id, action, name, callable: Boolean(tool?.http_method && tool.endpoint_template) }).toEqual({
+          expect({
+            rail: rail.id,
+            action,
+            name,
+            callable: Boolean(tool?.http_method && tool.endpoint_template),
+          }).toEqual({
             rail: rail.id,
             action,
             name,
@@ -67,6 +93,48 @@ describe('seed rails', () => {
           });
         }
     }
+  });
+
+  it('declare lookups that read through a GET catalog tool taking the reference they send, and find the call in its answer', async () => {
+    const file = join(__dirname, '../../../../packages/catalog/data/demo-catalog.json');
+    const catalog = JSON.parse(readFileSync(file, 'utf8')) as {
+      servers: Array<{
+        id: string;
+        tools: Array<{ name: string; http_method?: string; parameters?: { query?: string[] } }>;
+      }>;
+    };
+    let declared = 0;
+    for (const rail of RAILS)
+      for (const [action, b] of Object.entries(rail.actions)) {
+        if (!b.lookup) continue;
+        declared++;
+        const tool = catalog.servers
+          .find((s) => s.id === rail.provider_id)
+          ?.tools.find((t) => t.name === b.lookup!.catalog_tool);
+        expect({ rail: rail.id, action, method: tool?.http_method }).toEqual({ rail: rail.id, action, method: 'GET' });
+        const input = (await jsonata(b.lookup.request).evaluate({
+          idempotency_key: 'rota-k1',
+          input: {},
+          action,
+        })) as Record<string, unknown>;
+        for (const name of Object.keys(input)) expect(tool?.parameters?.query).toContain(name);
+        // An external reference lookup asks for exactly what the binding's request sets from the idempotency key.
+        if (b.lookup.by === 'external_reference') expect(Object.values(input)).toContain('rota-k1');
+        const made = { id: 123, external_reference: 'rota-k1', status: 'pending' };
+        const found = await jsonata(b.lookup.found).evaluate({
+          response: { status: 200, body: { results: [made], data: [made] } },
+          input: {},
+          action,
+        });
+        expect({ rail: rail.id, found }).toEqual({ rail: rail.id, found: made });
+        const none = await jsonata(b.lookup.found).evaluate({
+          response: { status: 200, body: { results: [], data: [] } },
+          input: {},
+          action,
+        });
+        expect(none ?? null).toBeNull();
+      }
+    expect(declared).toBeGreaterThan(0);
   });
 
   it('use real ISO codes and price every currency they accept', () => {
@@ -107,12 +175,18 @@ describe('seed rails', () => {
   });
 
   it('carry every operation somewhere', () => {
-    for (const op of PATH_C_OPERATIONS) expect(RAILS.some((r) => carries(r, op) && r.tool === TOOL_FOR_OPERATION[op])).toBe(true);
+    for (const op of PATH_C_OPERATIONS)
+      expect(RAILS.some((r) => carries(r, op) && r.tool === TOOL_FOR_OPERATION[op])).toBe(true);
   });
 
   it('cost the fixed part plus basis points, rounded up', () => {
     const card = RAILS.find((r) => r.id === 'asaas.card.in')!;
-    expect(railCost(card, 'BRL', 4990)).toEqual({ cost_minor: 49 + Math.ceil((4990 * 299) / 10000), fixed_minor: 49, variable_minor: 150, fixed_known: true });
+    expect(railCost(card, 'BRL', 4990)).toEqual({
+      cost_minor: 49 + Math.ceil((4990 * 299) / 10000),
+      fixed_minor: 49,
+      variable_minor: 150,
+      fixed_known: true,
+    });
     expect(railCost(card, 'BRL', undefined).cost_minor).toBe(49);
     expect(railCost(card, 'USD', 100).fixed_known).toBe(false);
   });
@@ -128,12 +202,16 @@ describe('seed rails', () => {
       expect(rail).toMatchObject({ id: 'acme.pix.out', tool: 'codespar_pay' });
       const pay = rail!.actions.pay!;
       const amount = { minor: '4990', major: '49.90', value: 49.9, currency: 'BRL', exponent: 2 };
-      expect(await jsonata(pay.request).evaluate({ input: { recipient: 'ana@example.com' }, amount, idempotency_key: 'k1' })).toEqual({
+      expect(
+        await jsonata(pay.request).evaluate({ input: { recipient: 'ana@example.com' }, amount, idempotency_key: 'k1' }),
+      ).toEqual({
         amount_cents: 4990,
         key: 'ana@example.com',
         reference: 'k1',
       });
-      const result = await jsonata(pay.result).evaluate({ response: { status: 201, body: { id: 'p1', state: 'PENDING', amount_cents: 4990 } } });
+      const result = await jsonata(pay.result).evaluate({
+        response: { status: 201, body: { id: 'p1', state: 'PENDING', amount_cents: 4990 } },
+      });
       expect(resultSchema('codespar_pay', 'pay')!.safeParse(result).success).toBe(true);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -56,7 +56,9 @@ export function loadRails(dir: string): Rail[] {
           try {
             jsonata(expression);
           } catch (err) {
-            throw new RailCatalogError(`rails/${file}: ${rail.id} actions.${action}.${field}: ${(err as Error).message}`);
+            throw new RailCatalogError(
+              `rails/${file}: ${rail.id} actions.${action}.${field}: ${(err as Error).message}`,
+            );
           }
         }
       }

@@ -23,7 +23,8 @@ function expectAcceptedBy(tool: string, template: Record<string, unknown>) {
     if (prop!.type === 'object') expect(typeof value).toBe('object');
   }
   // Every field the schema requires is either filled or named in `missing`.
-  for (const req of schema.required) expect(Object.keys(template).includes(req) || (template['missing'] as string[]).includes(req)).toBe(true);
+  for (const req of schema.required)
+    expect(Object.keys(template).includes(req) || (template['missing'] as string[]).includes(req)).toBe(true);
 }
 
 describe('amountFor', () => {
@@ -56,14 +57,27 @@ describe('buildArgsTemplate', () => {
   });
 
   it('codespar_charge in CLP keeps whole pesos', () => {
-    const t = buildArgsTemplate(intent({ operation: 'charge', currency: 'CLP', country: 'CL', amount_minor: 15000 }), rail('transbank.card.in'));
+    const t = buildArgsTemplate(
+      intent({ operation: 'charge', currency: 'CLP', country: 'CL', amount_minor: 15000 }),
+      rail('transbank.card.in'),
+    );
     expect(t['amount']).toBe(15000);
     expectAcceptedBy('codespar_charge', t);
   });
 
   it('codespar_charge for a refund: action refund and charge_id missing', () => {
-    const t = buildArgsTemplate(intent({ operation: 'refund', currency: 'MXN', country: 'MX', amount_minor: 25050 }), rail('conekta.card.in'));
-    expect(t).toEqual({ action: 'refund', method: 'card', amount: 250.5, currency: 'MXN', country: 'MX', missing: ['charge_id', 'description', 'buyer'] });
+    const t = buildArgsTemplate(
+      intent({ operation: 'refund', currency: 'MXN', country: 'MX', amount_minor: 25050 }),
+      rail('conekta.card.in'),
+    );
+    expect(t).toEqual({
+      action: 'refund',
+      method: 'card',
+      amount: 250.5,
+      currency: 'MXN',
+      country: 'MX',
+      missing: ['charge_id', 'description', 'buyer'],
+    });
     expectAcceptedBy('codespar_charge', t);
   });
 
@@ -79,29 +93,50 @@ describe('buildArgsTemplate', () => {
       intent({ operation: 'payout', currency: 'MXN', country: 'MX', amount_minor: 300000, metadata: { ref: 'x' } }),
       rail('stp.spei.out'),
     );
-    expect(t).toEqual({ action: 'pay', method: 'spei', amount: 300000, currency: 'MXN', country: 'MX', missing: ['recipient'] });
+    expect(t).toEqual({
+      action: 'pay',
+      method: 'spei',
+      amount: 300000,
+      currency: 'MXN',
+      country: 'MX',
+      missing: ['recipient'],
+    });
     expectAcceptedBy('codespar_pay', t);
   });
 
   it('codespar_pay in CLP', () => {
-    const t = buildArgsTemplate(intent({ operation: 'payout', currency: 'CLP', country: 'CL', amount_minor: 45000 }), rail('wise.wire.out'));
+    const t = buildArgsTemplate(
+      intent({ operation: 'payout', currency: 'CLP', country: 'CL', amount_minor: 45000 }),
+      rail('wise.wire.out'),
+    );
     expect(t['amount']).toBe(45000);
     expectAcceptedBy('codespar_pay', t);
   });
 
   it('codespar_invoice: action issue with the document type of the rail', () => {
-    expect(buildArgsTemplate(intent({ operation: 'issue_invoice', currency: 'BRL', country: 'BR' }), rail('focusnfe.nfse.none'))).toEqual({
+    expect(
+      buildArgsTemplate(
+        intent({ operation: 'issue_invoice', currency: 'BRL', country: 'BR' }),
+        rail('focusnfe.nfse.none'),
+      ),
+    ).toEqual({
       action: 'issue',
       type: 'nfse',
       missing: ['recipient', 'items'],
     });
-    const cfdi = buildArgsTemplate(intent({ operation: 'issue_invoice', currency: 'MXN', country: 'MX', amount_minor: 100 }), rail('facturapi.cfdi.none'));
+    const cfdi = buildArgsTemplate(
+      intent({ operation: 'issue_invoice', currency: 'MXN', country: 'MX', amount_minor: 100 }),
+      rail('facturapi.cfdi.none'),
+    );
     expect(cfdi).toEqual({ action: 'issue', type: 'invoice', missing: ['recipient', 'items'] });
     expectAcceptedBy('codespar_invoice', cfdi);
   });
 
   it('codespar_notify: the channel of the rail', () => {
-    const t = buildArgsTemplate(intent({ operation: 'send_notification', currency: 'MXN', country: 'MX' }), rail('twilio.whatsapp.none'));
+    const t = buildArgsTemplate(
+      intent({ operation: 'send_notification', currency: 'MXN', country: 'MX' }),
+      rail('twilio.whatsapp.none'),
+    );
     expect(t).toEqual({ channel: 'whatsapp', missing: ['to', 'message'] });
     expectAcceptedBy('codespar_notify', t);
   });
@@ -111,7 +146,12 @@ describe('buildArgsTemplate', () => {
       intent({ operation: 'ship', currency: 'BRL', country: 'BR', urgency: 'no_rush', metadata: { order: 7 } }),
       rail('correios.label.none'),
     );
-    expect(t).toEqual({ action: 'quote', service_level: 'cheapest', metadata: { order: 7 }, missing: ['origin', 'destination', 'items'] });
+    expect(t).toEqual({
+      action: 'quote',
+      service_level: 'cheapest',
+      metadata: { order: 7 },
+      missing: ['origin', 'destination', 'items'],
+    });
     expectAcceptedBy('codespar_ship', t);
   });
 
@@ -132,7 +172,17 @@ describe('buildArgsTemplate', () => {
       const currency = r.currencies === '*' ? 'USD' : r.currencies[0]!;
       expectAcceptedBy(
         r.tool,
-        buildArgsTemplate(intent({ operation: op, currency, country: 'BR', amount_minor: 1234, urgency: 'instant', metadata: { a: 1 } }), r),
+        buildArgsTemplate(
+          intent({
+            operation: op,
+            currency,
+            country: 'BR',
+            amount_minor: 1234,
+            urgency: 'instant',
+            metadata: { a: 1 },
+          }),
+          r,
+        ),
       );
     }
   });

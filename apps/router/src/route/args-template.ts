@@ -30,7 +30,12 @@ const SERVICE_LEVEL: Record<Urgency, 'fastest' | 'standard' | 'cheapest'> = {
 };
 
 /** codespar_invoice's `type` for each fiscal rail method. */
-const INVOICE_TYPE: Partial<Record<string, 'nfe' | 'nfse' | 'invoice'>> = { nfe: 'nfe', nfse: 'nfse', cfdi: 'invoice', invoice: 'invoice' };
+const INVOICE_TYPE: Partial<Record<string, 'nfe' | 'nfse' | 'invoice'>> = {
+  nfe: 'nfe',
+  nfse: 'nfse',
+  cfdi: 'invoice',
+  invoice: 'invoice',
+};
 
 export function buildArgsTemplate(intent: PathCIntent, rail: Rail): ArgsTemplate {
   const hasAmount = intent.amount_minor !== undefined;

@@ -1,6 +1,14 @@
 import type { PathCIntent } from '@rota/contracts';
 import type { ConnectionState, EligibilitySet } from '../eligibility/eligibility.service';
-import { MONEY_OPERATIONS, TOOL_FOR_OPERATION, carries, executable, servesCountry, servesCurrency, type Rail } from '../rails/rail';
+import {
+  MONEY_OPERATIONS,
+  TOOL_FOR_OPERATION,
+  carries,
+  executable,
+  servesCountry,
+  servesCurrency,
+  type Rail,
+} from '../rails/rail';
 import { RAILS } from '../rails/rails';
 
 /**
@@ -9,7 +17,8 @@ import { RAILS } from '../rails/rails';
  */
 
 export type Plan =
-  { kind: 'routes'; routes: Array<{ rail: Rail; connection: ConnectionState }> } | { kind: 'eligibility_empty' | 'direction_blocked'; detail: string };
+  | { kind: 'routes'; routes: Array<{ rail: Rail; connection: ConnectionState }> }
+  | { kind: 'eligibility_empty' | 'direction_blocked'; detail: string };
 
 const OPERATION_WORDS: Record<PathCIntent['operation'], string> = {
   charge: 'collect a charge',
@@ -38,8 +47,12 @@ function listOf(ids: readonly string[]): string {
 export function planRoutes(intent: PathCIntent, set: EligibilitySet, rails: readonly Rail[] = RAILS): Plan {
   const where = `${intent.currency} in ${intent.country}${intent.method ? ` by ${intent.method}` : ''}${intent.recipient_kind ? ` to a ${intent.recipient_kind} recipient` : ''}`;
   // Only rails Rota can run are routed, offered as fixes or named in a refusal's detail.
-  const eligible = rails.filter((r) => executable(r) && set.providers[r.provider_id] !== undefined && fitsIntent(r, intent));
-  const routes = eligible.filter((r) => carries(r, intent.operation)).map((rail) => ({ rail, connection: set.providers[rail.provider_id]! }));
+  const eligible = rails.filter(
+    (r) => executable(r) && set.providers[r.provider_id] !== undefined && fitsIntent(r, intent),
+  );
+  const routes = eligible
+    .filter((r) => carries(r, intent.operation))
+    .map((rail) => ({ rail, connection: set.providers[rail.provider_id]! }));
   if (routes.length > 0) return { kind: 'routes', routes };
 
   const catalog = new Set(set.catalog);
@@ -89,9 +102,13 @@ export function planRoutes(intent: PathCIntent, set: EligibilitySet, rails: read
  * Routing reads their telemetry in parallel with the eligibility set, so one
  * Redis round trip serves both.
  */
-export function candidatePairs(intent: PathCIntent, rails: readonly Rail[] = RAILS): Array<{ provider_id: string; tool: string }> {
+export function candidatePairs(
+  intent: PathCIntent,
+  rails: readonly Rail[] = RAILS,
+): Array<{ provider_id: string; tool: string }> {
   const seen = new Map<string, { provider_id: string; tool: string }>();
   for (const r of rails)
-    if (carries(r, intent.operation) && fitsIntent(r, intent)) seen.set(`${r.provider_id}|${r.tool}`, { provider_id: r.provider_id, tool: r.tool });
+    if (carries(r, intent.operation) && fitsIntent(r, intent))
+      seen.set(`${r.provider_id}|${r.tool}`, { provider_id: r.provider_id, tool: r.tool });
   return [...seen.values()];
 }

@@ -1,6 +1,11 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { MetaToolsDiscoverRequest, RouterSelectRequest, type MetaToolsDiscoverResponse, type RouterSelectResponse } from '@rota/contracts';
+import {
+  MetaToolsDiscoverRequest,
+  RouterSelectRequest,
+  type MetaToolsDiscoverResponse,
+  type RouterSelectResponse,
+} from '@rota/contracts';
 import { currentTenant, ZodPipe } from '@rota/service-kit';
 import { RouteService } from './route.service';
 import { SelectService } from './select.service';
@@ -14,7 +19,9 @@ export class RouteController {
   ) {}
 
   @MessagePattern('router.route')
-  route(@Payload(new ZodPipe(MetaToolsDiscoverRequest)) body: MetaToolsDiscoverRequest): Promise<MetaToolsDiscoverResponse> {
+  route(
+    @Payload(new ZodPipe(MetaToolsDiscoverRequest)) body: MetaToolsDiscoverRequest,
+  ): Promise<MetaToolsDiscoverResponse> {
     return this.routes.route(body);
   }
 

@@ -1,4 +1,11 @@
-import { AppError, type RailMethod, type MetaToolsDiscoverRequest, type MetaToolsDiscoverResponse, type PathCIntent, type Tenant } from '@rota/contracts';
+import {
+  AppError,
+  type RailMethod,
+  type MetaToolsDiscoverRequest,
+  type MetaToolsDiscoverResponse,
+  type PathCIntent,
+  type Tenant,
+} from '@rota/contracts';
 import { currentTenant } from '@rota/service-kit';
 import type Redis from 'ioredis';
 import type { EligibilityService, EligibilitySet } from '../eligibility/eligibility.service';
@@ -48,7 +55,13 @@ export class RouteService {
     const intent = 'intent' in body ? body.intent : await this.extract(body.description);
     if (intent.amount_minor === 0 && MONEY_OPERATIONS[intent.operation]) {
       throw new AppError('invalid_body', 'The request body is invalid.', {
-        issues: [{ path: ['intent', 'amount_minor'], message: `a ${intent.operation} needs an amount above 0`, code: 'too_small' }],
+        issues: [
+          {
+            path: ['intent', 'amount_minor'],
+            message: `a ${intent.operation} needs an amount above 0`,
+            code: 'too_small',
+          },
+        ],
       });
     }
 
@@ -127,14 +140,18 @@ export class RouteService {
 
   private async extract(description: string): Promise<PathCIntent> {
     if (!this.extractor) {
-      throw new AppError('nl_unavailable', 'Descriptions are not enabled on this deployment; send a structured intent instead.');
+      throw new AppError(
+        'nl_unavailable',
+        'Descriptions are not enabled on this deployment; send a structured intent instead.',
+      );
     }
     const out = await this.extractor.extract(description);
     if (out.kind === 'intent') return out.intent;
     if (out.kind === 'unmappable') throw new AppError('intent_unmappable', out.reason);
     // The local parser is no dependency: text it cannot read is the caller's to
     // fix, a 400, never a 5xx. A 502 means the model answered nothing usable.
-    if (this.extractor.name === 'local') throw new AppError('intent_unmappable', `${out.reason} Rephrase it, or send a structured intent.`);
+    if (this.extractor.name === 'local')
+      throw new AppError('intent_unmappable', `${out.reason} Rephrase it, or send a structured intent.`);
     throw new AppError('nl_extraction_failed', `${out.reason} Rephrase it, or send a structured intent.`);
   }
 }

@@ -4,7 +4,8 @@ import { bucketOf, emptyStats, type WindowStats } from '../telemetry/window';
 import { DEFAULT_WEIGHTS, PRIOR_SUCCESS_RATE, rankRoutes, type Candidate } from './scoring';
 
 const rail = (id: string) => RAILS.find((r) => r.id === id)!;
-const intent = (i: Partial<PathCIntentInput> = {}) => PathCIntent.parse({ operation: 'charge', currency: 'BRL', country: 'BR', amount_minor: 4990, ...i });
+const intent = (i: Partial<PathCIntentInput> = {}) =>
+  PathCIntent.parse({ operation: 'charge', currency: 'BRL', country: 'BR', amount_minor: 4990, ...i });
 
 function stats(attempts: number, successes: number, latencyMs: number): WindowStats {
   const s = emptyStats();
@@ -15,7 +16,11 @@ function stats(attempts: number, successes: number, latencyMs: number): WindowSt
   return s;
 }
 
-const cand = (id: string, st: WindowStats = emptyStats(), connection: Candidate['connection'] = 'connected'): Candidate => ({
+const cand = (
+  id: string,
+  st: WindowStats = emptyStats(),
+  connection: Candidate['connection'] = 'connected',
+): Candidate => ({
   rail: rail(id),
   connection,
   stats: st,
@@ -36,14 +41,20 @@ describe('rankRoutes', () => {
   it('drops a failing provider below a healthy one once telemetry shows it', () => {
     const before = rankRoutes(intent(), [cand('pagarme.pix.in'), cand('asaas.pix.in')]);
     expect(before[0]!.rail.provider_id).toBe('pagarme');
-    const after = rankRoutes(intent(), [cand('pagarme.pix.in', stats(40, 4, 300)), cand('asaas.pix.in', stats(40, 40, 350))]);
+    const after = rankRoutes(intent(), [
+      cand('pagarme.pix.in', stats(40, 4, 300)),
+      cand('asaas.pix.in', stats(40, 40, 350)),
+    ]);
     expect(after.map((r) => r.rail.provider_id)).toEqual(['asaas', 'pagarme']);
     expect(after[1]!.success_rate).toBe(0.1);
     expect(after[1]!.reasons.join(' ')).toContain('Succeeded in 4 of 40 calls');
   });
 
   it('lets a slow median push a rail down', () => {
-    const r = rankRoutes(intent({ amount_minor: undefined }), [cand('efi.pix.in', stats(50, 50, 4000)), cand('pagarme.pix.in', stats(50, 50, 200))]);
+    const r = rankRoutes(intent({ amount_minor: undefined }), [
+      cand('efi.pix.in', stats(50, 50, 4000)),
+      cand('pagarme.pix.in', stats(50, 50, 200)),
+    ]);
     expect(r[0]!.rail.provider_id).toBe('pagarme');
     expect(r[1]!.latency_p50_ms).toBeGreaterThan(3000);
   });
@@ -61,7 +72,10 @@ describe('rankRoutes', () => {
   });
 
   it('ranks a connected provider above the same offer through the sandbox', () => {
-    const r = rankRoutes(intent(), [cand('efi.pix.in', emptyStats(), 'sandbox'), cand('pagarme.pix.in', emptyStats(), 'connected')]);
+    const r = rankRoutes(intent(), [
+      cand('efi.pix.in', emptyStats(), 'sandbox'),
+      cand('pagarme.pix.in', emptyStats(), 'connected'),
+    ]);
     expect(r[0]!.rail.provider_id).toBe('pagarme');
     expect(r[1]!.reasons.join(' ')).toContain('shared sandbox');
   });

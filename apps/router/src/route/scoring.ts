@@ -61,7 +61,12 @@ function urgencyFit(rail: Rail, asked: Urgency | undefined): number {
 }
 
 /** Scores and orders candidates, best first; ties go to the cheaper, then to the rail id. */
-export function rankRoutes(intent: PathCIntent, candidates: readonly Candidate[], weights: Weights = DEFAULT_WEIGHTS, fx?: FxLookup): ScoredRoute[] {
+export function rankRoutes(
+  intent: PathCIntent,
+  candidates: readonly Candidate[],
+  weights: Weights = DEFAULT_WEIGHTS,
+  fx?: FxLookup,
+): ScoredRoute[] {
   const facts = candidates.map((c) => {
     const { attempts, successes } = c.stats;
     const observedP50 = medianOf(c.stats.histogram);
@@ -92,7 +97,10 @@ export function rankRoutes(intent: PathCIntent, candidates: readonly Candidate[]
       total;
     return { f, factors, score };
   });
-  scored.sort((a, b) => b.score - a.score || a.f.cost.cost_minor - b.f.cost.cost_minor || a.f.c.rail.id.localeCompare(b.f.c.rail.id));
+  scored.sort(
+    (a, b) =>
+      b.score - a.score || a.f.cost.cost_minor - b.f.cost.cost_minor || a.f.c.rail.id.localeCompare(b.f.c.rail.id),
+  );
 
   const best = scored[0];
   return scored.map(({ f, factors, score }, index) => {
@@ -123,7 +131,9 @@ export function rankRoutes(intent: PathCIntent, candidates: readonly Candidate[]
         } (illustrative figures; cheapest candidate: ${money(minCost)}).`,
       );
     } else if (!f.cost.fixed_known) {
-      reasons.push(`No price on record in ${intent.currency}; counted as free (cheapest candidate: ${money(minCost)}).`);
+      reasons.push(
+        `No price on record in ${intent.currency}; counted as free (cheapest candidate: ${money(minCost)}).`,
+      );
     } else if (intent.amount_minor !== undefined && rail.cost.bps > 0) {
       reasons.push(
         `Costs ${money(f.cost.cost_minor)} on ${money(intent.amount_minor)}: ${money(f.cost.fixed_minor)} fixed plus ${(rail.cost.bps / 100).toFixed(2)}% (illustrative figures; cheapest candidate: ${money(minCost)}).`,
@@ -133,7 +143,9 @@ export function rankRoutes(intent: PathCIntent, candidates: readonly Candidate[]
         `Costs ${money(f.cost.fixed_minor)} fixed plus ${(rail.cost.bps / 100).toFixed(2)}% of the amount; no amount was given, so only the fixed part is compared (illustrative figures).`,
       );
     } else {
-      reasons.push(`Costs ${money(f.cost.cost_minor)} flat (illustrative figure; cheapest candidate: ${money(minCost)}).`);
+      reasons.push(
+        `Costs ${money(f.cost.cost_minor)} flat (illustrative figure; cheapest candidate: ${money(minCost)}).`,
+      );
     }
     reasons.push(
       intent.urgency

@@ -4,11 +4,24 @@ import type { TelemetryStore } from '../telemetry/telemetry.store';
 import { emptyStats, type WindowStats } from '../telemetry/window';
 import { decide, executableRails, SelectService } from './select.service';
 
-const CHARGE: RouterSelectRequest = { tool: 'codespar_charge', action: 'charge', method: 'pix', currency: 'BRL', amount_minor: '4990' };
+const CHARGE: RouterSelectRequest = {
+  tool: 'codespar_charge',
+  action: 'charge',
+  method: 'pix',
+  currency: 'BRL',
+  amount_minor: '4990',
+};
 const tenant: Tenant = { org_id: 'org_1', project_id: 'proj_1', environment: 'test' };
 
 function set(providers: EligibilitySet['providers']): EligibilitySet {
-  return { org_id: 'org_1', project_id: 'proj_1', environment: 'test', providers, catalog: Object.keys(providers), refreshed_at: '' };
+  return {
+    org_id: 'org_1',
+    project_id: 'proj_1',
+    environment: 'test',
+    providers,
+    catalog: Object.keys(providers),
+    refreshed_at: '',
+  };
 }
 
 function stats(attempts: number, successes: number): WindowStats {
@@ -41,7 +54,13 @@ describe('decide', () => {
   it('refuses connection_required, naming the providers, when none of the rails’ providers is usable', () => {
     const sandboxOnly = set(Object.fromEntries(providers.map((p) => [p, 'sandbox' as const])));
     const r = decide(CHARGE, fits, sandboxOnly, new Map(), emptyStats);
-    expect(r).toEqual({ refusal: { code: 'connection_required', message: expect.stringContaining('Connect one of'), providers: [...providers].sort() } });
+    expect(r).toEqual({
+      refusal: {
+        code: 'connection_required',
+        message: expect.stringContaining('Connect one of'),
+        providers: [...providers].sort(),
+      },
+    });
   });
 
   it('ranks by telemetry: a rail failing over the window drops below a healthy one', () => {
@@ -65,20 +84,32 @@ describe('decide', () => {
   });
 
   it('hands each candidate the binding of the requested action', () => {
-    const r = decide(CHARGE, fits, set(Object.fromEntries(providers.map((p) => [p, 'connected' as const]))), new Map(), emptyStats);
+    const r = decide(
+      CHARGE,
+      fits,
+      set(Object.fromEntries(providers.map((p) => [p, 'connected' as const]))),
+      new Map(),
+      emptyStats,
+    );
     if (!('candidates' in r)) throw new Error('expected candidates');
     for (const c of r.candidates) expect(c.binding).toEqual(fits.find((f) => f.id === c.rail_id)!.actions.charge);
   });
 });
 
 describe('SelectService', () => {
-  const eligibility = (providers: EligibilitySet['providers']) => ({ get: async () => set(providers) }) as unknown as EligibilityService;
-  const telemetry = { read: async (_env: string, pairs: unknown[]) => pairs.map(() => emptyStats()) } as unknown as TelemetryStore;
+  const eligibility = (providers: EligibilitySet['providers']) =>
+    ({ get: async () => set(providers) }) as unknown as EligibilityService;
+  const telemetry = {
+    read: async (_env: string, pairs: unknown[]) => pairs.map(() => emptyStats()),
+  } as unknown as TelemetryStore;
   const providers = [...new Set(executableRails(CHARGE).map((r) => r.provider_id))];
   const all = Object.fromEntries(providers.map((p) => [p, 'connected' as const]));
 
   it('answers no_rail when nothing in the rail catalog runs the call', async () => {
-    const r = await new SelectService(eligibility(all), telemetry, emptyStats).select(tenant, { ...CHARGE, method: 'teleport' });
+    const r = await new SelectService(eligibility(all), telemetry, emptyStats).select(tenant, {
+      ...CHARGE,
+      method: 'teleport',
+    });
     expect(r).toMatchObject({ refusal: { code: 'no_rail', providers: [] } });
   });
 

@@ -46,7 +46,9 @@ export function decide(
   weights?: Weights,
   fx?: FxTable,
 ): RouterSelectResponse {
-  const usable = fits.filter((r) => set.providers[r.provider_id] === 'connected' || set.providers[r.provider_id] === 'not_required');
+  const usable = fits.filter(
+    (r) => set.providers[r.provider_id] === 'connected' || set.providers[r.provider_id] === 'not_required',
+  );
   if (usable.length === 0) {
     const providers = [...new Set(fits.map((r) => r.provider_id))].sort();
     return {
@@ -66,11 +68,21 @@ export function decide(
   } as PathCIntent;
   const ranked = rankRoutes(
     intent,
-    usable.map((rail) => ({ rail, connection: set.providers[rail.provider_id]!, stats: stats.get(`${rail.provider_id}|${rail.tool}`) ?? empty() })),
+    usable.map((rail) => ({
+      rail,
+      connection: set.providers[rail.provider_id]!,
+      stats: stats.get(`${rail.provider_id}|${rail.tool}`) ?? empty(),
+    })),
     weights,
     fx,
   );
-  return { candidates: ranked.map((r) => ({ rail_id: r.rail.id, provider_id: r.rail.provider_id, binding: r.rail.actions[req.action]! })) };
+  return {
+    candidates: ranked.map((r) => ({
+      rail_id: r.rail.id,
+      provider_id: r.rail.provider_id,
+      binding: r.rail.actions[req.action]!,
+    })),
+  };
 }
 
 /** `router.select`: the ranked rails an acting meta-tool call may run on, for the request's tenant. */
@@ -87,7 +99,13 @@ export class SelectService {
     const fits = executableRails(req);
     if (fits.length === 0) {
       const what = `${req.tool} ${req.action}${req.method ? ` by ${req.method}` : ''}${req.currency ? ` in ${req.currency}` : ''}${req.country ? ` (${req.country})` : ''}`;
-      return { refusal: { code: 'no_rail', message: `No rail in Rota's rail catalog runs ${what}. Nothing was sent.`, providers: [] } };
+      return {
+        refusal: {
+          code: 'no_rail',
+          message: `No rail in Rota's rail catalog runs ${what}. Nothing was sent.`,
+          providers: [],
+        },
+      };
     }
     const allowed = req.providers ? fits.filter((r) => req.providers!.includes(r.provider_id)) : fits;
     if (allowed.length === 0) {
@@ -104,7 +122,11 @@ export class SelectService {
   }
 
   private async rank(tenant: Tenant, req: RouterSelectRequest, fits: Rail[]): Promise<RouterSelectResponse> {
-    const pairs = [...new Map(fits.map((r) => [`${r.provider_id}|${r.tool}`, { provider_id: r.provider_id, tool: r.tool }])).values()];
+    const pairs = [
+      ...new Map(
+        fits.map((r) => [`${r.provider_id}|${r.tool}`, { provider_id: r.provider_id, tool: r.tool }]),
+      ).values(),
+    ];
     const [set, stats, fx] = await Promise.all([
       this.eligibility.get(tenant),
       this.telemetry.read(tenant.environment, pairs),

@@ -8,12 +8,20 @@ import { medianOf } from './window';
  * with no traffic shows as zero attempts) plus any other pair that was
  * recorded, over the last 24 hours.
  */
-export async function routerMetrics(store: TelemetryStore, env: Environment, query: RouterMetricsQuery): Promise<RouterMetricsResponse> {
+export async function routerMetrics(
+  store: TelemetryStore,
+  env: Environment,
+  query: RouterMetricsQuery,
+): Promise<RouterMetricsResponse> {
   const pairs = new Map<string, PairKey>();
   for (const r of RAILS) pairs.set(`${r.provider_id}|${r.tool}`, { provider_id: r.provider_id, tool: r.tool });
   for (const p of await store.recordedPairs(env)) pairs.set(`${p.provider_id}|${p.tool}`, p);
   const wanted = [...pairs.values()]
-    .filter((p) => (query.provider_id === undefined || p.provider_id === query.provider_id) && (query.tool === undefined || p.tool === query.tool))
+    .filter(
+      (p) =>
+        (query.provider_id === undefined || p.provider_id === query.provider_id) &&
+        (query.tool === undefined || p.tool === query.tool),
+    )
     .sort((a, b) => a.provider_id.localeCompare(b.provider_id) || a.tool.localeCompare(b.tool));
   const stats = await store.read(env, wanted);
   const rows: RouterMetricsRow[] = wanted.map((p, i) => {

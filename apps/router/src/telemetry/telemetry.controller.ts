@@ -1,6 +1,11 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { RouterMetricsQuery, RouterRecordRequest, type RouterMetricsResponse, type RouterRecordResponse } from '@rota/contracts';
+import {
+  RouterMetricsQuery,
+  RouterRecordRequest,
+  type RouterMetricsResponse,
+  type RouterRecordResponse,
+} from '@rota/contracts';
 import { currentTenant, ZodPipe } from '@rota/service-kit';
 import { routerMetrics } from './metrics';
 import { observeAttempt } from './prometheus';
@@ -14,7 +19,13 @@ export class TelemetryController {
   @MessagePattern('router.record')
   async record(@Payload(new ZodPipe(RouterRecordRequest)) e: RouterRecordRequest): Promise<RouterRecordResponse> {
     observeAttempt(e);
-    return { recorded: await this.telemetry.record({ ...e, environment: currentTenant().environment, at: e.at === undefined ? undefined : Date.parse(e.at) }) };
+    return {
+      recorded: await this.telemetry.record({
+        ...e,
+        environment: currentTenant().environment,
+        at: e.at === undefined ? undefined : Date.parse(e.at),
+      }),
+    };
   }
 
   @MessagePattern('router.metrics')

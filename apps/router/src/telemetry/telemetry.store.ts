@@ -72,7 +72,8 @@ export class TelemetryStore {
     private readonly prefix: string,
     now?: () => number,
   ) {
-    if (!(redis as unknown as Partial<WithRecord>).rotaRouterRecord) redis.defineCommand('rotaRouterRecord', { numberOfKeys: 2, lua: RECORD_SCRIPT });
+    if (!(redis as unknown as Partial<WithRecord>).rotaRouterRecord)
+      redis.defineCommand('rotaRouterRecord', { numberOfKeys: 2, lua: RECORD_SCRIPT });
     this.redis = redis as WithRecord;
     this.now = now ?? Date.now;
   }

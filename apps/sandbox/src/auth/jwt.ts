@@ -16,7 +16,9 @@ export type JwtOutcome = { ok: true; claims: Record<string, unknown> } | { ok: f
 function decodePart(part: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -40,7 +42,8 @@ function publicKeyOf(pem: string): KeyObject {
  */
 export function verifyJwt(token: string, check: JwtCheck): JwtOutcome {
   const parts = token.split('.');
-  if (parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]*$/.test(p))) return { ok: false, reason: 'malformed token' };
+  if (parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]*$/.test(p)))
+    return { ok: false, reason: 'malformed token' };
   const [h, p, s] = parts as [string, string, string];
   const header = decodePart(h);
   const claims = decodePart(p);
@@ -69,7 +72,8 @@ export function verifyJwt(token: string, check: JwtCheck): JwtOutcome {
   if (typeof claims.exp !== 'number') return { ok: false, reason: 'exp claim missing' };
   if (claims.exp + leeway <= now) return { ok: false, reason: 'token expired' };
   if (typeof claims.nbf === 'number' && claims.nbf - leeway > now) return { ok: false, reason: 'token not yet valid' };
-  if (typeof claims.iat === 'number' && claims.iat - leeway > now) return { ok: false, reason: 'token issued in the future' };
+  if (typeof claims.iat === 'number' && claims.iat - leeway > now)
+    return { ok: false, reason: 'token issued in the future' };
   if (check.issuer !== undefined && claims.iss !== check.issuer) return { ok: false, reason: 'unexpected issuer' };
   if (check.audience !== undefined) {
     const aud = Array.isArray(claims.aud) ? claims.aud : [claims.aud];

@@ -30,7 +30,11 @@ interface AuthorizationCode {
 const CODE_TTL_MS = 10 * 60_000;
 
 function oauthError(status: number, error: string, description: string, headers?: Record<string, string>): Reply {
-  return { status, body: { error, error_description: description }, headers: { 'cache-control': 'no-store', ...headers } };
+  return {
+    status,
+    body: { error, error_description: description },
+    headers: { 'cache-control': 'no-store', ...headers },
+  };
 }
 
 function secretToken(prefix: string): string {
@@ -104,12 +108,14 @@ export class OAuthServer {
     };
     if (query.get('response_type') !== 'code') return back({ error: 'unsupported_response_type' });
     const scope = query.get('scope') ?? (config.scopes ?? []).join(' ');
-    if (config.scopes && scope.split(' ').some((s) => s && !config.scopes!.includes(s))) return back({ error: 'invalid_scope' });
+    if (config.scopes && scope.split(' ').some((s) => s && !config.scopes!.includes(s)))
+      return back({ error: 'invalid_scope' });
     const challenge = query.get('code_challenge') ?? undefined;
     const method = query.get('code_challenge_method') ?? (challenge ? 'plain' : undefined);
     if (method !== undefined && method !== 'S256' && method !== 'plain')
       return back({ error: 'invalid_request', error_description: 'code_challenge_method must be S256 or plain' });
-    if (method !== undefined && !challenge) return back({ error: 'invalid_request', error_description: 'code_challenge is missing' });
+    if (method !== undefined && !challenge)
+      return back({ error: 'invalid_request', error_description: 'code_challenge is missing' });
     const code = secretToken('sbx_code_');
     this.codes.set(code, {
       provider,
@@ -135,7 +141,9 @@ export class OAuthServer {
       }
     }
     if (clientId !== config.client_id || clientSecret === undefined || !safeEqual(clientSecret, config.client_secret)) {
-      return oauthError(401, 'invalid_client', 'Client authentication failed.', { 'www-authenticate': 'Basic realm="sandbox"' });
+      return oauthError(401, 'invalid_client', 'Client authentication failed.', {
+        'www-authenticate': 'Basic realm="sandbox"',
+      });
     }
     const grant = field(body, 'grant_type');
     switch (grant) {
@@ -156,8 +164,10 @@ export class OAuthServer {
         if (entry.challenge) {
           const verifier = field(body, 'code_verifier');
           if (!verifier) return oauthError(400, 'invalid_grant', 'code_verifier is required.');
-          const computed = entry.challengeMethod === 'S256' ? createHash('sha256').update(verifier).digest('base64url') : verifier;
-          if (!safeEqual(computed, entry.challenge)) return oauthError(400, 'invalid_grant', 'code_verifier does not match the code_challenge.');
+          const computed =
+            entry.challengeMethod === 'S256' ? createHash('sha256').update(verifier).digest('base64url') : verifier;
+          if (!safeEqual(computed, entry.challenge))
+            return oauthError(400, 'invalid_grant', 'code_verifier does not match the code_challenge.');
         }
         return this.issue(provider, config, entry.scope, clientId);
       }

@@ -36,7 +36,8 @@ function bearer(headers: IncomingHttpHeaders): string | undefined {
 }
 
 function checkHmac(auth: Extract<AuthConfig, { type: 'hmac' }>, req: AuthRequest, nowMs: number): AuthOutcome {
-  if (auth.key_id_header && !safeEqual(header(req.headers, auth.key_id_header) ?? '', auth.key_id ?? '')) return DENY('unknown key id');
+  if (auth.key_id_header && !safeEqual(header(req.headers, auth.key_id_header) ?? '', auth.key_id ?? ''))
+    return DENY('unknown key id');
   const signature = header(req.headers, auth.signature_header ?? 'x-signature');
   const timestamp = header(req.headers, auth.timestamp_header ?? 'x-timestamp');
   if (!signature || !timestamp) return DENY('signature or timestamp header missing');
@@ -53,7 +54,8 @@ function checkHmac(auth: Extract<AuthConfig, { type: 'hmac' }>, req: AuthRequest
     const digest = createHmac(auth.algorithm ?? 'sha256', auth.secret)
       .update(Buffer.concat([Buffer.from(`${timestamp}\n${req.method.toUpperCase()}\n${path}\n`), req.rawBody]))
       .digest();
-    if (safeEqual(presented.toLowerCase(), digest.toString('hex')) || safeEqual(presented, digest.toString('base64'))) return { ok: true };
+    if (safeEqual(presented.toLowerCase(), digest.toString('hex')) || safeEqual(presented, digest.toString('base64')))
+      return { ok: true };
   }
   return DENY('signature mismatch');
 }
@@ -78,7 +80,9 @@ export function verifyAuth(auth: AuthConfig, req: AuthRequest, oauth: OAuthServe
     case 'basic': {
       const m = /^Basic\s+(\S+)\s*$/i.exec(header(req.headers, 'authorization') ?? '');
       if (!m) return DENY('credential missing');
-      return safeEqual(Buffer.from(m[1]!, 'base64').toString('utf8'), `${auth.username}:${auth.password}`) ? { ok: true } : DENY('invalid credential');
+      return safeEqual(Buffer.from(m[1]!, 'base64').toString('utf8'), `${auth.username}:${auth.password}`)
+        ? { ok: true }
+        : DENY('invalid credential');
     }
     case 'two_header': {
       const entries = Object.entries(auth.headers);
@@ -91,7 +95,9 @@ export function verifyAuth(auth: AuthConfig, req: AuthRequest, oauth: OAuthServe
       const token = bearer(req.headers);
       if (!token) return DENY('credential missing');
       const state = oauth.check(req.provider, token);
-      return state === 'ok' ? { ok: true } : DENY(state === 'expired' ? 'access token expired' : 'invalid access token');
+      return state === 'ok'
+        ? { ok: true }
+        : DENY(state === 'expired' ? 'access token expired' : 'invalid access token');
     }
     case 'hmac':
       return checkHmac(auth, req, nowMs);
@@ -111,13 +117,16 @@ export function verifyAuth(auth: AuthConfig, req: AuthRequest, oauth: OAuthServe
     }
     case 'certificate': {
       const socket = req.socket;
-      if (!(socket instanceof TLSSocket)) return { ok: false, status: 403, reason: 'client certificate required (TLS listener only)' };
+      if (!(socket instanceof TLSSocket))
+        return { ok: false, status: 403, reason: 'client certificate required (TLS listener only)' };
       const cert = socket.getPeerCertificate();
-      if (!cert || Object.keys(cert).length === 0) return { ok: false, status: 403, reason: 'client certificate required' };
+      if (!cert || Object.keys(cert).length === 0)
+        return { ok: false, status: 403, reason: 'client certificate required' };
       if (!socket.authorized) return { ok: false, status: 403, reason: 'client certificate not trusted' };
       const cn = cert.subject?.CN;
       const name = Array.isArray(cn) ? cn[0] : cn;
-      if (auth.subjects && !auth.subjects.includes(name ?? '')) return { ok: false, status: 403, reason: 'client certificate subject not allowed' };
+      if (auth.subjects && !auth.subjects.includes(name ?? ''))
+        return { ok: false, status: 403, reason: 'client certificate subject not allowed' };
       return { ok: true };
     }
   }

@@ -117,11 +117,21 @@ function pixKeyFits(key: string, type: string): boolean {
 }
 
 function mask(doc: string): string {
-  return doc.length === 11 ? `***.${doc.slice(3, 6)}.${doc.slice(6, 9)}-**` : doc.length === 14 ? `**.${doc.slice(2, 5)}.${doc.slice(5, 8)}/****-**` : doc;
+  return doc.length === 11
+    ? `***.${doc.slice(3, 6)}.${doc.slice(6, 9)}-**`
+    : doc.length === 14
+      ? `**.${doc.slice(2, 5)}.${doc.slice(5, 8)}/****-**`
+      : doc;
 }
 
 /** Moves the balance and writes the movement down, as the account statement shows it. */
-function post(state: AsaasState, value: number, type: string, description: string, refs: { paymentId?: string; transferId?: string } = {}): void {
+function post(
+  state: AsaasState,
+  value: number,
+  type: string,
+  description: string,
+  refs: { paymentId?: string; transferId?: string } = {},
+): void {
   state.balance = round2(state.balance + value);
   state.ledger.push({
     object: 'financialTransaction',
@@ -141,7 +151,8 @@ function settle(t: Transfer, baseUrl: string): void {
   if (t.status !== 'PENDING' || t.scheduleDate > today()) return;
   t.status = 'DONE';
   t.effectiveDate = today();
-  if (t.operationType === 'PIX') t.endToEndIdentifier = `E19540550${today().replace(/-/g, '')}${randomBytes(6).toString('hex')}`.slice(0, 32);
+  if (t.operationType === 'PIX')
+    t.endToEndIdentifier = `E19540550${today().replace(/-/g, '')}${randomBytes(6).toString('hex')}`.slice(0, 32);
   t.transactionReceiptUrl = `${baseUrl}/comprovantes/${t.id}`;
 }
 
@@ -149,7 +160,10 @@ function page<T>(ctx: RouteContext<AsaasState>, all: T[]): Reply {
   const offset = Math.max(0, Number(ctx.query.get('offset') ?? 0) || 0);
   const limit = Math.min(100, Math.max(1, Number(ctx.query.get('limit') ?? 10) || 10));
   const data = all.slice(offset, offset + limit);
-  return { status: 200, body: { object: 'list', hasMore: offset + data.length < all.length, totalCount: all.length, limit, offset, data } };
+  return {
+    status: 200,
+    body: { object: 'list', hasMore: offset + data.length < all.length, totalCount: all.length, limit, offset, data },
+  };
 }
 
 const BILLING_TYPES = ['PIX', 'BOLETO', 'CREDIT_CARD', 'UNDEFINED'];
@@ -174,11 +188,22 @@ export const asaas: ProviderModel<AsaasState> = {
   conflictStatus: 409,
   error: err,
   unauthorized: (status) =>
-    status === 401 ? err(401, 'invalid_access_token', 'A chave de API fornecida é inválida') : err(403, 'forbidden', 'Acesso negado para este recurso.'),
+    status === 401
+      ? err(401, 'invalid_access_token', 'A chave de API fornecida é inválida')
+      : err(403, 'forbidden', 'Acesso negado para este recurso.'),
   createState: () => {
     const state: AsaasState = {
       customers: new Map([
-        [ASAAS_SANDBOX_CUSTOMER, { object: 'customer', id: ASAAS_SANDBOX_CUSTOMER, name: 'Cliente Sandbox', cpfCnpj: '24971563792', deleted: false }],
+        [
+          ASAAS_SANDBOX_CUSTOMER,
+          {
+            object: 'customer',
+            id: ASAAS_SANDBOX_CUSTOMER,
+            name: 'Cliente Sandbox',
+            cpfCnpj: '24971563792',
+            deleted: false,
+          },
+        ],
       ]),
       payments: new Map(),
       balance: 0,
@@ -193,7 +218,9 @@ export const asaas: ProviderModel<AsaasState> = {
     const payment = state.payments.get(paymentId);
     if (!payment) return false;
     if (!PAID.includes(payment.status))
-      post(state, payment.netValue, 'PAYMENT_RECEIVED', `Cobrança recebida - fatura nr. ${paymentId.slice(4)}`, { paymentId });
+      post(state, payment.netValue, 'PAYMENT_RECEIVED', `Cobrança recebida - fatura nr. ${paymentId.slice(4)}`, {
+        paymentId,
+      });
     payment.status = 'RECEIVED';
     return true;
   },
@@ -205,7 +232,8 @@ export const asaas: ProviderModel<AsaasState> = {
       handle(ctx) {
         const b = isObject(ctx.body) ? ctx.body : {};
         if (typeof b.name !== 'string' || !b.name) return err(400, 'invalid_name', 'O campo name deve ser informado.');
-        if (typeof b.cpfCnpj !== 'string' || !/^(\d{11}|\d{14})$/.test(b.cpfCnpj)) return err(400, 'invalid_cpfCnpj', 'O CPF/CNPJ informado é inválido.');
+        if (typeof b.cpfCnpj !== 'string' || !/^(\d{11}|\d{14})$/.test(b.cpfCnpj))
+          return err(400, 'invalid_cpfCnpj', 'O CPF/CNPJ informado é inválido.');
         const customer = { object: 'customer', id: id('cus'), dateCreated: today(), ...b, deleted: false };
         ctx.state.customers.set(customer.id, customer);
         ctx.created('customers');
@@ -218,13 +246,16 @@ export const asaas: ProviderModel<AsaasState> = {
       path: '/v3/payments',
       handle(ctx) {
         const b = isObject(ctx.body) ? ctx.body : {};
-        if (typeof b.customer !== 'string' || !ctx.state.customers.has(b.customer)) return err(400, 'invalid_customer', 'Customer inválido ou não informado.');
+        if (typeof b.customer !== 'string' || !ctx.state.customers.has(b.customer))
+          return err(400, 'invalid_customer', 'Customer inválido ou não informado.');
         if (typeof b.billingType !== 'string' || !BILLING_TYPES.includes(b.billingType))
           return err(400, 'invalid_billingType', 'Informe uma forma de pagamento válida.');
-        if (typeof b.value !== 'number' || !(b.value >= 5)) return err(400, 'invalid_value', 'O valor da cobrança deve ser de no mínimo R$ 5,00.');
+        if (typeof b.value !== 'number' || !(b.value >= 5))
+          return err(400, 'invalid_value', 'O valor da cobrança deve ser de no mínimo R$ 5,00.');
         if (typeof b.dueDate !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(b.dueDate))
           return err(400, 'invalid_dueDate', 'A data de vencimento deve estar no formato AAAA-MM-DD.');
-        if (b.dueDate < today()) return err(400, 'invalid_dueDate', 'A data de vencimento não pode ser anterior à data atual.');
+        if (b.dueDate < today())
+          return err(400, 'invalid_dueDate', 'A data de vencimento não pode ser anterior à data atual.');
         const paymentId = id('pay');
         const payment: Payment = {
           object: 'payment',
@@ -256,8 +287,11 @@ export const asaas: ProviderModel<AsaasState> = {
       path: '/v3/payments/idempotency/:key',
       handle(ctx) {
         const made = ctx.idempotentReply(ctx.params.key ?? '')?.body;
-        const payment = isObject(made) && made.object === 'payment' ? ctx.state.payments.get(String(made.id)) : undefined;
-        return payment ? { status: 200, body: payment } : err(404, 'invalid_object', 'Nenhuma cobrança foi criada com esta chave de idempotência.');
+        const payment =
+          isObject(made) && made.object === 'payment' ? ctx.state.payments.get(String(made.id)) : undefined;
+        return payment
+          ? { status: 200, body: payment }
+          : err(404, 'invalid_object', 'Nenhuma cobrança foi criada com esta chave de idempotência.');
       },
     },
     {
@@ -282,10 +316,23 @@ export const asaas: ProviderModel<AsaasState> = {
         const offset = Math.max(0, Number(ctx.query.get('offset') ?? 0) || 0);
         const limit = Math.min(100, Math.max(1, Number(ctx.query.get('limit') ?? 10) || 10));
         const all = [...ctx.state.payments.values()].filter(
-          (p) => (!ext || p.externalReference === ext) && (!customer || p.customer === customer) && (!status || p.status === status),
+          (p) =>
+            (!ext || p.externalReference === ext) &&
+            (!customer || p.customer === customer) &&
+            (!status || p.status === status),
         );
         const data = all.slice(offset, offset + limit);
-        return { status: 200, body: { object: 'list', hasMore: offset + data.length < all.length, totalCount: all.length, limit, offset, data } };
+        return {
+          status: 200,
+          body: {
+            object: 'list',
+            hasMore: offset + data.length < all.length,
+            totalCount: all.length,
+            limit,
+            offset,
+            data,
+          },
+        };
       },
     },
     {
@@ -295,10 +342,16 @@ export const asaas: ProviderModel<AsaasState> = {
       handle(ctx) {
         const p = getPayment(ctx);
         if (!('object' in p)) return p;
-        if (p.billingType !== 'PIX' && p.billingType !== 'UNDEFINED') return err(400, 'invalid_billingType', 'A cobrança não permite pagamento via Pix.');
+        if (p.billingType !== 'PIX' && p.billingType !== 'UNDEFINED')
+          return err(400, 'invalid_billingType', 'A cobrança não permite pagamento via Pix.');
         return {
           status: 200,
-          body: { encodedImage: PLACEHOLDER_PNG_BASE64, payload: pixPayload(p.value), expirationDate: `${p.dueDate} 23:59:59`, success: true },
+          body: {
+            encodedImage: PLACEHOLDER_PNG_BASE64,
+            payload: pixPayload(p.value),
+            expirationDate: `${p.dueDate} 23:59:59`,
+            success: true,
+          },
         };
       },
     },
@@ -311,7 +364,8 @@ export const asaas: ProviderModel<AsaasState> = {
       handle(ctx) {
         const p = getPayment(ctx);
         if (!('object' in p)) return p;
-        if (!PAID.includes(p.status)) return err(400, 'invalid_action', `Não é possível estornar uma cobrança com situação ${p.status}.`);
+        if (!PAID.includes(p.status))
+          return err(400, 'invalid_action', `Não é possível estornar uma cobrança com situação ${p.status}.`);
         const b = isObject(ctx.body) ? ctx.body : {};
         const refunded = (p.refunds ?? []).reduce((s, r) => s + r.value, 0);
         const remaining = round2(p.value - refunded);
@@ -320,10 +374,17 @@ export const asaas: ProviderModel<AsaasState> = {
           return err(400, 'invalid_value', `O valor do estorno deve estar entre R$ 0,01 e R$ ${remaining.toFixed(2)}.`);
         p.refunds = [
           ...(p.refunds ?? []),
-          { dateCreated: today(), status: 'DONE', value: round2(value), description: typeof b.description === 'string' ? b.description : null },
+          {
+            dateCreated: today(),
+            status: 'DONE',
+            value: round2(value),
+            description: typeof b.description === 'string' ? b.description : null,
+          },
         ];
         if (round2(remaining - value) === 0) p.status = 'REFUNDED';
-        post(ctx.state, -value, 'PAYMENT_REFUND', `Estorno da cobrança - fatura nr. ${p.id.slice(4)}`, { paymentId: p.id });
+        post(ctx.state, -value, 'PAYMENT_REFUND', `Estorno da cobrança - fatura nr. ${p.id.slice(4)}`, {
+          paymentId: p.id,
+        });
         ctx.created('refunds');
         return { status: 200, body: p };
       },
@@ -336,17 +397,26 @@ export const asaas: ProviderModel<AsaasState> = {
       path: '/v3/transfers',
       handle(ctx) {
         const b = isObject(ctx.body) ? ctx.body : {};
-        if (typeof b.value !== 'number' || !(b.value >= 0.01)) return err(400, 'invalid_value', 'O valor da transferência deve ser de no mínimo R$ 0,01.');
+        if (typeof b.value !== 'number' || !(b.value >= 0.01))
+          return err(400, 'invalid_value', 'O valor da transferência deve ser de no mínimo R$ 0,01.');
         const value = round2(b.value);
         const scheduleDate = typeof b.scheduleDate === 'string' ? b.scheduleDate : today();
         if (!/^\d{4}-\d{2}-\d{2}$/.test(scheduleDate) || scheduleDate < today())
-          return err(400, 'invalid_scheduleDate', 'A data de agendamento deve ser hoje ou uma data futura no formato AAAA-MM-DD.');
+          return err(
+            400,
+            'invalid_scheduleDate',
+            'A data de agendamento deve ser hoje ou uma data futura no formato AAAA-MM-DD.',
+          );
         let bankAccount: Record<string, unknown>;
         let operationType: 'PIX' | 'TED' = 'PIX';
         if (b.pixAddressKey !== undefined) {
           const type = b.pixAddressKeyType;
           if (typeof type !== 'string' || !PIX_KEY_TYPES.includes(type))
-            return err(400, 'invalid_pixAddressKeyType', 'Informe o tipo da chave Pix: CPF, CNPJ, EMAIL, PHONE ou EVP.');
+            return err(
+              400,
+              'invalid_pixAddressKeyType',
+              'Informe o tipo da chave Pix: CPF, CNPJ, EMAIL, PHONE ou EVP.',
+            );
           if (typeof b.pixAddressKey !== 'string' || !pixKeyFits(b.pixAddressKey, type))
             return err(400, 'invalid_pixAddressKey', `A chave Pix informada não é uma chave ${type} válida.`);
           const owner = type === 'CPF' || type === 'CNPJ' ? b.pixAddressKey : '24971563792';
@@ -363,14 +433,20 @@ export const asaas: ProviderModel<AsaasState> = {
         } else if (isObject(b.bankAccount)) {
           const a = b.bankAccount;
           const doc = typeof a.cpfCnpj === 'string' ? a.cpfCnpj.replace(/\D/g, '') : '';
-          if (typeof a.ownerName !== 'string' || (doc.length !== 11 && doc.length !== 14) || typeof a.agency !== 'string' || typeof a.account !== 'string')
+          if (
+            typeof a.ownerName !== 'string' ||
+            (doc.length !== 11 && doc.length !== 14) ||
+            typeof a.agency !== 'string' ||
+            typeof a.account !== 'string'
+          )
             return err(400, 'invalid_bankAccount', 'Informe ownerName, cpfCnpj, agency e account da conta de destino.');
           operationType = b.operationType === 'TED' ? 'TED' : 'PIX';
           bankAccount = { ...a, cpfCnpj: mask(doc), pixAddressKey: null };
         } else {
           return err(400, 'invalid_action', 'Informe pixAddressKey e pixAddressKeyType, ou bankAccount.');
         }
-        if (value > ctx.state.balance) return err(400, 'insufficient_balance', 'Saldo insuficiente para realizar a transferência.');
+        if (value > ctx.state.balance)
+          return err(400, 'insufficient_balance', 'Saldo insuficiente para realizar a transferência.');
         const transfer: Transfer = {
           object: 'transfer',
           id: randomUUID(),
@@ -393,7 +469,9 @@ export const asaas: ProviderModel<AsaasState> = {
           bankAccount,
         };
         ctx.state.transfers.set(transfer.id, transfer);
-        post(ctx.state, -value, 'TRANSFER', `Transferência para ${String(bankAccount.ownerName)}`, { transferId: transfer.id });
+        post(ctx.state, -value, 'TRANSFER', `Transferência para ${String(bankAccount.ownerName)}`, {
+          transferId: transfer.id,
+        });
         ctx.created('transfers');
         return { status: 200, body: transfer };
       },
@@ -464,17 +542,21 @@ export const asaas: ProviderModel<AsaasState> = {
       handle(ctx) {
         const b = isObject(ctx.body) ? ctx.body : {};
         const key = b.addressKey;
-        if (typeof key !== 'string' || !key) return err(400, 'invalid_addressKey', 'Informe a chave Pix que receberá os pagamentos (addressKey).');
-        if (key !== ASAAS_SANDBOX_PIX_KEY) return err(400, 'invalid_addressKey', 'A chave Pix informada não pertence a esta conta.');
+        if (typeof key !== 'string' || !key)
+          return err(400, 'invalid_addressKey', 'Informe a chave Pix que receberá os pagamentos (addressKey).');
+        if (key !== ASAAS_SANDBOX_PIX_KEY)
+          return err(400, 'invalid_addressKey', 'A chave Pix informada não pertence a esta conta.');
         if (b.value !== undefined && (typeof b.value !== 'number' || !(b.value >= 0.01)))
           return err(400, 'invalid_value', 'O valor do QR Code deve ser de no mínimo R$ 0,01.');
         if (b.format !== undefined && !['ALL', 'IMAGE', 'PAYLOAD'].includes(String(b.format)))
           return err(400, 'invalid_format', 'format deve ser ALL, IMAGE ou PAYLOAD.');
         const multiple = b.allowsMultiplePayments === undefined ? true : b.allowsMultiplePayments === true;
-        if (!multiple && b.value === undefined) return err(400, 'invalid_value', 'Um QR Code de pagamento único precisa de um valor.');
+        if (!multiple && b.value === undefined)
+          return err(400, 'invalid_value', 'Um QR Code de pagamento único precisa de um valor.');
         const value = typeof b.value === 'number' ? round2(b.value) : null;
         const description = typeof b.description === 'string' ? b.description : null;
-        const seconds = typeof b.expirationSeconds === 'number' && b.expirationSeconds > 0 ? b.expirationSeconds : undefined;
+        const seconds =
+          typeof b.expirationSeconds === 'number' && b.expirationSeconds > 0 ? b.expirationSeconds : undefined;
         const expirationDate =
           typeof b.expirationDate === 'string'
             ? b.expirationDate

@@ -149,13 +149,16 @@ export function parseFilter(expr: string): Predicate | string {
       ?.map((t) => t.trim())
       .filter(Boolean) ?? [];
   let at = 0;
-  const get = (doc: Record<string, unknown>, path: string): unknown => path.split('.').reduce<unknown>((o, k) => (isObject(o) ? o[k] : undefined), doc);
+  const get = (doc: Record<string, unknown>, path: string): unknown =>
+    path.split('.').reduce<unknown>((o, k) => (isObject(o) ? o[k] : undefined), doc);
   const clause = (text: string): Predicate | string => {
     const m = /^([A-Za-z0-9_.]+)\s*:=?\s*(.+)$/.exec(text);
     if (!m) return `cannot parse filter clause "${text}"`;
     const field = m[1]!;
     const raw = m[2]!.trim();
-    const values = (raw.startsWith('[') && raw.endsWith(']') ? raw.slice(1, -1).split(',') : [raw]).map((x) => x.trim().replace(/^`(.*)`$/, '$1'));
+    const values = (raw.startsWith('[') && raw.endsWith(']') ? raw.slice(1, -1).split(',') : [raw]).map((x) =>
+      x.trim().replace(/^`(.*)`$/, '$1'),
+    );
     return (doc) => values.includes(String(get(doc, field)));
   };
   const factor = (): Predicate | string => {
@@ -198,11 +201,20 @@ export function parseFilter(expr: string): Predicate | string {
 export const blnk: ProviderModel<BlnkState> = {
   idempotencyHeader: 'idempotency-key',
   conflictStatus: 409,
-  error: (status, code, message) => err(status, code === 'idempotency_key_reused' ? 'reference has already been used' : message),
+  error: (status, code, message) =>
+    err(status, code === 'idempotency_key_reused' ? 'reference has already been used' : message),
   unauthorized: (status) => err(status, status === 401 ? 'unauthorized' : 'forbidden'),
   createState: () => ({
     ledgers: new Map([
-      [BLNK_GENERAL_LEDGER, { ledger_id: BLNK_GENERAL_LEDGER, name: 'General Ledger', created_at: new Date().toISOString(), meta_data: null }],
+      [
+        BLNK_GENERAL_LEDGER,
+        {
+          ledger_id: BLNK_GENERAL_LEDGER,
+          name: 'General Ledger',
+          created_at: new Date().toISOString(),
+          meta_data: null,
+        },
+      ],
     ]),
     balances: new Map(),
     indicators: new Map(),
@@ -233,8 +245,10 @@ export const blnk: ProviderModel<BlnkState> = {
       path: '/balances',
       handle(ctx) {
         const b = isObject(ctx.body) ? ctx.body : {};
-        if (typeof b.ledger_id !== 'string' || !ctx.state.ledgers.has(b.ledger_id)) return err(400, `ledger ${String(b.ledger_id ?? '')} not found`);
-        if (typeof b.currency !== 'string' || !/^[A-Za-z]{3,5}$/.test(b.currency)) return err(400, 'currency is required');
+        if (typeof b.ledger_id !== 'string' || !ctx.state.ledgers.has(b.ledger_id))
+          return err(400, `ledger ${String(b.ledger_id ?? '')} not found`);
+        if (typeof b.currency !== 'string' || !/^[A-Za-z]{3,5}$/.test(b.currency))
+          return err(400, 'currency is required');
         const balance = newBalance(ctx.state, b.ledger_id, b.currency.toUpperCase(), {
           identity_id: typeof b.identity_id === 'string' ? b.identity_id : '',
           meta_data: isObject(b.meta_data) ? b.meta_data : null,
@@ -257,25 +271,31 @@ export const blnk: ProviderModel<BlnkState> = {
       name: 'record_transaction',
       method: 'POST',
       path: '/transactions',
-      naturalKey: ({ body }) => (isObject(body) && typeof body.reference === 'string' ? `reference:${body.reference}` : undefined),
+      naturalKey: ({ body }) =>
+        isObject(body) && typeof body.reference === 'string' ? `reference:${body.reference}` : undefined,
       handle(ctx) {
         const b = isObject(ctx.body) ? ctx.body : {};
         if (typeof b.reference !== 'string' || !b.reference) return err(400, 'reference is required');
-        if ([...ctx.state.transactions.values()].some((t) => t.reference === b.reference)) return err(409, 'reference has already been used');
+        if ([...ctx.state.transactions.values()].some((t) => t.reference === b.reference))
+          return err(409, 'reference has already been used');
         if (typeof b.currency !== 'string' || !b.currency) return err(400, 'currency is required');
         const precision = b.precision === undefined ? 1 : b.precision;
-        if (typeof precision !== 'number' || !Number.isInteger(precision) || precision < 1) return err(400, 'precision must be a positive integer');
+        if (typeof precision !== 'number' || !Number.isInteger(precision) || precision < 1)
+          return err(400, 'precision must be a positive integer');
         let precise: number;
         if (b.precise_amount !== undefined) {
-          if (typeof b.precise_amount !== 'number' || !Number.isSafeInteger(b.precise_amount)) return err(400, 'precise_amount must be an integer');
+          if (typeof b.precise_amount !== 'number' || !Number.isSafeInteger(b.precise_amount))
+            return err(400, 'precise_amount must be an integer');
           precise = b.precise_amount;
         } else {
           if (typeof b.amount !== 'number' || !Number.isFinite(b.amount)) return err(400, 'amount is required');
           precise = Math.round(b.amount * precision);
-          if (Math.abs(precise - b.amount * precision) > 1e-6) return err(400, 'amount has more decimal places than its precision');
+          if (Math.abs(precise - b.amount * precision) > 1e-6)
+            return err(400, 'amount has more decimal places than its precision');
         }
         if (precise <= 0) return err(400, 'amount must be greater than zero');
-        if (typeof b.source !== 'string' || typeof b.destination !== 'string') return err(400, 'source and destination are required');
+        if (typeof b.source !== 'string' || typeof b.destination !== 'string')
+          return err(400, 'source and destination are required');
         if (b.source === b.destination) return err(400, 'source and destination must differ');
         const currency = b.currency.toUpperCase();
         const src = resolve(ctx.state, b.source, currency, precision);
@@ -320,7 +340,9 @@ export const blnk: ProviderModel<BlnkState> = {
       handle(ctx) {
         settleAll(ctx.state);
         const t = ctx.state.transactions.get(ctx.params.transaction_id ?? '');
-        return t ? { status: 200, body: view(ctx.state, t) } : err(404, `transaction ${ctx.params.transaction_id} not found`);
+        return t
+          ? { status: 200, body: view(ctx.state, t) }
+          : err(404, `transaction ${ctx.params.transaction_id} not found`);
       },
     },
     {
@@ -331,7 +353,8 @@ export const blnk: ProviderModel<BlnkState> = {
         settleAll(ctx.state);
         const t = ctx.state.transactions.get(ctx.params.transaction_id ?? '');
         if (!t) return err(404, `transaction ${ctx.params.transaction_id} not found`);
-        if (t.status !== 'APPLIED') return err(400, `only an applied transaction can be refunded; this one is ${t.status}`);
+        if (t.status !== 'APPLIED')
+          return err(400, `only an applied transaction can be refunded; this one is ${t.status}`);
         if ([...ctx.state.transactions.values()].some((x) => x.parent_transaction === t.transaction_id))
           return err(409, 'transaction has already been refunded');
         const now = new Date().toISOString();
@@ -363,12 +386,17 @@ export const blnk: ProviderModel<BlnkState> = {
         const q = typeof b.q === 'string' && b.q !== '*' ? b.q.toLowerCase() : '';
         const filter = typeof b.filter_by === 'string' && b.filter_by.trim() ? parseFilter(b.filter_by) : () => true;
         if (typeof filter === 'string') return err(400, filter);
-        const perPage = typeof b.per_page === 'number' && Number.isInteger(b.per_page) ? Math.min(250, Math.max(1, b.per_page)) : 10;
+        const perPage =
+          typeof b.per_page === 'number' && Number.isInteger(b.per_page) ? Math.min(250, Math.max(1, b.per_page)) : 10;
         const page = typeof b.page === 'number' && Number.isInteger(b.page) ? Math.max(1, b.page) : 1;
-        const [sortField = 'created_at', sortDir = 'desc'] = (typeof b.sort_by === 'string' ? b.sort_by : 'created_at:desc').split(':');
+        const [sortField = 'created_at', sortDir = 'desc'] = (
+          typeof b.sort_by === 'string' ? b.sort_by : 'created_at:desc'
+        ).split(':');
         const docs = [...ctx.state.transactions.values()]
           .map((t) => view(ctx.state, t))
-          .filter((d) => (!q || `${String(d.reference)} ${String(d.description)}`.toLowerCase().includes(q)) && filter(d));
+          .filter(
+            (d) => (!q || `${String(d.reference)} ${String(d.description)}`.toLowerCase().includes(q)) && filter(d),
+          );
         // Insertion order breaks ties, so equal timestamps keep the order they were written in.
         const ordered = docs.map((d, i) => ({ d, i }));
         ordered.sort((a, z) => {
@@ -384,7 +412,11 @@ export const blnk: ProviderModel<BlnkState> = {
             found: docs.length,
             out_of: ctx.state.transactions.size,
             page,
-            request_params: { collection_name: 'transactions', per_page: perPage, q: typeof b.q === 'string' ? b.q : '*' },
+            request_params: {
+              collection_name: 'transactions',
+              per_page: perPage,
+              q: typeof b.q === 'string' ? b.q : '*',
+            },
             search_time_ms: 0,
             hits,
           },

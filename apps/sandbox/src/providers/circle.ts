@@ -78,7 +78,8 @@ const dollars = (cents: number): string => `${Math.floor(cents / 100)}.${String(
 function debit(state: CircleState, amount: unknown): { cents: number; currency: string } | Reply {
   if (!isObject(amount)) return invalid('amount is required.');
   const cents = parseAmount(amount.amount);
-  if (cents === undefined) return invalid('amount.amount must be a positive amount with at most two decimal places, as a string.');
+  if (cents === undefined)
+    return invalid('amount.amount must be a positive amount with at most two decimal places, as a string.');
   const currency = String(amount.currency ?? '');
   if (!CURRENCIES.includes(currency)) return invalid(`amount.currency must be one of ${CURRENCIES.join(', ')}.`);
   const available = state.available.get(currency) ?? 0;
@@ -102,7 +103,10 @@ export const circle: ProviderModel<CircleState> = {
   idempotencyHeader: 'x-idempotency-key',
   conflictStatus: 409,
   error: (status, code, message) => err(status, code === 'not_found' ? 404 : status >= 500 ? 1 : 2, message),
-  unauthorized: (status) => (status === 401 ? err(401, 401, 'Malformed authorization. Are the credentials properly encoded?') : err(403, 403, 'Forbidden.')),
+  unauthorized: (status) =>
+    status === 401
+      ? err(401, 401, 'Malformed authorization. Are the credentials properly encoded?')
+      : err(403, 403, 'Forbidden.'),
   createState: () => ({
     available: new Map([
       ['USD', 1_000_000],
@@ -118,7 +122,10 @@ export const circle: ProviderModel<CircleState> = {
       method: 'GET',
       path: '/v1/businessAccount/balances',
       handle(ctx) {
-        const available = [...ctx.state.available.entries()].map(([currency, cents]) => ({ amount: dollars(cents), currency }));
+        const available = [...ctx.state.available.entries()].map(([currency, cents]) => ({
+          amount: dollars(cents),
+          currency,
+        }));
         return { status: 200, body: { data: { available, unsettled: [] } } };
       },
     },
@@ -164,7 +171,8 @@ export const circle: ProviderModel<CircleState> = {
         const currency = String(b.currency ?? '');
         if (!CHAINS.includes(chain)) return invalid(`chain ${chain} is not supported.`);
         if (!CURRENCIES.includes(currency)) return invalid(`currency must be one of ${CURRENCIES.join(', ')}.`);
-        if (typeof b.address !== 'string' || !validAddress(b.address, chain)) return invalid(`address is not a valid ${chain} address.`);
+        if (typeof b.address !== 'string' || !validAddress(b.address, chain))
+          return invalid(`address is not a valid ${chain} address.`);
         if (typeof b.description !== 'string' || !b.description) return invalid('description is required.');
         const address: Address = { id: randomUUID(), address: b.address, chain, currency, description: b.description };
         ctx.state.recipients.set(address.id, address);
@@ -210,13 +218,15 @@ export const circle: ProviderModel<CircleState> = {
         if (typeof b.idempotencyKey !== 'string' || !b.idempotencyKey) return invalid('idempotencyKey is required.');
         if (b.source !== undefined) {
           const s = isObject(b.source) ? b.source : {};
-          if (s.type !== 'wallet' || s.id !== CIRCLE_MASTER_WALLET) return invalid('source must be a wallet of this account.');
+          if (s.type !== 'wallet' || s.id !== CIRCLE_MASTER_WALLET)
+            return invalid('source must be a wallet of this account.');
         }
         const d = isObject(b.destination) ? b.destination : {};
         if (d.type !== 'blockchain') return invalid('destination.type must be blockchain.');
         const chain = String(d.chain ?? '');
         if (!CHAINS.includes(chain)) return invalid(`chain ${chain} is not supported.`);
-        if (typeof d.address !== 'string' || !validAddress(d.address, chain)) return invalid(`destination.address is not a valid ${chain} address.`);
+        if (typeof d.address !== 'string' || !validAddress(d.address, chain))
+          return invalid(`destination.address is not a valid ${chain} address.`);
         const money = debit(ctx.state, b.amount);
         if (!('cents' in money)) return money;
         return createTransfer(ctx, money, d.address, chain);

@@ -36,7 +36,10 @@ interface CulqiState {
 }
 
 function err(status: number, type: string, message: string, param?: string): Reply {
-  return { status, body: { object: 'error', type, merchant_message: message, user_message: message, ...(param ? { param } : {}) } };
+  return {
+    status,
+    body: { object: 'error', type, merchant_message: message, user_message: message, ...(param ? { param } : {}) },
+  };
 }
 
 export const culqi: ProviderModel<CulqiState> = {
@@ -62,21 +65,38 @@ export const culqi: ProviderModel<CulqiState> = {
         if (typeof b.amount !== 'number' || !Number.isInteger(b.amount))
           return err(400, 'invalid_request_error', 'El campo amount debe ser un entero en céntimos.', 'amount');
         if (b.amount < 600) return err(400, 'invalid_request_error', 'El monto mínimo es S/ 6.00.', 'amount');
-        if (b.amount > 3_000_000) return err(400, 'invalid_request_error', 'El monto es mayor al máximo permitido (S/ 30,000.00).', 'amount');
+        if (b.amount > 3_000_000)
+          return err(400, 'invalid_request_error', 'El monto es mayor al máximo permitido (S/ 30,000.00).', 'amount');
         if (b.currency_code !== 'PEN' && b.currency_code !== 'USD')
           return err(400, 'invalid_request_error', 'currency_code debe ser PEN o USD.', 'currency_code');
         if (typeof b.description !== 'string' || b.description.length < 5 || b.description.length > 80)
           return err(400, 'invalid_request_error', 'La descripción debe tener entre 5 y 80 caracteres.', 'description');
-        if (typeof b.order_number !== 'string' || !b.order_number) return err(400, 'invalid_request_error', 'order_number es requerido.', 'order_number');
+        if (typeof b.order_number !== 'string' || !b.order_number)
+          return err(400, 'invalid_request_error', 'order_number es requerido.', 'order_number');
         if (ctx.state.numbers.has(b.order_number))
-          return err(400, 'invalid_request_error', 'El order_number ya existe: número de orden repetido.', 'order_number');
+          return err(
+            400,
+            'invalid_request_error',
+            'El order_number ya existe: número de orden repetido.',
+            'order_number',
+          );
         const now = Math.floor(Date.now() / 1000);
         if (typeof b.expiration_date !== 'number' || b.expiration_date <= now)
-          return err(400, 'invalid_request_error', 'expiration_date debe ser una fecha futura en segundos.', 'expiration_date');
+          return err(
+            400,
+            'invalid_request_error',
+            'expiration_date debe ser una fecha futura en segundos.',
+            'expiration_date',
+          );
         const client = isObject(b.client_details) ? b.client_details : {};
         for (const field of ['first_name', 'last_name', 'email', 'phone_number'])
           if (typeof client[field] !== 'string' || !client[field])
-            return err(400, 'invalid_request_error', `client_details.${field} es requerido.`, `client_details.${field}`);
+            return err(
+              400,
+              'invalid_request_error',
+              `client_details.${field} es requerido.`,
+              `client_details.${field}`,
+            );
         const id = `ord_test_${randomBytes(8).toString('hex')}`;
         const cip = String(10_000_000 + Math.floor(Math.random() * 89_999_999));
         const o: Order = {

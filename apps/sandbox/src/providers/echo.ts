@@ -20,7 +20,10 @@ export function echo(hiddenQueryParams: string[]): ProviderModel<Record<string, 
     handle(ctx) {
       const query = Object.fromEntries([...ctx.query.entries()].filter(([k]) => !hiddenQueryParams.includes(k)));
       if (method !== 'GET') ctx.created('echoes');
-      return { status: method === 'POST' ? 201 : 200, body: { method, path: `/${ctx.params['*'] ?? ''}`, query, body: ctx.body ?? null } };
+      return {
+        status: method === 'POST' ? 201 : 200,
+        body: { method, path: `/${ctx.params['*'] ?? ''}`, query, body: ctx.body ?? null },
+      };
     },
   }));
   return {

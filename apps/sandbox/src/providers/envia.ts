@@ -51,11 +51,17 @@ export const envia: ProviderModel<Record<string, never>> = {
         if (!table) return err(400, 1105, `Shipments from ${origin.country} are not available.`);
         const shipment = isObject(b.shipment) ? b.shipment : {};
         if (typeof shipment.carrier !== 'string' || !table.carriers.includes(shipment.carrier))
-          return err(400, 1105, `The carrier is not available in ${origin.country}; use one of ${table.carriers.join(', ')}.`);
-        if (!Array.isArray(b.packages) || b.packages.length === 0) return err(400, 1125, 'packages must have at least one package.');
+          return err(
+            400,
+            1105,
+            `The carrier is not available in ${origin.country}; use one of ${table.carriers.join(', ')}.`,
+          );
+        if (!Array.isArray(b.packages) || b.packages.length === 0)
+          return err(400, 1125, 'packages must have at least one package.');
         let kg = 0;
         for (const p of b.packages) {
-          if (!isObject(p) || typeof p.weight !== 'number' || !(p.weight > 0)) return err(400, 1125, 'Each package needs a weight in kilograms.');
+          if (!isObject(p) || typeof p.weight !== 'number' || !(p.weight > 0))
+            return err(400, 1125, 'Each package needs a weight in kilograms.');
           kg += p.weight;
         }
         const per = PER_KG[table.currency]!;

@@ -57,14 +57,17 @@ export const facturapi: ProviderModel<FacturapiState> = {
         const b = isObject(ctx.body) ? ctx.body : {};
         const c = isObject(b.customer) ? b.customer : undefined;
         if (!c) return err(400, 'customer is required', 'customer');
-        if (typeof c.legal_name !== 'string' || !c.legal_name) return err(400, 'customer.legal_name is required', 'customer.legal_name');
+        if (typeof c.legal_name !== 'string' || !c.legal_name)
+          return err(400, 'customer.legal_name is required', 'customer.legal_name');
         if (typeof c.tax_id !== 'string' || !RFC.test(c.tax_id.toUpperCase()))
           return err(400, 'El RFC del receptor no es válido (customer.tax_id).', 'customer.tax_id');
         if (typeof c.tax_system !== 'string' || !/^\d{3}$/.test(c.tax_system))
           return err(400, 'customer.tax_system must be a SAT fiscal regime key', 'customer.tax_system');
         const zip = isObject(c.address) ? c.address.zip : undefined;
-        if (typeof zip !== 'string' || !/^\d{5}$/.test(zip)) return err(400, 'customer.address.zip must be a 5-digit postal code', 'customer.address.zip');
-        if (!Array.isArray(b.items) || b.items.length === 0) return err(400, 'items must have at least one item', 'items');
+        if (typeof zip !== 'string' || !/^\d{5}$/.test(zip))
+          return err(400, 'customer.address.zip must be a 5-digit postal code', 'customer.address.zip');
+        if (!Array.isArray(b.items) || b.items.length === 0)
+          return err(400, 'items must have at least one item', 'items');
         let total = 0;
         for (const [i, item] of b.items.entries()) {
           const product = isObject(item) && isObject(item.product) ? item.product : undefined;
@@ -72,7 +75,11 @@ export const facturapi: ProviderModel<FacturapiState> = {
           if (!product || typeof product.description !== 'string' || typeof product.price !== 'number')
             return err(400, `items[${i}].product needs a description and a price`, `items.${i}.product`);
           if (typeof product.product_key !== 'string' || !/^\d{8}$/.test(product.product_key))
-            return err(400, `items[${i}].product.product_key must be an 8-digit SAT key`, `items.${i}.product.product_key`);
+            return err(
+              400,
+              `items[${i}].product.product_key must be an 8-digit SAT key`,
+              `items.${i}.product.product_key`,
+            );
           total += product.price * quantity;
         }
         if (typeof b.payment_form !== 'string' || !PAYMENT_FORMS.includes(b.payment_form))
@@ -86,7 +93,12 @@ export const facturapi: ProviderModel<FacturapiState> = {
           cancellation_status: 'none',
           verification_url: `https://verificacfdi.facturaelectronica.sat.gob.mx/default.aspx?id=${id}`,
           type: 'I',
-          customer: { legal_name: c.legal_name, tax_id: (c.tax_id as string).toUpperCase(), tax_system: c.tax_system, address: { zip } },
+          customer: {
+            legal_name: c.legal_name,
+            tax_id: (c.tax_id as string).toUpperCase(),
+            tax_system: c.tax_system,
+            address: { zip },
+          },
           total: round2(total),
           uuid: randomUUID().toUpperCase(),
           folio_number: ctx.state.folio++,

@@ -63,7 +63,16 @@ interface IdwallState {
 }
 
 function err(status: number, message: string): Reply {
-  const error = status === 400 ? 'Bad Request' : status === 404 ? 'Not Found' : status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : 'Error';
+  const error =
+    status === 400
+      ? 'Bad Request'
+      : status === 404
+        ? 'Not Found'
+        : status === 401
+          ? 'Unauthorized'
+          : status === 403
+            ? 'Forbidden'
+            : 'Error';
   return { status, body: { error, message, status_code: status } };
 }
 
@@ -109,10 +118,22 @@ function validationsFor(kind: Kind, doc: string): { validacoes: Validation[]; sc
     const active = ok && doc !== D.closedCnpj;
     return {
       validacoes: [
-        v('cnpj_valido', 'CNPJ válido', 'Dígitos verificadores do CNPJ', ok, ok ? 'CNPJ válido.' : 'CNPJ com dígitos verificadores inválidos.'),
+        v(
+          'cnpj_valido',
+          'CNPJ válido',
+          'Dígitos verificadores do CNPJ',
+          ok,
+          ok ? 'CNPJ válido.' : 'CNPJ com dígitos verificadores inválidos.',
+        ),
         ...(ok
           ? [
-              v('situacao_receita', 'Situação cadastral', 'Situação na Receita Federal', active, active ? 'ATIVA' : 'BAIXADA'),
+              v(
+                'situacao_receita',
+                'Situação cadastral',
+                'Situação na Receita Federal',
+                active,
+                active ? 'ATIVA' : 'BAIXADA',
+              ),
               v('sancoes_empresa', 'Listas restritivas', 'Empresa em listas de sanções', true, 'Nenhuma ocorrência.'),
             ]
           : []),
@@ -123,9 +144,21 @@ function validationsFor(kind: Kind, doc: string): { validacoes: Validation[]; sc
   const regular = ok && doc !== D.suspendedCpf;
   const sanctioned = doc === D.sanctionedCpf;
   const pep = doc === D.pepCpf;
-  const cpf = v('cpf_valido', 'CPF válido', 'Dígitos verificadores do CPF', ok, ok ? 'CPF válido.' : 'CPF com dígitos verificadores inválidos.');
+  const cpf = v(
+    'cpf_valido',
+    'CPF válido',
+    'Dígitos verificadores do CPF',
+    ok,
+    ok ? 'CPF válido.' : 'CPF com dígitos verificadores inválidos.',
+  );
   if (!ok) return { validacoes: [cpf], ...(kind === 'risk' || kind === 'onboarding' ? { score: 0 } : {}) };
-  const receita = v('situacao_receita', 'Situação cadastral', 'Situação do CPF na Receita Federal', regular, regular ? 'REGULAR' : 'SUSPENSA');
+  const receita = v(
+    'situacao_receita',
+    'Situação cadastral',
+    'Situação do CPF na Receita Federal',
+    regular,
+    regular ? 'REGULAR' : 'SUSPENSA',
+  );
   const sancoes = v(
     'sancoes',
     'Sanções',
@@ -190,7 +223,8 @@ export const idwall: ProviderModel<IdwallState> = {
         const doc = typeof p[field] === 'string' ? p[field].replace(/\D/g, '') : '';
         if (!doc) return err(400, `O parâmetro ${field} é obrigatório para a matriz ${matriz}.`);
         const { validacoes, score } = validationsFor(kind, doc);
-        const review = validacoes.some((x) => x.resultado === 'PENDENTE') && !validacoes.some((x) => x.resultado === 'INVALID');
+        const review =
+          validacoes.some((x) => x.resultado === 'PENDENTE') && !validacoes.some((x) => x.resultado === 'INVALID');
         const valid = validacoes.every((x) => x.resultado === 'VALID');
         const now = new Date().toISOString();
         const nome = typeof p.cpf_nome === 'string' ? p.cpf_nome : typeof p.nome === 'string' ? p.nome : null;
@@ -199,7 +233,11 @@ export const idwall: ProviderModel<IdwallState> = {
           matriz,
           status: review ? 'PENDENTE' : 'CONCLUIDO',
           resultado: review ? null : valid ? 'VALID' : 'INVALID',
-          mensagem: review ? 'Aguardando análise manual.' : valid ? 'Todas as validações foram aprovadas.' : 'Uma ou mais validações falharam.',
+          mensagem: review
+            ? 'Aguardando análise manual.'
+            : valid
+              ? 'Todas as validações foram aprovadas.'
+              : 'Uma ou mais validações falharam.',
           nome,
           documento: doc,
           ...(score !== undefined ? { score } : {}),
@@ -236,8 +274,12 @@ export const idwall: ProviderModel<IdwallState> = {
           ? { cnpj: { numero: r.documento, situacao_cadastral: situacao, razao_social: r.nome } }
           : {
               cpf: { numero: r.documento, nome: r.nome, situacao_imposto_de_renda: situacao },
-              pep: r.documento === IDWALL_SANDBOX_DOCUMENTS.pepCpf ? [{ cargo: 'Vereador', orgao: 'Câmara Municipal' }] : [],
-              sancoes: r.documento === IDWALL_SANDBOX_DOCUMENTS.sanctionedCpf ? [{ lista: 'OFAC SDN', tipo: 'sanção' }] : [],
+              pep:
+                r.documento === IDWALL_SANDBOX_DOCUMENTS.pepCpf
+                  ? [{ cargo: 'Vereador', orgao: 'Câmara Municipal' }]
+                  : [],
+              sancoes:
+                r.documento === IDWALL_SANDBOX_DOCUMENTS.sanctionedCpf ? [{ lista: 'OFAC SDN', tipo: 'sanção' }] : [],
             };
         return { status: 200, body: { result: { numero: r.numero, ...data }, status_code: 200 } };
       },
@@ -250,7 +292,13 @@ export const idwall: ProviderModel<IdwallState> = {
         const status = ctx.query.get('status');
         const itens = [...ctx.state.reports.values()]
           .filter((r) => !status || r.status === status)
-          .map((r) => ({ numero: r.numero, matriz: r.matriz, status: r.status, resultado: r.resultado, criado_em: r.criado_em }));
+          .map((r) => ({
+            numero: r.numero,
+            matriz: r.matriz,
+            status: r.status,
+            resultado: r.resultado,
+            criado_em: r.criado_em,
+          }));
         return { status: 200, body: { result: { itens, total: itens.length }, status_code: 200 } };
       },
     },

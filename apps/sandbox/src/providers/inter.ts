@@ -49,7 +49,12 @@ export const INTER_SANDBOX_ACCOUNT = '12345678';
 /** What a fresh sandbox account holds, in reais. */
 export const INTER_SANDBOX_OPENING_BALANCE = 50_000;
 
-function err(status: number, title: string, detail: string, violacoes: { razao: string; propriedade: string; valor?: string }[] = []): Reply {
+function err(
+  status: number,
+  title: string,
+  detail: string,
+  violacoes: { razao: string; propriedade: string; valor?: string }[] = [],
+): Reply {
   return { status, body: { title, detail, timestamp: new Date().toISOString(), violacoes } };
 }
 
@@ -92,10 +97,14 @@ function settle(p: PixPayment): void {
 
 function history(p: PixPayment): { status: string; dataHoraEvento: string }[] {
   const events = [{ status: 'TRANSACAO_CRIADA', dataHoraEvento: p.dataHoraSolicitacao }];
-  if (p.status === 'AGENDADO') return [...events, { status: 'TRANSACAO_AGENDADA', dataHoraEvento: p.dataHoraSolicitacao }];
+  if (p.status === 'AGENDADO')
+    return [...events, { status: 'TRANSACAO_AGENDADA', dataHoraEvento: p.dataHoraSolicitacao }];
   events.push({ status: 'TRANSACAO_APROVADA', dataHoraEvento: p.dataHoraSolicitacao });
   if (p.status === 'PAGO') {
-    events.push({ status: 'PIX_ENVIADO', dataHoraEvento: p.dataHoraMovimento! }, { status: 'PIX_PAGO', dataHoraEvento: p.dataHoraMovimento! });
+    events.push(
+      { status: 'PIX_ENVIADO', dataHoraEvento: p.dataHoraMovimento! },
+      { status: 'PIX_PAGO', dataHoraEvento: p.dataHoraMovimento! },
+    );
   }
   return events;
 }
@@ -132,30 +141,38 @@ export const inter: ProviderModel<InterState> = {
       path: '/banking/v2/pix',
       handle(ctx) {
         const b = isObject(ctx.body) ? ctx.body : {};
-        if (typeof b.valor !== 'number' || !(b.valor >= 0.01)) return invalid('valor', 'deve ser maior ou igual a 0.01', b.valor);
+        if (typeof b.valor !== 'number' || !(b.valor >= 0.01))
+          return invalid('valor', 'deve ser maior ou igual a 0.01', b.valor);
         const valor = round2(b.valor);
         const dest = isObject(b.destinatario) ? b.destinatario : undefined;
         if (!dest) return invalid('destinatario', 'não deve ser nulo');
         let chave: string | null = null;
         let copiaECola: string | null = null;
         if (dest.tipo === 'CHAVE') {
-          if (typeof dest.chave !== 'string' || !validKey(dest.chave)) return invalid('destinatario.chave', 'chave Pix inválida', dest.chave);
+          if (typeof dest.chave !== 'string' || !validKey(dest.chave))
+            return invalid('destinatario.chave', 'chave Pix inválida', dest.chave);
           chave = dest.chave;
         } else if (dest.tipo === 'PIX_COPIA_E_COLA') {
           if (typeof dest.pixCopiaECola !== 'string' || !dest.pixCopiaECola.startsWith('000201'))
             return invalid('destinatario.pixCopiaECola', 'código Pix copia e cola inválido');
           const fixed = emvAmount(dest.pixCopiaECola);
-          if (fixed !== undefined && round2(fixed) !== valor) return invalid('valor', 'difere do valor do código Pix', valor);
+          if (fixed !== undefined && round2(fixed) !== valor)
+            return invalid('valor', 'difere do valor do código Pix', valor);
           copiaECola = dest.pixCopiaECola;
         } else if (dest.tipo === 'DADOS_BANCARIOS') {
-          return err(422, 'Operação não suportada', 'Pagamento por dados bancários não está disponível no ambiente sandbox.');
+          return err(
+            422,
+            'Operação não suportada',
+            'Pagamento por dados bancários não está disponível no ambiente sandbox.',
+          );
         } else {
           return invalid('destinatario.tipo', 'deve ser CHAVE, DADOS_BANCARIOS ou PIX_COPIA_E_COLA', dest.tipo);
         }
         const dataPagamento = typeof b.dataPagamento === 'string' ? b.dataPagamento : today();
         if (!/^\d{4}-\d{2}-\d{2}$/.test(dataPagamento) || dataPagamento < today())
           return invalid('dataPagamento', 'deve ser hoje ou uma data futura (AAAA-MM-DD)', dataPagamento);
-        if (valor > ctx.state.disponivel) return err(422, 'Saldo insuficiente', 'Saldo insuficiente para realizar o pagamento.');
+        if (valor > ctx.state.disponivel)
+          return err(422, 'Saldo insuficiente', 'Saldo insuficiente para realizar o pagamento.');
         const scheduled = dataPagamento > today();
         const now = new Date().toISOString();
         const payment: PixPayment = {
@@ -185,7 +202,12 @@ export const inter: ProviderModel<InterState> = {
         ctx.created('transfers');
         return {
           status: 200,
-          body: { tipoRetorno: scheduled ? 'AGENDADO' : 'PROCESSADO', codigoSolicitacao: payment.codigoSolicitacao, dataPagamento, dataOperacao: today() },
+          body: {
+            tipoRetorno: scheduled ? 'AGENDADO' : 'PROCESSADO',
+            codigoSolicitacao: payment.codigoSolicitacao,
+            dataPagamento,
+            dataOperacao: today(),
+          },
         };
       },
     },
@@ -195,7 +217,8 @@ export const inter: ProviderModel<InterState> = {
       path: '/banking/v2/pix/:codigoSolicitacao',
       handle(ctx) {
         const p = ctx.state.payments.get(ctx.params.codigoSolicitacao ?? '');
-        if (!p) return err(404, 'Não encontrado', 'Pagamento Pix não encontrado para o código de solicitação informado.');
+        if (!p)
+          return err(404, 'Não encontrado', 'Pagamento Pix não encontrado para o código de solicitação informado.');
         settle(p);
         return {
           status: 200,
@@ -224,7 +247,13 @@ export const inter: ProviderModel<InterState> = {
       handle(ctx) {
         return {
           status: 200,
-          body: { bloqueadoCheque: 0, disponivel: ctx.state.disponivel, bloqueadoJudicialmente: 0, bloqueadoAdministrativo: 0, limite: 0 },
+          body: {
+            bloqueadoCheque: 0,
+            disponivel: ctx.state.disponivel,
+            bloqueadoJudicialmente: 0,
+            bloqueadoAdministrativo: 0,
+            limite: 0,
+          },
         };
       },
     },
@@ -236,10 +265,14 @@ export const inter: ProviderModel<InterState> = {
         const from = ctx.query.get('dataInicio');
         const to = ctx.query.get('dataFim');
         const date = /^\d{4}-\d{2}-\d{2}$/;
-        if (!from || !date.test(from)) return invalid('dataInicio', 'deve ser uma data (AAAA-MM-DD)', from ?? undefined);
+        if (!from || !date.test(from))
+          return invalid('dataInicio', 'deve ser uma data (AAAA-MM-DD)', from ?? undefined);
         if (!to || !date.test(to)) return invalid('dataFim', 'deve ser uma data (AAAA-MM-DD)', to ?? undefined);
         if (to < from) return invalid('dataFim', 'deve ser igual ou posterior a dataInicio', to);
-        return { status: 200, body: { transacoes: ctx.state.statement.filter((l) => l.dataEntrada >= from && l.dataEntrada <= to) } };
+        return {
+          status: 200,
+          body: { transacoes: ctx.state.statement.filter((l) => l.dataEntrada >= from && l.dataEntrada <= to) },
+        };
       },
     },
   ],

@@ -60,7 +60,8 @@ function cep(v: unknown): string | undefined {
 
 /** Weight of the shipment in kg, from `package`, `volumes` or `products`. */
 function weightOf(b: Record<string, unknown>): number | undefined {
-  const one = (p: unknown): number => (isObject(p) && typeof p.weight === 'number' ? p.weight * (typeof p.quantity === 'number' ? p.quantity : 1) : NaN);
+  const one = (p: unknown): number =>
+    isObject(p) && typeof p.weight === 'number' ? p.weight * (typeof p.quantity === 'number' ? p.quantity : 1) : NaN;
   if (isObject(b.package)) return one(b.package);
   const list = Array.isArray(b.volumes) ? b.volumes : Array.isArray(b.products) ? b.products : undefined;
   if (!list || list.length === 0) return undefined;
@@ -70,7 +71,10 @@ function weightOf(b: Record<string, unknown>): number | undefined {
 /** Price grows with weight and with the distance between the CEPs' regions (their first digit). */
 function quote(service: Service, from: string, to: string, kg: number): { price: number; days: number } {
   const zones = Math.abs(Number(from[0]) - Number(to[0]));
-  return { price: round2(service.base + service.perKg * Math.ceil(kg) + zones * 2.35), days: service.days + Math.ceil(zones / 3) };
+  return {
+    price: round2(service.base + service.perKg * Math.ceil(kg) + zones * 2.35),
+    days: service.days + Math.ceil(zones / 3),
+  };
 }
 
 function ordersOf(body: unknown): string[] | Reply {
@@ -104,7 +108,13 @@ export const melhorenvio: ProviderModel<MeState> = {
         if (Object.keys(errors).length > 0) return invalid(errors);
         const wanted = typeof b.services === 'string' ? b.services.split(',').map(Number) : undefined;
         const body = SERVICES.filter((s) => !wanted || wanted.includes(s.id)).map((s) => {
-          if (s.id === 17 && kg! > 0.3) return { id: s.id, name: s.name, error: 'Peso excede o limite do serviço.', company: { ...s.company, picture: '' } };
+          if (s.id === 17 && kg! > 0.3)
+            return {
+              id: s.id,
+              name: s.name,
+              error: 'Peso excede o limite do serviço.',
+              company: { ...s.company, picture: '' },
+            };
           const q = quote(s, from!, to!, kg!);
           return {
             id: s.id,
@@ -168,9 +178,11 @@ export const melhorenvio: ProviderModel<MeState> = {
         const ids = ordersOf(ctx.body);
         if (!Array.isArray(ids)) return ids;
         const orders = ids.map((id) => ctx.state.orders.get(id));
-        if (orders.some((o) => !o || o.status !== 'pending')) return invalid({ orders: ['Um ou mais envios não estão no carrinho.'] });
+        if (orders.some((o) => !o || o.status !== 'pending'))
+          return invalid({ orders: ['Um ou mais envios não estão no carrinho.'] });
         const total = round2(orders.reduce((s, o) => s + o!.price, 0));
-        if (total > ctx.state.balance) return err(422, 'insufficient_funds', 'Saldo insuficiente para realizar a compra.');
+        if (total > ctx.state.balance)
+          return err(422, 'insufficient_funds', 'Saldo insuficiente para realizar a compra.');
         ctx.state.balance = round2(ctx.state.balance - total);
         const paidAt = new Date().toISOString();
         for (const o of orders) Object.assign(o!, { status: 'released', paid_at: paidAt });
@@ -227,7 +239,8 @@ export const melhorenvio: ProviderModel<MeState> = {
       handle(ctx) {
         const ids = ordersOf(ctx.body);
         if (!Array.isArray(ids)) return ids;
-        if (ids.some((id) => ctx.state.orders.get(id)?.status !== 'generated')) return err(422, 'not_generated', 'Etiqueta ainda não gerada.');
+        if (ids.some((id) => ctx.state.orders.get(id)?.status !== 'generated'))
+          return err(422, 'not_generated', 'Etiqueta ainda não gerada.');
         return { status: 200, body: { url: `${ctx.baseUrl}/imprimir/${randomBytes(6).toString('hex')}` } };
       },
     },
@@ -265,7 +278,9 @@ export const melhorenvio: ProviderModel<MeState> = {
       handle(ctx) {
         const q = (ctx.query.get('q') ?? '').trim();
         if (!q) return invalid({ q: ['O campo q é obrigatório.'] });
-        const found = [...ctx.state.orders.values()].filter((o) => [o.id, o.protocol, o.tracking, o.self_tracking].includes(q));
+        const found = [...ctx.state.orders.values()].filter((o) =>
+          [o.id, o.protocol, o.tracking, o.self_tracking].includes(q),
+        );
         return { status: 200, body: found };
       },
     },

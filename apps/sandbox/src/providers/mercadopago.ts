@@ -56,7 +56,10 @@ const TICKET_METHODS = ['bolbradesco', 'pec', 'oxxo'];
 const OXXO_MAX = 10_000;
 
 function err(status: number, code: string, message: string): Reply {
-  return { status, body: { message, error: code, status, cause: [{ code: status === 404 ? 2000 : 4000, description: message }] } };
+  return {
+    status,
+    body: { message, error: code, status, cause: [{ code: status === 404 ? 2000 : 4000, description: message }] },
+  };
 }
 
 function now(): string {
@@ -74,7 +77,9 @@ export const mercadopago: ProviderModel<MpState> = {
   conflictStatus: 409,
   error: err,
   unauthorized: (status) =>
-    status === 401 ? err(401, 'unauthorized', 'invalid access token') : err(403, 'forbidden', 'At least one policy returned UNAUTHORIZED.'),
+    status === 401
+      ? err(401, 'unauthorized', 'invalid access token')
+      : err(403, 'forbidden', 'At least one policy returned UNAUTHORIZED.'),
   createState: () => ({ nextId: 1_320_000_001, payments: new Map(), refunds: [], preferences: new Map() }),
   markPaid(state, paymentId) {
     const payment = state.payments.get(Number(paymentId));
@@ -90,7 +95,8 @@ export const mercadopago: ProviderModel<MpState> = {
       method: 'POST',
       path: '/v1/payments',
       handle(ctx) {
-        if (!ctx.headers['x-idempotency-key']) return err(400, 'bad_request', 'Header X-Idempotency-Key can not be null');
+        if (!ctx.headers['x-idempotency-key'])
+          return err(400, 'bad_request', 'Header X-Idempotency-Key can not be null');
         const b = isObject(ctx.body) ? ctx.body : {};
         if (typeof b.transaction_amount !== 'number' || !(b.transaction_amount > 0))
           return err(400, 'bad_request', 'transaction_amount must be a positive number');
@@ -98,9 +104,11 @@ export const mercadopago: ProviderModel<MpState> = {
         if (typeof method !== 'string' || ![...CARD_METHODS, ...TICKET_METHODS, 'pix'].includes(method))
           return err(400, 'bad_request', 'Invalid payment_method_id');
         const payer = isObject(b.payer) ? b.payer : undefined;
-        if (!payer || typeof payer.email !== 'string' || !payer.email.includes('@')) return err(400, 'bad_request', 'payer.email must be a valid email');
+        if (!payer || typeof payer.email !== 'string' || !payer.email.includes('@'))
+          return err(400, 'bad_request', 'payer.email must be a valid email');
         const type = paymentTypeOf(method);
-        if (type.endsWith('_card') && typeof b.token !== 'string') return err(400, 'bad_request', 'Card token is required for card payments');
+        if (type.endsWith('_card') && typeof b.token !== 'string')
+          return err(400, 'bad_request', 'Card token is required for card payments');
         if (method === 'oxxo' && b.transaction_amount > OXXO_MAX)
           return err(400, 'bad_request', `transaction_amount exceeds the maximum of ${OXXO_MAX} MXN for oxxo`);
 
@@ -147,7 +155,10 @@ export const mercadopago: ProviderModel<MpState> = {
         if (method === 'oxxo') {
           const reference = String(payment.id).padStart(14, '0');
           Object.assign(payment, {
-            transaction_details: { external_resource_url: `${ctx.baseUrl}/payments/${payment.id}/ticket`, payment_method_reference_id: reference },
+            transaction_details: {
+              external_resource_url: `${ctx.baseUrl}/payments/${payment.id}/ticket`,
+              payment_method_reference_id: reference,
+            },
             barcode: { content: `9800${reference}` },
           });
         }
@@ -165,8 +176,13 @@ export const mercadopago: ProviderModel<MpState> = {
         const status = ctx.query.get('status');
         const offset = Math.max(0, Number(ctx.query.get('offset') ?? 0) || 0);
         const limit = Math.min(1000, Math.max(1, Number(ctx.query.get('limit') ?? 30) || 30));
-        const all = [...ctx.state.payments.values()].filter((p) => (!ext || p.external_reference === ext) && (!status || p.status === status));
-        return { status: 200, body: { paging: { total: all.length, limit, offset }, results: all.slice(offset, offset + limit) } };
+        const all = [...ctx.state.payments.values()].filter(
+          (p) => (!ext || p.external_reference === ext) && (!status || p.status === status),
+        );
+        return {
+          status: 200,
+          body: { paging: { total: all.length, limit, offset }, results: all.slice(offset, offset + limit) },
+        };
       },
     },
     {
@@ -178,7 +194,9 @@ export const mercadopago: ProviderModel<MpState> = {
       handle(ctx) {
         const made = ctx.idempotentReply(ctx.params.key ?? '')?.body;
         const payment = isObject(made) ? ctx.state.payments.get(Number(made.id)) : undefined;
-        return payment ? { status: 200, body: payment } : err(404, 'not_found', 'No payment was created with this idempotency key');
+        return payment
+          ? { status: 200, body: payment }
+          : err(404, 'not_found', 'No payment was created with this idempotency key');
       },
     },
     {
@@ -199,12 +217,20 @@ export const mercadopago: ProviderModel<MpState> = {
       handle(ctx) {
         const payment = ctx.state.payments.get(Number(ctx.params.id));
         if (!payment) return err(404, 'not_found', 'Payment not found');
-        if (payment.status !== 'approved') return err(400, 'bad_request', `Payment with status ${payment.status} cannot be refunded`);
+        if (payment.status !== 'approved')
+          return err(400, 'bad_request', `Payment with status ${payment.status} cannot be refunded`);
         const b = isObject(ctx.body) ? ctx.body : {};
         const remaining = round2(payment.transaction_amount - payment.transaction_amount_refunded);
         const amount = b.amount === undefined ? remaining : b.amount;
-        if (typeof amount !== 'number' || !(amount > 0) || amount > remaining) return err(400, 'bad_request', 'Invalid refund amount');
-        const refund: Refund = { id: ctx.state.nextId++, payment_id: payment.id, amount: round2(amount), status: 'approved', date_created: now() };
+        if (typeof amount !== 'number' || !(amount > 0) || amount > remaining)
+          return err(400, 'bad_request', 'Invalid refund amount');
+        const refund: Refund = {
+          id: ctx.state.nextId++,
+          payment_id: payment.id,
+          amount: round2(amount),
+          status: 'approved',
+          date_created: now(),
+        };
         ctx.state.refunds.push(refund);
         payment.transaction_amount_refunded = round2(payment.transaction_amount_refunded + amount);
         if (payment.transaction_amount_refunded === payment.transaction_amount) {
@@ -225,20 +251,30 @@ export const mercadopago: ProviderModel<MpState> = {
       path: '/checkout/preferences',
       handle(ctx) {
         const b = isObject(ctx.body) ? ctx.body : {};
-        if (!Array.isArray(b.items) || b.items.length === 0) return err(400, 'invalid_items', 'items must be a non-empty array');
+        if (!Array.isArray(b.items) || b.items.length === 0)
+          return err(400, 'invalid_items', 'items must be a non-empty array');
         const currencies = new Set<string>();
         const items: Record<string, unknown>[] = [];
         for (const [i, raw] of b.items.entries()) {
           const item = isObject(raw) ? raw : {};
-          if (typeof item.title !== 'string' || !item.title) return err(400, 'invalid_items', `items[${i}].title is required`);
+          if (typeof item.title !== 'string' || !item.title)
+            return err(400, 'invalid_items', `items[${i}].title is required`);
           if (typeof item.quantity !== 'number' || !Number.isInteger(item.quantity) || item.quantity < 1)
             return err(400, 'invalid_items', `items[${i}].quantity must be a positive integer`);
           if (typeof item.unit_price !== 'number' || !(item.unit_price > 0))
             return err(400, 'invalid_items', `items[${i}].unit_price must be a positive number`);
           const currency = typeof item.currency_id === 'string' ? item.currency_id : 'BRL';
-          if (!PREFERENCE_CURRENCIES.includes(currency)) return err(400, 'invalid_items', `items[${i}].currency_id ${currency} is not accepted`);
+          if (!PREFERENCE_CURRENCIES.includes(currency))
+            return err(400, 'invalid_items', `items[${i}].currency_id ${currency} is not accepted`);
           currencies.add(currency);
-          items.push({ id: typeof item.id === 'string' ? item.id : '', category_id: '', description: '', picture_url: '', ...item, currency_id: currency });
+          items.push({
+            id: typeof item.id === 'string' ? item.id : '',
+            category_id: '',
+            description: '',
+            picture_url: '',
+            ...item,
+            currency_id: currency,
+          });
         }
         if (currencies.size > 1) return err(400, 'invalid_items', 'all items must have the same currency_id');
         const methods = isObject(b.payment_methods) ? b.payment_methods : {};
@@ -246,7 +282,8 @@ export const mercadopago: ProviderModel<MpState> = {
         for (const e of excluded)
           if (!isObject(e) || typeof e.id !== 'string' || !PAYMENT_TYPES.includes(e.id))
             return err(400, 'invalid_payment_methods', 'excluded_payment_types has an unknown id');
-        if (excluded.length >= PAYMENT_TYPES.length) return err(400, 'invalid_payment_methods', 'at least one payment type must remain');
+        if (excluded.length >= PAYMENT_TYPES.length)
+          return err(400, 'invalid_payment_methods', 'at least one payment type must remain');
         const id = `${COLLECTOR_ID}-${randomUUID()}`;
         const link = `${ctx.baseUrl}/checkout/v1/redirect?pref_id=${id}`;
         const preference: Record<string, unknown> = {
@@ -270,7 +307,9 @@ export const mercadopago: ProviderModel<MpState> = {
           payer: isObject(b.payer) ? b.payer : null,
           payment_methods: {
             default_payment_method_id: methods.default_payment_method_id ?? null,
-            excluded_payment_methods: Array.isArray(methods.excluded_payment_methods) ? methods.excluded_payment_methods : [],
+            excluded_payment_methods: Array.isArray(methods.excluded_payment_methods)
+              ? methods.excluded_payment_methods
+              : [],
             excluded_payment_types: excluded,
             installments: typeof methods.installments === 'number' ? methods.installments : null,
           },

@@ -47,7 +47,11 @@ function authorise(state: NfseState, inv: Invoice, baseUrl: string): void {
   if (inv.status !== 'processando_autorizacao') return;
   inv.status = 'autorizado';
   inv.numero = String(state.nextNumber++);
-  inv.codigo_verificacao = createHash('sha256').update(`${inv.ref}:${inv.numero}`).digest('hex').slice(0, 8).toUpperCase();
+  inv.codigo_verificacao = createHash('sha256')
+    .update(`${inv.ref}:${inv.numero}`)
+    .digest('hex')
+    .slice(0, 8)
+    .toUpperCase();
   inv.data_emissao = new Date().toISOString();
   inv.url = `${baseUrl}/notas_fiscais_servico/${encodeURIComponent(inv.ref)}`;
   inv.url_danfse = `${baseUrl}/arquivos/nfse/${encodeURIComponent(inv.ref)}.pdf`;
@@ -59,7 +63,8 @@ export const nfse: ProviderModel<NfseState> = {
   // Focus answers a reused ref with 422 rather than 409.
   conflictStatus: 422,
   error: err,
-  unauthorized: (status) => err(status, 'permissao_negada', 'Token de acesso inválido ou sem permissão para este recurso'),
+  unauthorized: (status) =>
+    err(status, 'permissao_negada', 'Token de acesso inválido ou sem permissão para este recurso'),
   createState: () => ({ nextNumber: 1, invoices: new Map() }),
   routes: [
     {
@@ -69,7 +74,8 @@ export const nfse: ProviderModel<NfseState> = {
       naturalKey: ({ query }) => refOf(query),
       handle(ctx) {
         const ref = refOf(ctx.query);
-        if (!ref || !/^[A-Za-z0-9_-]{1,50}$/.test(ref)) return err(400, 'requisicao_invalida', 'Parâmetro ref não informado ou inválido');
+        if (!ref || !/^[A-Za-z0-9_-]{1,50}$/.test(ref))
+          return err(400, 'requisicao_invalida', 'Parâmetro ref não informado ou inválido');
         if (ctx.state.invoices.has(ref)) return err(422, 'nfe_ja_existe', `Já existe uma nota com a referência ${ref}`);
         const b = isObject(ctx.body) ? ctx.body : {};
         const prestador = isObject(b.prestador) ? b.prestador : {};
@@ -77,10 +83,12 @@ export const nfse: ProviderModel<NfseState> = {
         const servico = isObject(b.servico) ? b.servico : {};
         const cnpj = digits(prestador.cnpj);
         if (cnpj.length !== 14) return err(422, 'requisicao_invalida', 'prestador.cnpj deve ter 14 dígitos');
-        if (digits(tomador.cpf).length !== 11 && digits(tomador.cnpj).length !== 14) return err(422, 'requisicao_invalida', 'tomador: informe cpf ou cnpj');
+        if (digits(tomador.cpf).length !== 11 && digits(tomador.cnpj).length !== 14)
+          return err(422, 'requisicao_invalida', 'tomador: informe cpf ou cnpj');
         if (typeof servico.valor_servicos !== 'number' || !(servico.valor_servicos > 0))
           return err(422, 'requisicao_invalida', 'servico.valor_servicos deve ser maior que zero');
-        if (typeof servico.discriminacao !== 'string' || !servico.discriminacao) return err(422, 'requisicao_invalida', 'servico.discriminacao não informada');
+        if (typeof servico.discriminacao !== 'string' || !servico.discriminacao)
+          return err(422, 'requisicao_invalida', 'servico.discriminacao não informada');
         const invoice: Invoice = {
           cnpj_prestador: cnpj,
           ref,

@@ -40,7 +40,10 @@ export const OPENPAY_SANDBOX_BALANCE = 100_000;
 
 function err(status: number, code: number, description: string): Reply {
   const category = status >= 500 ? 'internal' : status === 402 ? 'gateway' : 'request';
-  return { status, body: { category, error_code: code, description, http_code: status, request_id: randomBytes(16).toString('hex') } };
+  return {
+    status,
+    body: { category, error_code: code, description, http_code: status, request_id: randomBytes(16).toString('hex') },
+  };
 }
 
 function id(): string {
@@ -85,7 +88,12 @@ export const openpay: ProviderModel<OpenpayState> = {
   idempotencyHeader: 'x-sandbox-idempotency-key',
   conflictStatus: 409,
   error: (status, _code, message) => err(status, status === 404 ? 1005 : status === 429 ? 3205 : 1000, message),
-  unauthorized: (status) => err(status, 1002, status === 401 ? 'The api key or merchant id are invalid' : 'The merchant is not allowed to use this resource'),
+  unauthorized: (status) =>
+    err(
+      status,
+      1002,
+      status === 401 ? 'The api key or merchant id are invalid' : 'The merchant is not allowed to use this resource',
+    ),
   createState: () => ({ balance: OPENPAY_SANDBOX_BALANCE, transactions: new Map(), orders: new Set() }),
   markPaid(state, txId) {
     const t = state.transactions.get(txId);
@@ -104,7 +112,8 @@ export const openpay: ProviderModel<OpenpayState> = {
         if (typeof b.description !== 'string' || !b.description) return err(400, 1001, 'description is required');
         const method = b.method;
         if (method === 'card') return err(412, 1001, 'source_id and device_session_id are required for card charges');
-        if (method !== 'bank_account' && method !== 'store') return err(400, 1001, 'method must be card, store or bank_account');
+        if (method !== 'bank_account' && method !== 'store')
+          return err(400, 1001, 'method must be card, store or bank_account');
         if (b.amount < 1) return err(400, 1001, 'The minimum amount is 1.00 MXN');
         if (method === 'store' && b.amount > STORE_MAX)
           return err(400, 1001, `The amount exceeds the maximum of ${STORE_MAX}.00 MXN allowed for store payments`);
@@ -124,8 +133,17 @@ export const openpay: ProviderModel<OpenpayState> = {
           creation_date: new Date().toISOString(),
           payment_method:
             method === 'bank_account'
-              ? { type: 'bank_transfer', bank: 'STP', clabe: '646180109400000000', name: id().toUpperCase().slice(0, 12) }
-              : { type: 'store', reference: `1010${randomBytes(6).toString('hex').toUpperCase()}`, barcode_url: `${ctx.baseUrl}/barcode/${id()}` },
+              ? {
+                  type: 'bank_transfer',
+                  bank: 'STP',
+                  clabe: '646180109400000000',
+                  name: id().toUpperCase().slice(0, 12),
+                }
+              : {
+                  type: 'store',
+                  reference: `1010${randomBytes(6).toString('hex').toUpperCase()}`,
+                  barcode_url: `${ctx.baseUrl}/barcode/${id()}`,
+                },
         };
         ctx.state.transactions.set(t.id, t);
         if (t.order_id) ctx.state.orders.add(t.order_id);
@@ -141,7 +159,9 @@ export const openpay: ProviderModel<OpenpayState> = {
       handle(ctx) {
         const orderId = ctx.query.get('order_id');
         const limit = Math.min(Number(ctx.query.get('limit') ?? 10) || 10, 100);
-        const list = [...ctx.state.transactions.values()].filter((t) => t.kind === 'charge' && (orderId === null || t.order_id === orderId));
+        const list = [...ctx.state.transactions.values()].filter(
+          (t) => t.kind === 'charge' && (orderId === null || t.order_id === orderId),
+        );
         return { status: 200, body: list.slice(-limit).reverse().map(view) };
       },
     },
@@ -151,7 +171,9 @@ export const openpay: ProviderModel<OpenpayState> = {
       path: '/v1/:merchant_id/charges/:transaction_id',
       handle(ctx) {
         const t = ctx.state.transactions.get(ctx.params.transaction_id!);
-        return t && t.kind === 'charge' ? { status: 200, body: view(t) } : err(404, 1005, "The requested resource doesn't exist");
+        return t && t.kind === 'charge'
+          ? { status: 200, body: view(t) }
+          : err(404, 1005, "The requested resource doesn't exist");
       },
     },
     {
@@ -164,11 +186,13 @@ export const openpay: ProviderModel<OpenpayState> = {
         if (typeof b.amount !== 'number' || !(b.amount > 0)) return err(400, 1001, 'amount must be greater than 0');
         const account = isObject(b.bank_account) ? b.bank_account : {};
         if (!clabeValid(account.clabe)) return err(400, 1001, 'The CLABE of the bank account is not valid');
-        if (typeof account.holder_name !== 'string' || !account.holder_name) return err(400, 1001, 'bank_account.holder_name is required');
+        if (typeof account.holder_name !== 'string' || !account.holder_name)
+          return err(400, 1001, 'bank_account.holder_name is required');
         const taken = orderTaken(ctx.state, b.order_id);
         if (taken) return taken;
         const amount = round2(b.amount);
-        if (amount > ctx.state.balance) return err(412, 4001, 'There are not enough funds in the account to make the payout');
+        if (amount > ctx.state.balance)
+          return err(412, 4001, 'There are not enough funds in the account to make the payout');
         ctx.state.balance = round2(ctx.state.balance - amount);
         const t: Transaction = {
           id: id(),

@@ -41,7 +41,13 @@ export function pixPayload(amount: number, merchant = 'ROTA SANDBOX', city = 'SA
  * A static Pix payload: the receiving key itself (not a URL) in field 26,
  * the amount only when it is fixed, so one code can be paid many times.
  */
-export function staticPixPayload(key: string, amount?: number, description?: string, merchant = 'ROTA SANDBOX', city = 'SAO PAULO'): string {
+export function staticPixPayload(
+  key: string,
+  amount?: number,
+  description?: string,
+  merchant = 'ROTA SANDBOX',
+  city = 'SAO PAULO',
+): string {
   const info = description ? field('02', description.slice(0, 40)) : '';
   const account = field('00', 'br.gov.bcb.pix') + field('01', key) + info;
   const body =
@@ -59,4 +65,5 @@ export function staticPixPayload(key: string, amount?: number, description?: str
 }
 
 /** A 1×1 PNG: the shape of a QR image field without drawing one. */
-export const PLACEHOLDER_PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+export const PLACEHOLDER_PNG_BASE64 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';

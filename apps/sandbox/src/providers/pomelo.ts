@@ -57,7 +57,8 @@ export const pomelo: ProviderModel<PomeloState> = {
   idempotencyHeader: 'x-idempotency-key',
   conflictStatus: 409,
   error: (status, _code, message) => err(status, message),
-  unauthorized: (status) => err(status, status === 401 ? 'Unauthorized: invalid or expired access token.' : 'Forbidden.'),
+  unauthorized: (status) =>
+    err(status, status === 401 ? 'Unauthorized: invalid or expired access token.' : 'Forbidden.'),
   createState: () => ({
     users: new Map([
       [
@@ -74,7 +75,10 @@ export const pomelo: ProviderModel<PomeloState> = {
       ],
     ]),
     affinityGroups: new Map([
-      [POMELO_SANDBOX_AFFINITY_GROUP, { id: POMELO_SANDBOX_AFFINITY_GROUP, name: 'Sandbox Prepaid', card_type_supported: ['VIRTUAL', 'PHYSICAL'] }],
+      [
+        POMELO_SANDBOX_AFFINITY_GROUP,
+        { id: POMELO_SANDBOX_AFFINITY_GROUP, name: 'Sandbox Prepaid', card_type_supported: ['VIRTUAL', 'PHYSICAL'] },
+      ],
     ]),
     cards: new Map(),
   }),
@@ -108,10 +112,12 @@ export const pomelo: ProviderModel<PomeloState> = {
       path: '/cards/v1',
       handle(ctx) {
         const b = isObject(ctx.body) ? ctx.body : {};
-        if (typeof b.user_id !== 'string' || !ctx.state.users.has(b.user_id)) return err(400, 'user_id does not name a user of this account.');
+        if (typeof b.user_id !== 'string' || !ctx.state.users.has(b.user_id))
+          return err(400, 'user_id does not name a user of this account.');
         if (typeof b.affinity_group_id !== 'string' || !ctx.state.affinityGroups.has(b.affinity_group_id))
           return err(400, 'affinity_group_id does not name an affinity group of this account.');
-        if (b.card_type !== 'VIRTUAL' && b.card_type !== 'PHYSICAL') return err(400, 'card_type must be VIRTUAL or PHYSICAL.');
+        if (b.card_type !== 'VIRTUAL' && b.card_type !== 'PHYSICAL')
+          return err(400, 'card_type must be VIRTUAL or PHYSICAL.');
         let address: Record<string, unknown> | null = null;
         if (b.card_type === 'PHYSICAL') {
           const given = b.address;
@@ -158,7 +164,9 @@ export const pomelo: ProviderModel<PomeloState> = {
         const status = ctx.query.get('filter[status]');
         const size = Math.min(100, Math.max(1, Number(ctx.query.get('page[size]') ?? 25) || 25));
         const number = Math.max(0, Number(ctx.query.get('page[number]') ?? 0) || 0);
-        const all = [...ctx.state.cards.values()].filter((c) => (!user || c.user_id === user) && (!status || c.status === status));
+        const all = [...ctx.state.cards.values()].filter(
+          (c) => (!user || c.user_id === user) && (!status || c.status === status),
+        );
         return {
           status: 200,
           body: {
@@ -176,9 +184,11 @@ export const pomelo: ProviderModel<PomeloState> = {
         const c = getCard(ctx);
         if (!('id' in c)) return c;
         const b = isObject(ctx.body) ? ctx.body : {};
-        if (b.status !== 'ACTIVE' && b.status !== 'BLOCKED' && b.status !== 'DISABLED') return err(400, 'status must be ACTIVE, BLOCKED or DISABLED.');
+        if (b.status !== 'ACTIVE' && b.status !== 'BLOCKED' && b.status !== 'DISABLED')
+          return err(400, 'status must be ACTIVE, BLOCKED or DISABLED.');
         if (c.status === 'DISABLED') return err(400, 'A disabled card cannot change status.');
-        if (b.status === 'ACTIVE' && c.status === 'CREATED') return err(400, 'A physical card is activated by its cardholder when it arrives.');
+        if (b.status === 'ACTIVE' && c.status === 'CREATED')
+          return err(400, 'A physical card is activated by its cardholder when it arrives.');
         if (b.status !== 'ACTIVE' && (typeof b.status_reason !== 'string' || !REASONS.includes(b.status_reason)))
           return err(400, `status_reason must be one of ${REASONS.join(', ')}.`);
         c.status = b.status;

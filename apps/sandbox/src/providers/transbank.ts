@@ -51,10 +51,13 @@ export const transbank: ProviderModel<TbkState> = {
         const b = isObject(ctx.body) ? ctx.body : {};
         if (typeof b.buy_order !== 'string' || b.buy_order.length === 0) return err(422, 'buy_order is required!');
         if (b.buy_order.length > 26) return err(422, 'buy_order is too long (maximum is 26 characters)');
-        if (typeof b.session_id !== 'string' || b.session_id.length === 0 || b.session_id.length > 61) return err(422, 'session_id is required!');
-        if (typeof b.amount !== 'number' || !Number.isInteger(b.amount)) return err(422, 'amount is not a valid number');
+        if (typeof b.session_id !== 'string' || b.session_id.length === 0 || b.session_id.length > 61)
+          return err(422, 'session_id is required!');
+        if (typeof b.amount !== 'number' || !Number.isInteger(b.amount))
+          return err(422, 'amount is not a valid number');
         if (b.amount < 50) return err(422, 'Invalid value for parameter: amount (the minimum amount is 50 CLP)');
-        if (typeof b.return_url !== 'string' || !/^https?:\/\//.test(b.return_url)) return err(422, 'return_url is required!');
+        if (typeof b.return_url !== 'string' || !/^https?:\/\//.test(b.return_url))
+          return err(422, 'return_url is required!');
         const tx: Tx = {
           token: `01ab${randomBytes(30).toString('hex')}`,
           buy_order: b.buy_order,

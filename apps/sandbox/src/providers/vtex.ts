@@ -47,7 +47,14 @@ interface Order {
   items: OrderItem[];
   clientProfileData: Record<string, unknown>;
   shippingData: Record<string, unknown>;
-  paymentData: { transactions: { isActive: boolean; transactionId: string; merchantName: string; payments: Record<string, unknown>[] }[] };
+  paymentData: {
+    transactions: {
+      isActive: boolean;
+      transactionId: string;
+      merchantName: string;
+      payments: Record<string, unknown>[];
+    }[];
+  };
   salesChannel: string;
   creationDate: string;
   lastChange: string;
@@ -76,7 +83,16 @@ export const VTEX_SANDBOX_SKUS: readonly Sku[] = [
   sku('7', 'Garrafa Térmica Inox 1 L', 'Casa Viva', '/Casa/Cozinha/', 89.9, 89.9, 30),
 ];
 
-function sku(id: string, name: string, brand: string, category: string, price: number, listPrice: number, stock: number, sellerId = '1'): Sku {
+function sku(
+  id: string,
+  name: string,
+  brand: string,
+  category: string,
+  price: number,
+  listPrice: number,
+  stock: number,
+  sellerId = '1',
+): Sku {
   return { itemId: id, productId: id, name, brand, category, price, listPrice, stock, sellerId };
 }
 
@@ -186,7 +202,8 @@ function readLines(state: VtexState, items: unknown): Line[] | Reply {
     lines.push({ sku: found, quantity, seller, ...(typeof raw.price === 'number' ? { price: raw.price } : {}) });
   }
   for (const line of lines)
-    if ((state.stock.get(line.sku.itemId) ?? 0) < line.quantity) return err(400, 'ORD027', `Item ${line.sku.name} sem estoque suficiente.`);
+    if ((state.stock.get(line.sku.itemId) ?? 0) < line.quantity)
+      return err(400, 'ORD027', `Item ${line.sku.name} sem estoque suficiente.`);
   return lines;
 }
 
@@ -195,7 +212,9 @@ function newId(): string {
 }
 
 function getOrder(ctx: RouteContext<VtexState>): Order | Reply {
-  return ctx.state.orders.get(ctx.params.orderId ?? '') ?? err(404, 'OMS003', `Pedido ${ctx.params.orderId} não encontrado.`);
+  return (
+    ctx.state.orders.get(ctx.params.orderId ?? '') ?? err(404, 'OMS003', `Pedido ${ctx.params.orderId} não encontrado.`)
+  );
 }
 
 export const vtex: ProviderModel<VtexState> = {
@@ -204,8 +223,14 @@ export const vtex: ProviderModel<VtexState> = {
   conflictStatus: 409,
   error: err,
   unauthorized: (status) =>
-    status === 401 ? err(401, 'CHK0401', 'Credenciais de aplicação inválidas (AppKey/AppToken).') : err(403, 'CHK0403', 'Acesso negado para este recurso.'),
-  createState: () => ({ nextOrder: 1, orders: new Map(), stock: new Map(VTEX_SANDBOX_SKUS.map((s) => [s.itemId, s.stock])) }),
+    status === 401
+      ? err(401, 'CHK0401', 'Credenciais de aplicação inválidas (AppKey/AppToken).')
+      : err(403, 'CHK0403', 'Acesso negado para este recurso.'),
+  createState: () => ({
+    nextOrder: 1,
+    orders: new Map(),
+    stock: new Map(VTEX_SANDBOX_SKUS.map((s) => [s.itemId, s.stock])),
+  }),
   markPaid(state, orderId) {
     const order = state.orders.get(orderId);
     if (!order || order.status !== 'payment-pending') return false;
@@ -226,7 +251,8 @@ export const vtex: ProviderModel<VtexState> = {
           .filter(Boolean);
         const from = Math.max(0, Number(ctx.query.get('_from') ?? 0) || 0);
         const to = Math.max(from, Number(ctx.query.get('_to') ?? from + 9) || 0);
-        if (to - from + 1 > 50) return err(400, 'CAT0050', 'O intervalo entre _from e _to deve ter no máximo 50 itens.');
+        if (to - from + 1 > 50)
+          return err(400, 'CAT0050', 'O intervalo entre _from e _to deve ter no máximo 50 itens.');
         const filters = ctx.query.getAll('fq');
         const found = VTEX_SANDBOX_SKUS.filter((s) => {
           const text = fold(`${s.name} ${s.brand} ${s.category}`);
@@ -247,7 +273,10 @@ export const vtex: ProviderModel<VtexState> = {
       handle(ctx) {
         const b = isObject(ctx.body) ? ctx.body : {};
         if (typeof b.country !== 'string' || !b.country) return err(400, 'CHK0010', 'Informe o país (country).');
-        const lines = readLines({ ...ctx.state, stock: new Map(VTEX_SANDBOX_SKUS.map((s) => [s.itemId, Number.MAX_SAFE_INTEGER])) }, b.items);
+        const lines = readLines(
+          { ...ctx.state, stock: new Map(VTEX_SANDBOX_SKUS.map((s) => [s.itemId, Number.MAX_SAFE_INTEGER])) },
+          b.items,
+        );
         if (!Array.isArray(lines)) return lines;
         const items = lines.map((l, i) => {
           const available = (ctx.state.stock.get(l.sku.itemId) ?? 0) >= l.quantity;
@@ -273,7 +302,10 @@ export const vtex: ProviderModel<VtexState> = {
             logisticsInfo: postal
               ? items.map((_, i) => ({
                   itemIndex: i,
-                  slas: SLAS.map((s) => ({ ...s, price: s.id === 'Normal' && itemsTotal >= FREE_SHIPPING_FROM ? 0 : s.price })),
+                  slas: SLAS.map((s) => ({
+                    ...s,
+                    price: s.id === 'Normal' && itemsTotal >= FREE_SHIPPING_FROM ? 0 : s.price,
+                  })),
                 }))
               : [],
             totals: [{ id: 'Items', name: 'Total dos Itens', value: itemsTotal }],
@@ -298,7 +330,8 @@ export const vtex: ProviderModel<VtexState> = {
         const shipping = isObject(b.shippingData) ? b.shippingData : {};
         const address = isObject(shipping.address) ? shipping.address : undefined;
         const postal = address && typeof address.postalCode === 'string' ? address.postalCode.replace(/\D/g, '') : '';
-        if (postal.length !== 8) return err(400, 'CHK0030', 'Informe um CEP de entrega válido (shippingData.address.postalCode).');
+        if (postal.length !== 8)
+          return err(400, 'CHK0030', 'Informe um CEP de entrega válido (shippingData.address.postalCode).');
         const logistics = Array.isArray(shipping.logisticsInfo) ? shipping.logisticsInfo.filter(isObject) : [];
         const slaId = typeof logistics[0]?.selectedSla === 'string' ? logistics[0].selectedSla : 'Normal';
         const sla = SLAS.find((s) => s.id === slaId);
@@ -306,11 +339,23 @@ export const vtex: ProviderModel<VtexState> = {
         const itemsTotal = lines.reduce((s, l) => s + cents(l.sku.price) * l.quantity, 0);
         const shippingTotal = sla.id === 'Normal' && itemsTotal >= FREE_SHIPPING_FROM ? 0 : sla.price;
         const value = itemsTotal + shippingTotal;
-        const payment = isObject(b.paymentData) && Array.isArray(b.paymentData.payments) ? b.paymentData.payments.find(isObject) : undefined;
+        const payment =
+          isObject(b.paymentData) && Array.isArray(b.paymentData.payments)
+            ? b.paymentData.payments.find(isObject)
+            : undefined;
         const paymentSystem = payment?.paymentSystem === undefined ? PIX : String(payment.paymentSystem);
-        if (paymentSystem !== PIX) return err(400, 'CHK0040', `A forma de pagamento ${paymentSystem} não está disponível nesta loja; use Pix (${PIX}).`);
+        if (paymentSystem !== PIX)
+          return err(
+            400,
+            'CHK0040',
+            `A forma de pagamento ${paymentSystem} não está disponível nesta loja; use Pix (${PIX}).`,
+          );
         if (payment?.value !== undefined && payment.value !== value)
-          return err(400, 'CHK0041', `O valor do pagamento (${String(payment.value)}) difere do total do pedido (${value}).`);
+          return err(
+            400,
+            'CHK0041',
+            `O valor do pagamento (${String(payment.value)}) difere do total do pedido (${value}).`,
+          );
 
         const group = String(1_500_000_000_000 + ctx.state.nextOrder++);
         const orderId = `${group}-01`;
@@ -385,7 +430,12 @@ export const vtex: ProviderModel<VtexState> = {
             orderForm: null,
             transactionData: {
               merchantTransactions: [
-                { id: ACCOUNT.toUpperCase(), transactionId, merchantName: ACCOUNT.toUpperCase(), payments: order.paymentData.transactions[0]!.payments },
+                {
+                  id: ACCOUNT.toUpperCase(),
+                  transactionId,
+                  merchantName: ACCOUNT.toUpperCase(),
+                  payments: order.paymentData.transactions[0]!.payments,
+                },
               ],
               receiverUri: `${ctx.baseUrl}/split/${group}/payments`,
               gatewayCallbackTemplatePath: `/checkout/gatewayCallback/${group}/{messageCode}`,
@@ -412,7 +462,9 @@ export const vtex: ProviderModel<VtexState> = {
         const status = ctx.query.get('f_status');
         const perPage = Math.min(100, Math.max(1, Number(ctx.query.get('per_page') ?? 15) || 15));
         const page = Math.max(1, Number(ctx.query.get('page') ?? 1) || 1);
-        const all = [...ctx.state.orders.values()].filter((o) => !status || status.split(',').includes(o.status)).reverse();
+        const all = [...ctx.state.orders.values()]
+          .filter((o) => !status || status.split(',').includes(o.status))
+          .reverse();
         const list = all.slice((page - 1) * perPage, page * perPage).map((o) => ({
           orderId: o.orderId,
           creationDate: o.creationDate,
@@ -422,7 +474,13 @@ export const vtex: ProviderModel<VtexState> = {
           statusDescription: o.statusDescription,
           paymentNames: 'Pix',
         }));
-        return { status: 200, body: { list, paging: { total: all.length, pages: Math.ceil(all.length / perPage), currentPage: page, perPage } } };
+        return {
+          status: 200,
+          body: {
+            list,
+            paging: { total: all.length, pages: Math.ceil(all.length / perPage), currentPage: page, perPage },
+          },
+        };
       },
     },
     {

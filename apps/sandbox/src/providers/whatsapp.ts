@@ -17,7 +17,10 @@ interface WhatsAppState {
 function err(status: number, code: string, message: string): Reply {
   const type = status === 401 || status === 403 ? 'OAuthException' : 'GraphMethodException';
   const numeric = status === 401 ? 190 : status === 429 ? 4 : /^\d+$/.test(code) ? Number(code) : 100;
-  return { status, body: { error: { message, type, code: numeric, fbtrace_id: randomBytes(8).toString('base64url') } } };
+  return {
+    status,
+    body: { error: { message, type, code: numeric, fbtrace_id: randomBytes(8).toString('base64url') } },
+  };
 }
 
 /** Built per configured prefix, since the account's phone number ids are config. */
@@ -31,7 +34,9 @@ export function whatsapp(phoneNumberIds: string[]): ProviderModel<WhatsAppState>
       err(
         status,
         status === 401 ? '190' : '10',
-        status === 401 ? 'Invalid OAuth access token - Cannot parse access token' : '(#10) Application does not have permission for this action',
+        status === 401
+          ? 'Invalid OAuth access token - Cannot parse access token'
+          : '(#10) Application does not have permission for this action',
       ),
     createState: () => ({ phoneNumberIds, messages: new Map() }),
     routes: [
@@ -50,24 +55,36 @@ export function whatsapp(phoneNumberIds: string[]): ProviderModel<WhatsAppState>
             );
           }
           const b = isObject(ctx.body) ? ctx.body : {};
-          if (b.messaging_product !== 'whatsapp') return err(400, '100', '(#100) The parameter messaging_product is required.');
+          if (b.messaging_product !== 'whatsapp')
+            return err(400, '100', '(#100) The parameter messaging_product is required.');
           const to = typeof b.to === 'string' ? b.to.replace(/\D/g, '') : '';
           if (to.length < 8 || to.length > 15) return err(400, '131009', '(#131009) Parameter value is not valid: to');
           let templateName: string | undefined;
           if (b.type === 'template') {
             const t = isObject(b.template) ? b.template : {};
             const lang = isObject(t.language) ? t.language : {};
-            if (typeof t.name !== 'string' || !t.name) return err(400, '100', "(#100) Param template['name'] is required.");
-            if (typeof lang.code !== 'string' || !lang.code) return err(400, '100', "(#100) Param template['language']['code'] is required.");
+            if (typeof t.name !== 'string' || !t.name)
+              return err(400, '100', "(#100) Param template['name'] is required.");
+            if (typeof lang.code !== 'string' || !lang.code)
+              return err(400, '100', "(#100) Param template['language']['code'] is required.");
             templateName = t.name;
           } else if (b.type === 'text' || b.type === undefined) {
             const text = isObject(b.text) ? b.text : {};
-            if (typeof text.body !== 'string' || !text.body) return err(400, '100', "(#100) Param text['body'] is required.");
+            if (typeof text.body !== 'string' || !text.body)
+              return err(400, '100', "(#100) Param text['body'] is required.");
           } else {
-            return err(400, '100', `(#100) Param type must be one of {TEMPLATE, TEXT} in the sandbox, got ${String(b.type)}.`);
+            return err(
+              400,
+              '100',
+              `(#100) Param type must be one of {TEMPLATE, TEXT} in the sandbox, got ${String(b.type)}.`,
+            );
           }
           const messageId = `wamid.${Buffer.from(`sandbox:${to}:${randomBytes(9).toString('hex')}`).toString('base64')}`;
-          ctx.state.messages.set(messageId, { to, type: String(b.type ?? 'text'), ...(templateName ? { template: templateName } : {}) });
+          ctx.state.messages.set(messageId, {
+            to,
+            type: String(b.type ?? 'text'),
+            ...(templateName ? { template: templateName } : {}),
+          });
           ctx.created('messages');
           return {
             status: 200,

@@ -76,7 +76,9 @@ export const wise: ProviderModel<WiseState> = {
   conflictStatus: 409,
   error: (status, code, message) => err(status, code, message),
   unauthorized: (status) =>
-    status === 401 ? err(401, 'invalid_token', 'Invalid token') : err(403, 'forbidden', 'You are not authorized to access this resource'),
+    status === 401
+      ? err(401, 'invalid_token', 'Invalid token')
+      : err(403, 'forbidden', 'You are not authorized to access this resource'),
   createState: () => ({
     balances: { ...WISE_SANDBOX_BALANCES },
     quotes: new Map(),
@@ -94,11 +96,19 @@ export const wise: ProviderModel<WiseState> = {
         const b = isObject(ctx.body) ? ctx.body : {};
         const source = b.sourceCurrency;
         const target = b.targetCurrency;
-        if (typeof source !== 'string' || typeof target !== 'string') return err(400, 'NotNull', 'sourceCurrency and targetCurrency are required');
-        if (source !== target) return err(422, 'error.route.not.supported', `Conversion from ${source} to ${target} is not available in the sandbox`);
+        if (typeof source !== 'string' || typeof target !== 'string')
+          return err(400, 'NotNull', 'sourceCurrency and targetCurrency are required');
+        if (source !== target)
+          return err(
+            422,
+            'error.route.not.supported',
+            `Conversion from ${source} to ${target} is not available in the sandbox`,
+          );
         const amount = typeof b.targetAmount === 'number' ? b.targetAmount : b.sourceAmount;
-        if (typeof amount !== 'number' || !(amount > 0)) return err(400, 'NotNull', 'sourceAmount or targetAmount is required', 'targetAmount');
-        if (amount < 1) return err(422, 'error.amount.too.low', `The minimum amount to send is 1.00 ${target}`, 'targetAmount');
+        if (typeof amount !== 'number' || !(amount > 0))
+          return err(400, 'NotNull', 'sourceAmount or targetAmount is required', 'targetAmount');
+        if (amount < 1)
+          return err(422, 'error.amount.too.low', `The minimum amount to send is 1.00 ${target}`, 'targetAmount');
         const fee = round2(Math.max(10, amount * 0.005));
         const q: Quote = {
           id: randomUUID(),
@@ -111,7 +121,15 @@ export const wise: ProviderModel<WiseState> = {
           createdTime: new Date().toISOString(),
         };
         ctx.state.quotes.set(q.id, q);
-        return { status: 200, body: { ...q, profile: Number(ctx.params.profileId) || ctx.params.profileId, rateType: 'FIXED', payOut: 'BANK_TRANSFER' } };
+        return {
+          status: 200,
+          body: {
+            ...q,
+            profile: Number(ctx.params.profileId) || ctx.params.profileId,
+            rateType: 'FIXED',
+            payOut: 'BANK_TRANSFER',
+          },
+        };
       },
     },
     {
@@ -123,8 +141,16 @@ export const wise: ProviderModel<WiseState> = {
         if (typeof b.accountHolderName !== 'string' || b.accountHolderName.trim().split(/\s+/).length < 2)
           return err(422, 'NOT_VALID', "Please enter the recipient's first and last name.", 'accountHolderName');
         const details = isObject(b.details) ? b.details : {};
-        if (b.currency === 'MXN' && !clabeValid(details.clabe)) return err(422, 'NOT_VALID', 'Please specify a valid CLABE.', 'clabe');
-        const account = { id: ctx.state.nextId++, currency: b.currency, type: b.type, accountHolderName: b.accountHolderName, details, active: true };
+        if (b.currency === 'MXN' && !clabeValid(details.clabe))
+          return err(422, 'NOT_VALID', 'Please specify a valid CLABE.', 'clabe');
+        const account = {
+          id: ctx.state.nextId++,
+          currency: b.currency,
+          type: b.type,
+          accountHolderName: b.accountHolderName,
+          details,
+          active: true,
+        };
         ctx.state.accounts.set(account.id, account);
         return { status: 200, body: account };
       },
@@ -175,12 +201,23 @@ export const wise: ProviderModel<WiseState> = {
         if (t.funded) return err(409, 'transfer.already.funded', 'This transfer has already been funded');
         const balance = ctx.state.balances[t.sourceCurrency] ?? 0;
         if (balance < t.sourceValue)
-          return { status: 200, body: { type: 'BALANCE', status: 'REJECTED', errorCode: 'transfer.insufficient_funds', balanceTransactionId: null } };
+          return {
+            status: 200,
+            body: {
+              type: 'BALANCE',
+              status: 'REJECTED',
+              errorCode: 'transfer.insufficient_funds',
+              balanceTransactionId: null,
+            },
+          };
         ctx.state.balances[t.sourceCurrency] = round2(balance - t.sourceValue);
         t.funded = true;
         t.status = 'processing';
         ctx.created('transfers');
-        return { status: 201, body: { type: 'BALANCE', status: 'COMPLETED', errorCode: null, balanceTransactionId: ctx.state.nextId++ } };
+        return {
+          status: 201,
+          body: { type: 'BALANCE', status: 'COMPLETED', errorCode: null, balanceTransactionId: ctx.state.nextId++ },
+        };
       },
     },
     {

@@ -40,7 +40,10 @@ export const wompi: ProviderModel<WompiState> = {
   idempotencyHeader: 'x-sandbox-idempotency-key',
   conflictStatus: 409,
   error: (status, code, message) => ({ status, body: { error: { type: code.toUpperCase(), reason: message } } }),
-  unauthorized: (status) => ({ status, body: { error: { type: 'INVALID_ACCESS_TOKEN', reason: 'Se esperaba una llave privada válida' } } }),
+  unauthorized: (status) => ({
+    status,
+    body: { error: { type: 'INVALID_ACCESS_TOKEN', reason: 'Se esperaba una llave privada válida' } },
+  }),
   createState: () => ({ links: new Map() }),
   routes: [
     {
@@ -55,7 +58,10 @@ export const wompi: ProviderModel<WompiState> = {
         if (typeof b.single_use !== 'boolean') problems.single_use = ['Debe ser un booleano'];
         if (typeof b.collect_shipping !== 'boolean') problems.collect_shipping = ['Debe ser un booleano'];
         if (b.currency !== undefined && b.currency !== 'COP') problems.currency = ['La moneda debe ser COP'];
-        if (b.amount_in_cents !== undefined && (typeof b.amount_in_cents !== 'number' || !Number.isInteger(b.amount_in_cents)))
+        if (
+          b.amount_in_cents !== undefined &&
+          (typeof b.amount_in_cents !== 'number' || !Number.isInteger(b.amount_in_cents))
+        )
           problems.amount_in_cents = ['Debe ser un entero'];
         else if (typeof b.amount_in_cents === 'number' && b.amount_in_cents < MIN_CENTS)
           problems.amount_in_cents = ['El monto mínimo es de 1500 pesos (amount minimum 150000 cents)'];

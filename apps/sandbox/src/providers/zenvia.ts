@@ -13,7 +13,12 @@ interface ZenviaState {
   sent: number;
 }
 
-function err(status: number, code: string, message: string, details: { code: string; path: string; message: string }[] = []): Reply {
+function err(
+  status: number,
+  code: string,
+  message: string,
+  details: { code: string; path: string; message: string }[] = [],
+): Reply {
   return { status, body: { code, message, details } };
 }
 
@@ -31,17 +36,27 @@ export const zenvia: ProviderModel<ZenviaState> = {
       handle(ctx) {
         const b = isObject(ctx.body) ? ctx.body : {};
         if (typeof b.from !== 'string' || !b.from)
-          return err(400, 'VALIDATION_ERROR', 'Validation error', [{ code: 'REQUIRED', path: 'from', message: 'from is required' }]);
+          return err(400, 'VALIDATION_ERROR', 'Validation error', [
+            { code: 'REQUIRED', path: 'from', message: 'from is required' },
+          ]);
         if (typeof b.to !== 'string' || !/^\d{10,15}$/.test(b.to))
-          return err(400, 'VALIDATION_ERROR', 'Validation error', [{ code: 'INVALID', path: 'to', message: 'The recipient phone number is not valid' }]);
+          return err(400, 'VALIDATION_ERROR', 'Validation error', [
+            { code: 'INVALID', path: 'to', message: 'The recipient phone number is not valid' },
+          ]);
         const contents = Array.isArray(b.contents) ? b.contents : [];
         const first = contents[0];
         if (!isObject(first))
-          return err(400, 'VALIDATION_ERROR', 'Validation error', [{ code: 'REQUIRED', path: 'contents', message: 'contents is required' }]);
+          return err(400, 'VALIDATION_ERROR', 'Validation error', [
+            { code: 'REQUIRED', path: 'contents', message: 'contents is required' },
+          ]);
         if (first.type === 'text' && (typeof first.text !== 'string' || !first.text))
-          return err(400, 'VALIDATION_ERROR', 'Validation error', [{ code: 'REQUIRED', path: 'contents[0].text', message: 'text is required' }]);
+          return err(400, 'VALIDATION_ERROR', 'Validation error', [
+            { code: 'REQUIRED', path: 'contents[0].text', message: 'text is required' },
+          ]);
         if (first.type === 'template' && (typeof first.templateId !== 'string' || !first.templateId))
-          return err(400, 'VALIDATION_ERROR', 'Validation error', [{ code: 'REQUIRED', path: 'contents[0].templateId', message: 'templateId is required' }]);
+          return err(400, 'VALIDATION_ERROR', 'Validation error', [
+            { code: 'REQUIRED', path: 'contents[0].templateId', message: 'templateId is required' },
+          ]);
         if (first.type !== 'text' && first.type !== 'template' && first.type !== 'file')
           return err(400, 'VALIDATION_ERROR', 'Validation error', [
             { code: 'INVALID', path: 'contents[0].type', message: 'The content type is not supported' },
@@ -50,7 +65,15 @@ export const zenvia: ProviderModel<ZenviaState> = {
         ctx.created('messages');
         return {
           status: 200,
-          body: { id: randomUUID(), from: b.from, to: b.to, direction: 'OUT', channel: 'whatsapp', contents, timestamp: new Date().toISOString() },
+          body: {
+            id: randomUUID(),
+            from: b.from,
+            to: b.to,
+            direction: 'OUT',
+            channel: 'whatsapp',
+            contents,
+            timestamp: new Date().toISOString(),
+          },
         };
       },
     },

@@ -19,7 +19,9 @@ export class CatalogController {
   constructor(private readonly catalog: CatalogService) {}
 
   @MessagePattern('search.catalog.providers')
-  providers(@Payload(new ZodPipe(ProvidersListCommand, 'invalid_query')) cmd: ProvidersListCommand): Promise<ProvidersList> {
+  providers(
+    @Payload(new ZodPipe(ProvidersListCommand, 'invalid_query')) cmd: ProvidersListCommand,
+  ): Promise<ProvidersList> {
     return this.catalog.providers(cmd);
   }
 

@@ -36,7 +36,8 @@ describe('CatalogService imports from URLs', () => {
     service = new CatalogService({
       repo: new CatalogRepository(db.prisma),
       model: LOCAL_EMBEDDING_MODEL,
-      importer: (doc, opts) => importAndRequestSweep(db.prisma, { requestSweep: async () => void sweeps.push(1) }, doc, opts),
+      importer: (doc, opts) =>
+        importAndRequestSweep(db.prisma, { requestSweep: async () => void sweeps.push(1) }, doc, opts),
       queueCounts: async () => ({ waiting: 0, active: 0, delayed: 0, failed: 0 }),
       fetchText: (url) => fetchCatalogText(url, policy),
       listMcpTools: (url) => listMcpTools(url, policy),
@@ -54,15 +55,24 @@ describe('CatalogService imports from URLs', () => {
   });
 
   it('lists a live MCP server into a known provider', async () => {
-    const res = await service.import({ source: { kind: 'mcp', url: mcp.url }, server: 'pixpay', prune: false, owner: 'catalog' });
+    const res = await service.import({
+      source: { kind: 'mcp', url: mcp.url },
+      server: 'pixpay',
+      prune: false,
+      owner: 'catalog',
+    });
     expect(res.tools.created).toBe(1);
     const tenant = { org_id: 'org_dev', project_id: 'proj_dev', environment: 'live' as const };
-    const tools = await requestContext.run({ requestId: 'test', tenant }, () => service.tools({ server_id: 'pixpay', limit: 50 }));
+    const tools = await requestContext.run({ requestId: 'test', tenant }, () =>
+      service.tools({ server_id: 'pixpay', limit: 50 }),
+    );
     expect(tools.tools.map((t) => t.name)).toContain('extra_from_mcp');
   });
 
   it('turns a missing file into a 400 naming the URL', async () => {
-    const err = await service.import({ source: { kind: 'url', url: `${base}/nope.json` }, prune: false, owner: 'catalog' }).catch((e: unknown) => e);
+    const err = await service
+      .import({ source: { kind: 'url', url: `${base}/nope.json` }, prune: false, owner: 'catalog' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect(err).toMatchObject({ code: 'invalid_body', message: expect.stringMatching(/answered HTTP 404/) });
   });

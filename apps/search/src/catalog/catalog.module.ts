@@ -1,5 +1,12 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { CatalogQueue, currentEmbeddingModel, fetchCatalogText, importAndRequestSweep, listMcpTools, type EmbedderEnv } from '@rota/catalog';
+import {
+  CatalogQueue,
+  currentEmbeddingModel,
+  fetchCatalogText,
+  importAndRequestSweep,
+  listMcpTools,
+  type EmbedderEnv,
+} from '@rota/catalog';
 import { CatalogRepository } from '@rota/catalog/repository';
 import type { PrismaClient } from '@rota/db';
 import { InfraLifecycle, PRISMA, type BaseConfig } from '@rota/service-kit';

@@ -51,7 +51,12 @@ export class CatalogService {
     });
     const page = rows.slice(0, cmd.limit);
     const more = rows.length > cmd.limit;
-    return { total, filtered, servers: page, next_cursor: more ? encodeCursor({ a: page[page.length - 1]!.id }) : null };
+    return {
+      total,
+      filtered,
+      servers: page,
+      next_cursor: more ? encodeCursor({ a: page[page.length - 1]!.id }) : null,
+    };
   }
 
   async tools(cmd: ServerToolsCommand): Promise<ServerToolsList> {
@@ -95,7 +100,8 @@ export class CatalogService {
       tools: counts.tools,
       embedded: counts.embedded,
       stale,
-      coverage: Math.round(coverage * 10_000) / 10_000 === 1 && stale > 0 ? 0.9999 : Math.round(coverage * 10_000) / 10_000,
+      coverage:
+        Math.round(coverage * 10_000) / 10_000 === 1 && stale > 0 ? 0.9999 : Math.round(coverage * 10_000) / 10_000,
       vector_search: stale === 0 ? 'complete' : 'partial',
       vector_index: indexed ? 'ready' : 'missing',
       queued_jobs: jobs ? jobs.waiting + jobs.active + jobs.delayed : 0,
@@ -123,7 +129,10 @@ export class CatalogService {
           doc = parseCatalogText(await this.deps.fetchText(cmd.source.url), opts);
           break;
         case 'mcp':
-          if (!cmd.server) throw new CatalogFormatError([{ path: 'server', message: 'a live MCP import needs ?server=<id> of a known provider' }]);
+          if (!cmd.server)
+            throw new CatalogFormatError([
+              { path: 'server', message: 'a live MCP import needs ?server=<id> of a known provider' },
+            ]);
           doc = parseCatalogValue(await this.deps.listMcpTools(cmd.source.url), { server: cmd.server, format: 'mcp' });
           break;
       }
@@ -138,11 +147,19 @@ export class CatalogService {
     // nobody. The gateway sends `catalog` only for an operator key, which has
     // no tenant: a request acting for a project never writes the global catalog.
     const tenant = maybeTenant();
-    if (cmd.owner === 'catalog' && tenant) throw new AppError('forbidden', "Only operator keys (scope 'admin') write the global catalog.");
+    if (cmd.owner === 'catalog' && tenant)
+      throw new AppError('forbidden', "Only operator keys (scope 'admin') write the global catalog.");
     if (cmd.owner === 'project' && !tenant)
-      throw new AppError('forbidden', 'Operator keys act on the deployment, not on a project: import with owner=catalog.');
+      throw new AppError(
+        'forbidden',
+        'Operator keys act on the deployment, not on a project: import with owner=catalog.',
+      );
     const projectId = tenant ? tenant.project_id : null;
-    const { result, sweepRequested } = await this.deps.importer(doc, { model: this.deps.model, projectId, prune: cmd.prune });
+    const { result, sweepRequested } = await this.deps.importer(doc, {
+      model: this.deps.model,
+      projectId,
+      prune: cmd.prune,
+    });
     return {
       providers: result.providers,
       tools: result.tools,

@@ -15,7 +15,10 @@ function refusal(token: string): AppError {
 
 describe('paging cursors', () => {
   it('reads back what it wrote, field by field', () => {
-    expect(decodeCursor(encodeCursor({ n: 'pay \u{1F4B8}', i: id }), { n: 'text', i: 'uuid' })).toEqual({ n: 'pay \u{1F4B8}', i: id });
+    expect(decodeCursor(encodeCursor({ n: 'pay \u{1F4B8}', i: id }), { n: 'text', i: 'uuid' })).toEqual({
+      n: 'pay \u{1F4B8}',
+      i: id,
+    });
     expect(decodeCursor(encodeCursor({ a: 'acme' }), { a: 'text' })).toEqual({ a: 'acme' });
   });
 
@@ -40,6 +43,8 @@ describe('paging cursors', () => {
     const err = refusal(token);
     expect(err).toBeInstanceOf(AppError);
     expect(err.code).toBe('invalid_query');
-    expect(err.details).toEqual({ issues: [{ path: ['cursor'], message: 'not a cursor returned by this route', code: 'custom' }] });
+    expect(err.details).toEqual({
+      issues: [{ path: ['cursor'], message: 'not a cursor returned by this route', code: 'custom' }],
+    });
   });
 });

@@ -25,7 +25,10 @@ function fits(value: unknown, kind: CursorField): value is string {
  * kinds. A token a client edited (not base64url JSON, a field missing or of
  * the wrong kind) is a 400 `invalid_query`, never a failure in the query.
  */
-export function decodeCursor<K extends string>(token: string, shape: Readonly<Record<K, CursorField>>): Record<K, string> {
+export function decodeCursor<K extends string>(
+  token: string,
+  shape: Readonly<Record<K, CursorField>>,
+): Record<K, string> {
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
@@ -35,7 +38,8 @@ export function decodeCursor<K extends string>(token: string, shape: Readonly<Re
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const record = value as Record<string, unknown>;
     const keys = Object.keys(shape) as K[];
-    if (keys.every((k) => fits(record[k], shape[k]))) return Object.fromEntries(keys.map((k) => [k, record[k]])) as Record<K, string>;
+    if (keys.every((k) => fits(record[k], shape[k])))
+      return Object.fromEntries(keys.map((k) => [k, record[k]])) as Record<K, string>;
   }
   throw new AppError('invalid_query', 'The query string is invalid.', {
     issues: [{ path: ['cursor'], message: 'not a cursor returned by this route', code: 'custom' }],

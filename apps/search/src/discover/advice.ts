@@ -8,8 +8,10 @@ import type { RankedTool } from './ranking';
  */
 
 const AUTH_NOTES: Readonly<Record<string, (provider: string) => string>> = {
-  certificate: (p) => `Authenticates with a client certificate (mutual TLS) that ${p} issues during its own onboarding; it cannot be created from a dashboard.`,
-  hmac: (p) => `Every request is signed with an HMAC key pair issued by ${p}; both halves must be stored in the connection.`,
+  certificate: (p) =>
+    `Authenticates with a client certificate (mutual TLS) that ${p} issues during its own onboarding; it cannot be created from a dashboard.`,
+  hmac: (p) =>
+    `Every request is signed with an HMAC key pair issued by ${p}; both halves must be stored in the connection.`,
   jwt: (p) => `Authenticates with signed JWTs, which needs a private key registered with ${p}.`,
   two_header: (p) => `Needs two credentials sent as separate headers (for example a client id and a secret) from ${p}.`,
   oauth2: (p) => `Authorises through OAuth: the owner of the ${p} account has to grant access before calls work.`,
@@ -57,7 +59,9 @@ export function knownPitfalls(r: RankedTool, ctx: AdviceContext): string[] {
   if (c.providerStatus !== 'stable') out.push(`${c.providerName} is marked "${c.providerStatus}" in the catalog.`);
   const method = c.httpMethod?.toUpperCase();
   if (method && WRITES.has(method)) {
-    out.push(`Changes state at ${c.providerName} (${method}); check the outcome before repeating a call, since a blind retry can act twice.`);
+    out.push(
+      `Changes state at ${c.providerName} (${method}); check the outcome before repeating a call, since a blind retry can act twice.`,
+    );
   }
   if (!c.httpMethod && !c.endpointTemplate) out.push('The catalog records no HTTP endpoint for this tool.');
   if (!ctx.country && c.providerCountry !== '*') {
@@ -124,7 +128,10 @@ export function nextSteps(i: NextStepsInput): string[] {
   if (native) {
     steps.push(`Call ${native.tool} directly: it covers ${native.gist}, so no raw provider tool is needed.`);
     if (moreNative.length) steps.push(`Also relevant: ${moreNative.map((m) => `${m.tool} (${m.gist})`).join('; ')}.`);
-    if (i.related.length) steps.push('The catalog tools under related are raw provider rails; pick one only when a specific provider is required.');
+    if (i.related.length)
+      steps.push(
+        'The catalog tools under related are raw provider rails; pick one only when a specific provider is required.',
+      );
     return steps;
   }
   const top = i.recommended;
@@ -136,13 +143,19 @@ export function nextSteps(i: NextStepsInput): string[] {
       );
       const reachable = i.related.find((r) => r.connectionStatus !== 'disconnected');
       if (reachable) {
-        steps.push(`${callableName(reachable.candidate.serverId, reachable.candidate.toolName)} is the best match already reachable without a new connection.`);
+        steps.push(
+          `${callableName(reachable.candidate.serverId, reachable.candidate.toolName)} is the best match already reachable without a new connection.`,
+        );
       }
     } else {
-      steps.push(`Call ${name} through POST /v1/sessions/{id}/execute from a session that includes "${top.candidate.serverId}".`);
+      steps.push(
+        `Call ${name} through POST /v1/sessions/{id}/execute from a session that includes "${top.candidate.serverId}".`,
+      );
     }
     if (i.related.length)
-      steps.push(`If it does not fit, ${callableName(i.related[0]!.candidate.serverId, i.related[0]!.candidate.toolName)} is the next best match.`);
+      steps.push(
+        `If it does not fit, ${callableName(i.related[0]!.candidate.serverId, i.related[0]!.candidate.toolName)} is the next best match.`,
+      );
     return steps;
   }
   if (i.blockedInTest) {

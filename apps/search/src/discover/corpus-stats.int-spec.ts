@@ -32,13 +32,28 @@ const PROVIDERS = [
   { id: 'cepfacil', name: 'Cep Facil', description: 'Free lookup of Brazilian addresses.' },
 ];
 
-const WORDS = ['charge', 'refund', 'invoice', 'customer', 'message', 'postal', 'street', 'transfer', 'balance', 'voucher', 'report', 'ledger'];
+const WORDS = [
+  'charge',
+  'refund',
+  'invoice',
+  'customer',
+  'message',
+  'postal',
+  'street',
+  'transfer',
+  'balance',
+  'voucher',
+  'report',
+  'ledger',
+];
 
 describe('BM25 corpus figures kept at write time', () => {
   let db: TestDatabase;
 
   const figures = async (sql: string): Promise<Figures> => {
-    const { rows } = await db.sql.query<{ documents: number; total_length: number; terms: Record<string, number> }>(sql);
+    const { rows } = await db.sql.query<{ documents: number; total_length: number; terms: Record<string, number> }>(
+      sql,
+    );
     return { documents: rows[0]!.documents, totalLength: rows[0]!.total_length, terms: rows[0]!.terms };
   };
   /** The kept tables against a recount; returns the figures for further checks. */
@@ -48,7 +63,10 @@ describe('BM25 corpus figures kept at write time', () => {
     return kept;
   };
   /** Runs `fn` on a client of its own inside a transaction, committed or rolled back. */
-  const inTransaction = async <T>(fn: (c: PoolClient) => Promise<T>, end: 'COMMIT' | 'ROLLBACK' = 'COMMIT'): Promise<T> => {
+  const inTransaction = async <T>(
+    fn: (c: PoolClient) => Promise<T>,
+    end: 'COMMIT' | 'ROLLBACK' = 'COMMIT',
+  ): Promise<T> => {
     const c = await db.sql.connect();
     try {
       await c.query('BEGIN');
@@ -63,7 +81,11 @@ describe('BM25 corpus figures kept at write time', () => {
     }
   };
   const insertTool = (c: Pick<PoolClient, 'query'>, server: string, name: string, description: string) =>
-    c.query(`INSERT INTO mcp_tools (server_id, tool_name, description, description_hash) VALUES ($1, $2, $3, 'h')`, [server, name, description]);
+    c.query(`INSERT INTO mcp_tools (server_id, tool_name, description, description_hash) VALUES ($1, $2, $3, 'h')`, [
+      server,
+      name,
+      description,
+    ]);
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -81,7 +103,12 @@ describe('BM25 corpus figures kept at write time', () => {
 
   it('starts empty and counts single inserts', async () => {
     expect(await expectExact()).toEqual({ documents: 0, totalLength: 0, terms: {} });
-    await insertTool(db.sql, 'alfapay', 'create_pix_charge', 'Create a Pix charge for a customer and return its QR code.');
+    await insertTool(
+      db.sql,
+      'alfapay',
+      'create_pix_charge',
+      'Create a Pix charge for a customer and return its QR code.',
+    );
     await insertTool(db.sql, 'mensageiro', 'send_text', 'Send a WhatsApp text message to a customer.');
     const kept = await expectExact();
     expect(kept.documents).toBe(2);
@@ -111,7 +138,9 @@ describe('BM25 corpus figures kept at write time', () => {
   });
 
   it('follows description updates, and leaves the tables alone when no document changes', async () => {
-    await db.sql.query(`UPDATE mcp_tools SET description = 'Refund an OFX statement of a settled voucher' WHERE tool_name LIKE 'bulk_1%'`);
+    await db.sql.query(
+      `UPDATE mcp_tools SET description = 'Refund an OFX statement of a settled voucher' WHERE tool_name LIKE 'bulk_1%'`,
+    );
     await expectExact();
     // An update that changes no document (a new vector, say) does not touch,
     // or lock, the stats row.
@@ -123,7 +152,9 @@ describe('BM25 corpus figures kept at write time', () => {
   });
 
   it("follows a provider's rename through its tools", async () => {
-    await db.sql.query(`UPDATE providers SET name = 'Zapzap Gateway', description = 'Chat messaging for shops.' WHERE id = 'mensageiro'`);
+    await db.sql.query(
+      `UPDATE providers SET name = 'Zapzap Gateway', description = 'Chat messaging for shops.' WHERE id = 'mensageiro'`,
+    );
     const kept = await expectExact();
     expect(kept.terms.zapzap).toBeGreaterThan(100);
     expect(kept.terms.mensageiro).toBeUndefined();
@@ -188,7 +219,12 @@ describe('BM25 corpus figures kept at write time', () => {
         await inTransaction(
           async (c) => {
             for (const [i, w] of words.slice(round, round + 4).entries()) {
-              await insertTool(c, i % 2 ? 'alfapay' : 'mensageiro', `imp_${seed}_${round}_${i}`, `Import ${w} ${seed} ${round}`);
+              await insertTool(
+                c,
+                i % 2 ? 'alfapay' : 'mensageiro',
+                `imp_${seed}_${round}_${i}`,
+                `Import ${w} ${seed} ${round}`,
+              );
             }
             await c.query(
               `INSERT INTO mcp_tools (server_id, tool_name, description, description_hash) VALUES ('alfapay', 'shared_tool', $1, 'h')
@@ -237,7 +273,9 @@ describe("discover's lexical channel against the previous statement", () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     await db.sql.query(`INSERT INTO orgs (id, name) VALUES ('org_1', 'Org')`);
-    await db.sql.query(`INSERT INTO projects (id, org_id, name) VALUES ('proj_a', 'org_1', 'A'), ('proj_b', 'org_1', 'B')`);
+    await db.sql.query(
+      `INSERT INTO projects (id, org_id, name) VALUES ('proj_a', 'org_1', 'A'), ('proj_b', 'org_1', 'B')`,
+    );
     for (const p of PROVIDERS) {
       await db.sql.query(
         `INSERT INTO providers (id, name, description, category, country, countries, auth_type, self_serve_auth, base_urls, status, sandbox_available)
@@ -282,7 +320,8 @@ describe("discover's lexical channel against the previous statement", () => {
   // may keep different rows among those tied at the cut, never other scores.
   // Scores agree to rounding: the order in which a row's terms are added
   // follows the plan, which moves the last digit or two.
-  const scores = (rows: Array<{ lexicalScore: number | null }>) => rows.map((r) => r.lexicalScore!).sort((x, y) => x - y);
+  const scores = (rows: Array<{ lexicalScore: number | null }>) =>
+    rows.map((r) => r.lexicalScore!).sort((x, y) => x - y);
   const expectSameScores = (a: number[], b: number[]) => {
     expect(a.length).toBe(b.length);
     a.forEach((x, i) => expect(Math.abs(x - b[i]!)).toBeLessThanOrEqual(1e-12 * Math.abs(x)));

@@ -4,7 +4,14 @@ import { LocalEmbedder } from '@rota/catalog/local-embedder';
 import { toVectorLiteral } from '@rota/catalog/embedder';
 import { toolEmbeddingText } from '@rota/catalog/text';
 import { createTestDatabase, type TestDatabase } from '@rota/db';
-import { BaseConfig, loadConfig, requestContext, RpcClient, startService, type StartedService } from '@rota/service-kit';
+import {
+  BaseConfig,
+  loadConfig,
+  requestContext,
+  RpcClient,
+  startService,
+  type StartedService,
+} from '@rota/service-kit';
 import { testPrefix } from '@rota/service-kit/testing/redis-server';
 import { SearchConfig } from '../config';
 import { SearchModule } from '../search.module';
@@ -19,8 +26,22 @@ import { trigramScore, type Candidate } from './ranking';
  * certificate has the best transfer tool; one tool belongs to project B only.
  */
 const PROVIDERS = [
-  { id: 'alfapay', name: 'Alfa Pay', category: 'payments', country: 'BR', auth: 'api_key', description: 'Collects payments for small shops in Brazil.' },
-  { id: 'betapay', name: 'Beta Pay', category: 'payments', country: 'BR', auth: 'api_key', description: 'Collects payments for small shops in Brazil.' },
+  {
+    id: 'alfapay',
+    name: 'Alfa Pay',
+    category: 'payments',
+    country: 'BR',
+    auth: 'api_key',
+    description: 'Collects payments for small shops in Brazil.',
+  },
+  {
+    id: 'betapay',
+    name: 'Beta Pay',
+    category: 'payments',
+    country: 'BR',
+    auth: 'api_key',
+    description: 'Collects payments for small shops in Brazil.',
+  },
   {
     id: 'bancocerto',
     name: 'Banco Certo',
@@ -29,30 +50,93 @@ const PROVIDERS = [
     auth: 'certificate',
     description: 'Corporate bank with an API for transfers and statements.',
   },
-  { id: 'easybank', name: 'Easy Bank', category: 'payments', country: 'BR', auth: 'api_key', description: 'Digital account for freelancers.' },
-  { id: 'mensageiro', name: 'Mensageiro', category: 'communication', country: 'BR', auth: 'two_header', description: 'WhatsApp messaging gateway.' },
-  { id: 'cepfacil', name: 'Cep Facil', category: 'logistics', country: 'BR', auth: 'none', description: 'Free lookup of Brazilian addresses.' },
-  { id: 'mxpagos', name: 'MX Pagos', category: 'payments', country: 'MX', auth: 'api_key', description: 'Cash and card payments in Mexico.' },
+  {
+    id: 'easybank',
+    name: 'Easy Bank',
+    category: 'payments',
+    country: 'BR',
+    auth: 'api_key',
+    description: 'Digital account for freelancers.',
+  },
+  {
+    id: 'mensageiro',
+    name: 'Mensageiro',
+    category: 'communication',
+    country: 'BR',
+    auth: 'two_header',
+    description: 'WhatsApp messaging gateway.',
+  },
+  {
+    id: 'cepfacil',
+    name: 'Cep Facil',
+    category: 'logistics',
+    country: 'BR',
+    auth: 'none',
+    description: 'Free lookup of Brazilian addresses.',
+  },
+  {
+    id: 'mxpagos',
+    name: 'MX Pagos',
+    category: 'payments',
+    country: 'MX',
+    auth: 'api_key',
+    description: 'Cash and card payments in Mexico.',
+  },
 ] as const;
 
 const TOOLS: Array<{ server: string; name: string; description: string; project?: string; model?: string }> = [
-  { server: 'alfapay', name: 'create_pix_charge', description: 'Create a Pix charge for a customer and return its QR code and copy-and-paste code.' },
-  { server: 'betapay', name: 'create_pix_charge', description: 'Create a Pix charge for a customer and return its QR code and copy-and-paste code.' },
+  {
+    server: 'alfapay',
+    name: 'create_pix_charge',
+    description: 'Create a Pix charge for a customer and return its QR code and copy-and-paste code.',
+  },
+  {
+    server: 'betapay',
+    name: 'create_pix_charge',
+    description: 'Create a Pix charge for a customer and return its QR code and copy-and-paste code.',
+  },
   { server: 'bancocerto', name: 'send_pix', description: 'Send a Pix transfer from the company account to a Pix key.' },
-  { server: 'bancocerto', name: 'export_statement_ofx', description: 'Export the account statement of a period as an OFX file.' },
-  { server: 'easybank', name: 'transfer_funds', description: 'Move money out of the account to another bank account or key.' },
+  {
+    server: 'bancocerto',
+    name: 'export_statement_ofx',
+    description: 'Export the account statement of a period as an OFX file.',
+  },
+  {
+    server: 'easybank',
+    name: 'transfer_funds',
+    description: 'Move money out of the account to another bank account or key.',
+  },
   { server: 'mensageiro', name: 'send_text', description: 'Send a WhatsApp text message to a phone number.' },
-  { server: 'cepfacil', name: 'lookup_postal_code', description: 'Return the street, district and city of an eight-digit CEP.' },
-  { server: 'mxpagos', name: 'create_cash_voucher', description: 'Generate a cash payment reference payable at convenience stores.' },
-  { server: 'alfapay', name: 'nightly_warehouse_report', description: 'Build the nightly reconciliation report for the warehouse team.', project: 'proj_b' },
-  { server: 'alfapay', name: 'legacy_refund', description: 'Refund a legacy charge created before the migration.', model: 'some-older-model' },
+  {
+    server: 'cepfacil',
+    name: 'lookup_postal_code',
+    description: 'Return the street, district and city of an eight-digit CEP.',
+  },
+  {
+    server: 'mxpagos',
+    name: 'create_cash_voucher',
+    description: 'Generate a cash payment reference payable at convenience stores.',
+  },
+  {
+    server: 'alfapay',
+    name: 'nightly_warehouse_report',
+    description: 'Build the nightly reconciliation report for the warehouse team.',
+    project: 'proj_b',
+  },
+  {
+    server: 'alfapay',
+    name: 'legacy_refund',
+    description: 'Refund a legacy charge created before the migration.',
+    model: 'some-older-model',
+  },
 ];
 
 const SELF_SERVE = new Set(['api_key', 'basic', 'oauth2', 'none']);
 
 async function seedCatalog(db: TestDatabase, embedder: LocalEmbedder) {
   await db.prisma.$executeRaw`INSERT INTO orgs (id, name) VALUES ('org_1', 'Org')`;
-  await db.prisma.$executeRaw`INSERT INTO projects (id, org_id, name) VALUES ('proj_a', 'org_1', 'A'), ('proj_b', 'org_1', 'B')`;
+  await db.prisma
+    .$executeRaw`INSERT INTO projects (id, org_id, name) VALUES ('proj_a', 'org_1', 'A'), ('proj_b', 'org_1', 'B')`;
   for (const p of PROVIDERS) {
     await db.prisma.$executeRaw`
       INSERT INTO providers (id, name, description, category, country, countries, auth_type, self_serve_auth, base_urls, status, sandbox_available)
@@ -60,7 +144,11 @@ async function seedCatalog(db: TestDatabase, embedder: LocalEmbedder) {
   }
   for (const t of TOOLS) {
     const provider = PROVIDERS.find((p) => p.id === t.server)!;
-    const vector = toVectorLiteral(embedder.embedOne(toolEmbeddingText({ providerName: provider.name, toolName: t.name, description: t.description })));
+    const vector = toVectorLiteral(
+      embedder.embedOne(
+        toolEmbeddingText({ providerName: provider.name, toolName: t.name, description: t.description }),
+      ),
+    );
     await db.prisma.$executeRaw`
       INSERT INTO mcp_tools (server_id, tool_name, description, http_method, endpoint_template, project_id, description_hash, embedding, embedding_model, embedded_at)
       VALUES (${t.server}, ${t.name}, ${t.description}, 'POST', ${`/${t.name}`}, ${t.project ?? null}, 'h', ${vector}::vector, ${t.model ?? embedder.model}, now())`;
@@ -89,8 +177,15 @@ describe('codespar_discover against Postgres', () => {
 
   /** The tenant rides in the request context, as the transport delivers it. */
   const asTenant = <T>(o: Partial<Omit<Tenant, 'org_id'>>, fn: () => Promise<T>) =>
-    requestContext.run({ requestId: 'test', tenant: { org_id: 'org_1', project_id: o.project_id ?? 'proj_a', environment: o.environment ?? 'live' } }, fn);
-  const ask = (svc: DiscoverService, input: Record<string, unknown>, o: Partial<Omit<Tenant, 'org_id'>> = {}) => asTenant(o, () => svc.discover({ input }));
+    requestContext.run(
+      {
+        requestId: 'test',
+        tenant: { org_id: 'org_1', project_id: o.project_id ?? 'proj_a', environment: o.environment ?? 'live' },
+      },
+      fn,
+    );
+  const ask = (svc: DiscoverService, input: Record<string, unknown>, o: Partial<Omit<Tenant, 'org_id'>> = {}) =>
+    asTenant(o, () => svc.discover({ input }));
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -127,7 +222,12 @@ describe('codespar_discover against Postgres', () => {
     const connected = [after.recommended, ...after.related].find((m) => m?.server_id === secondServer)!;
     expect(connected.connection_status).toBe('connected');
     // The connection belongs to live only: the test environment still sees the first order.
-    expect(ranked(await ask(withVectors, { use_case: 'create a pix charge for a customer' }, { environment: 'test' })).slice(0, 2)).toEqual([first, second]);
+    expect(
+      ranked(await ask(withVectors, { use_case: 'create a pix charge for a customer' }, { environment: 'test' })).slice(
+        0,
+        2,
+      ),
+    ).toEqual([first, second]);
   });
 
   it('buries a disconnected certificate rail in test, not in live, and not once it is connected', async () => {
@@ -140,7 +240,9 @@ describe('codespar_discover against Postgres', () => {
     expect(order.indexOf('bancocerto/send_pix')).toBeGreaterThan(order.indexOf('easybank/transfer_funds'));
     expect(order[order.length - 1]!.startsWith('bancocerto/')).toBe(true);
     await connect(db, 'proj_a', 'test', 'bancocerto');
-    expect(ranked(await ask(withVectors, { use_case: useCase }, { environment: 'test' }))[0]).toBe('bancocerto/send_pix');
+    expect(ranked(await ask(withVectors, { use_case: useCase }, { environment: 'test' }))[0]).toBe(
+      'bancocerto/send_pix',
+    );
   });
 
   it('never shows a tool generated for another project', async () => {
@@ -169,7 +271,8 @@ describe('codespar_discover against Postgres', () => {
         scoreCap: 400,
       },
     };
-    const key = (r: { serverId: string; toolName: string; projectId: string | null }) => `${r.serverId}/${r.toolName}/${r.projectId}`;
+    const key = (r: { serverId: string; toolName: string; projectId: string | null }) =>
+      `${r.serverId}/${r.toolName}/${r.projectId}`;
     const cases: Array<{ text: string; category: string | null; country: string | null }> = [
       { text: 'create a pix charge for a customer', category: null, country: null },
       { text: 'send a whatsapp message', category: null, country: null },
@@ -178,7 +281,13 @@ describe('codespar_discover against Postgres', () => {
       { text: 'zzqx nothing matches this', category: null, country: null },
     ];
     for (const c of cases) {
-      const q = { ...base, text: c.text, category: c.category, country: c.country, lexical: { ...base.lexical, text: c.text } };
+      const q = {
+        ...base,
+        text: c.text,
+        category: c.category,
+        country: c.country,
+        lexical: { ...base.lexical, text: c.text },
+      };
       const vector = embedder.embedOne(c.text);
       const together = await repo.candidates({ ...q, vector, model: embedder.model });
       let resolve!: (v: { vector: Float32Array; model: string } | null) => void;
@@ -192,7 +301,11 @@ describe('codespar_discover against Postgres', () => {
       expect(apart.map(key).sort()).toEqual(together.map(key).sort());
       for (const r of apart) {
         const t = byKey.get(key(r))!;
-        expect({ ...r, cosineDistance: null, lexicalScore: null }).toEqual({ ...t, cosineDistance: null, lexicalScore: null });
+        expect({ ...r, cosineDistance: null, lexicalScore: null }).toEqual({
+          ...t,
+          cosineDistance: null,
+          lexicalScore: null,
+        });
         if (t.cosineDistance === null) expect(r.cosineDistance).toBeNull();
         else expect(r.cosineDistance).toBeCloseTo(t.cosineDistance, 9);
         if (t.lexicalScore === null) expect(r.lexicalScore).toBeNull();
@@ -214,7 +327,8 @@ describe('codespar_discover against Postgres', () => {
   });
 
   describe('the lexical channel (BM25 in Postgres)', () => {
-    const lexicalOnly = () => new DiscoverService(repo, embedder, DiscoverConfig.parse({ ROTA_DISCOVER_CHANNELS: 'lexical' }));
+    const lexicalOnly = () =>
+      new DiscoverService(repo, embedder, DiscoverConfig.parse({ ROTA_DISCOVER_CHANNELS: 'lexical' }));
     /** The lexical channel's rows, best BM25 first (the repository returns candidates unordered; ranking is the service's). */
     const bm25Query = async (text: string, extra: Partial<Parameters<DiscoverRepository['candidates']>[0]> = {}) =>
       (
@@ -227,7 +341,15 @@ describe('codespar_discover against Postgres', () => {
           category: null,
           country: null,
           candidates: 30,
-          lexical: { text, expansion: '', expansionWeight: 0.5, k1: 1.2, b: 0.75, fieldWeights: [1, 1, 1, 1], scanCap: 2000 },
+          lexical: {
+            text,
+            expansion: '',
+            expansionWeight: 0.5,
+            k1: 1.2,
+            b: 0.75,
+            fieldWeights: [1, 1, 1, 1],
+            scanCap: 2000,
+          },
           ...extra,
         })
       )
@@ -236,7 +358,9 @@ describe('codespar_discover against Postgres', () => {
 
     it('scores a term with Okapi BM25 over the document its trigger keeps', async () => {
       // "ofx" is in one tool's name and description: idf and tf come straight from the table.
-      const [{ n, avgdl, len, tf }] = await db.prisma.$queryRaw<[{ n: number; avgdl: number; len: number; tf: number }]>`
+      const [{ n, avgdl, len, tf }] = await db.prisma.$queryRaw<
+        [{ n: number; avgdl: number; len: number; tf: number }]
+      >`
         SELECT (SELECT count(*)::float8 FROM mcp_tools) AS n, (SELECT avg(search_length)::float8 FROM mcp_tools) AS avgdl,
                t.search_length::float8 AS len,
                (SELECT array_length(u.positions, 1)::float8 FROM unnest(t.search_document) u WHERE u.lexeme = 'ofx') AS tf
@@ -258,7 +382,15 @@ describe('codespar_discover against Postgres', () => {
       const byName = await bm25Query('Mensageiro');
       expect(byName.map((r) => r.toolName)).toEqual(['send_text']);
       const unweighted = await bm25Query('Mensageiro', {
-        lexical: { text: 'Mensageiro', expansion: '', expansionWeight: 0, k1: 1.2, b: 0.75, fieldWeights: [1, 1, 0, 1], scanCap: 2000 },
+        lexical: {
+          text: 'Mensageiro',
+          expansion: '',
+          expansionWeight: 0,
+          k1: 1.2,
+          b: 0.75,
+          fieldWeights: [1, 1, 0, 1],
+          scanCap: 2000,
+        },
       });
       expect(unweighted).toEqual([]);
     });
@@ -294,10 +426,14 @@ describe('codespar_discover against Postgres', () => {
       expect(pt.channels).toEqual(['lexical']);
       expect(pt.search_strategy).toBe('trigram');
       expect(ranked(pt)[0]).toBe('bancocerto/export_statement_ofx');
-      const es = await ask(svc, { use_case: 'generar una referencia de pago en efectivo para tiendas de conveniencia' });
+      const es = await ask(svc, {
+        use_case: 'generar una referencia de pago en efectivo para tiendas de conveniencia',
+      });
       expect(ranked(es)[0]).toBe('mxpagos/create_cash_voucher');
       // Another project's tool stays out of this channel too.
-      expect(ranked(await ask(svc, { use_case: 'nightly warehouse reconciliation report', limit: 20 }))).not.toContain('alfapay/nightly_warehouse_report');
+      expect(ranked(await ask(svc, { use_case: 'nightly warehouse reconciliation report', limit: 20 }))).not.toContain(
+        'alfapay/nightly_warehouse_report',
+      );
     });
   });
 
@@ -307,7 +443,12 @@ describe('codespar_discover against Postgres', () => {
     expect(lexical.search_strategy).toBe('trigram');
     for (const m of [lexical.recommended, ...lexical.related]) if (m) expect(m.cosine_distance).toBeNull();
     const empty = await ask(withVectors, { use_case: 'qwxz vbnmk' });
-    expect(empty).toMatchObject({ search_strategy: 'empty', recommended: null, recommended_reason: 'no_match', related: [] });
+    expect(empty).toMatchObject({
+      search_strategy: 'empty',
+      recommended: null,
+      recommended_reason: 'no_match',
+      related: [],
+    });
   });
 
   it('finds a lexical match that pg_trgm at its default 0.3 threshold would drop', async () => {
@@ -320,7 +461,9 @@ describe('codespar_discover against Postgres', () => {
     const hit = [res.recommended, ...res.related].find((m) => m?.tool === 'cepfacil/lookup_postal_code');
     expect(hit?.trigram_similarity).toBeGreaterThanOrEqual(sim);
     // The lowered threshold lived only inside the discover transaction.
-    const [{ t }] = await db.prisma.$queryRaw<[{ t: string }]>`SELECT current_setting('pg_trgm.similarity_threshold') AS t`;
+    const [{ t }] = await db.prisma.$queryRaw<
+      [{ t: string }]
+    >`SELECT current_setting('pg_trgm.similarity_threshold') AS t`;
     expect(Number(t)).toBeCloseTo(0.3, 5);
   });
 
@@ -334,7 +477,10 @@ describe('codespar_discover against Postgres', () => {
       // One statement, for exactly the rows shown (not the whole candidate union).
       expect(spy).toHaveBeenCalledTimes(1);
       expect(spy.mock.calls[0]![1]).toHaveLength(shown.length);
-      const s = { trigramThreshold: config.ROTA_DISCOVER_TRIGRAM_THRESHOLD, providerWeight: config.ROTA_DISCOVER_PROVIDER_WEIGHT };
+      const s = {
+        trigramThreshold: config.ROTA_DISCOVER_TRIGRAM_THRESHOLD,
+        providerWeight: config.ROTA_DISCOVER_PROVIDER_WEIGHT,
+      };
       for (const m of shown) {
         const [row] = await db.prisma.$queryRaw<Array<{ n: number; d: number; pn: number; pd: number }>>`
           SELECT similarity(t.tool_name, ${useCase}) AS n, similarity(t.description, ${useCase}) AS d,
@@ -342,7 +488,12 @@ describe('codespar_discover against Postgres', () => {
           FROM mcp_tools t JOIN providers p ON p.id = t.server_id AND p.owner = t.server_owner
           WHERE t.server_id = ${m.server_id} AND t.tool_name = ${m.tool_name}`;
         const expected = trigramScore(
-          { nameSimilarity: row!.n, descriptionSimilarity: row!.d, providerNameSimilarity: row!.pn, providerDescriptionSimilarity: row!.pd } as Candidate,
+          {
+            nameSimilarity: row!.n,
+            descriptionSimilarity: row!.d,
+            providerNameSimilarity: row!.pn,
+            providerDescriptionSimilarity: row!.pd,
+          } as Candidate,
           s,
         );
         if (expected === null) expect(m.trigram_similarity).toBeNull();
@@ -368,7 +519,11 @@ describe('codespar_discover against Postgres', () => {
     expect(native.next_steps[0]).toContain('codespar_notify');
     expect(ranked(native)).toContain('mensageiro/send_text');
 
-    const blocked = await ask(withVectors, { use_case: 'export the account statement as an OFX file', category: 'banking' }, { environment: 'test' });
+    const blocked = await ask(
+      withVectors,
+      { use_case: 'export the account statement as an OFX file', category: 'banking' },
+      { environment: 'test' },
+    );
     expect(blocked).toMatchObject({ recommended: null, recommended_reason: 'blocked_in_test', meta_tools: [] });
     expect(blocked.related[0]!.tool).toBe('bancocerto/export_statement_ofx');
     expect(blocked.related[0]!.known_pitfalls.join(' ')).toContain('client certificate');
@@ -378,10 +533,14 @@ describe('codespar_discover against Postgres', () => {
   });
 
   it('filters by category and by country, global providers included', async () => {
-    const mx = ranked(await ask(withVectors, { use_case: 'cash payment reference at a convenience store', country: 'MX', limit: 20 }));
+    const mx = ranked(
+      await ask(withVectors, { use_case: 'cash payment reference at a convenience store', country: 'MX', limit: 20 }),
+    );
     expect(mx[0]).toBe('mxpagos/create_cash_voucher');
     expect(mx.every((t) => t.startsWith('mxpagos/'))).toBe(true);
-    const logistics = ranked(await ask(withVectors, { use_case: 'create a pix charge', category: 'logistics', limit: 20 }));
+    const logistics = ranked(
+      await ask(withVectors, { use_case: 'create a pix charge', category: 'logistics', limit: 20 }),
+    );
     expect(logistics.every((t) => t.startsWith('cepfacil/'))).toBe(true);
   });
 
@@ -411,21 +570,27 @@ describe('codespar_discover against Postgres', () => {
     });
 
     it('answers search.discover', async () => {
-      const res = await asTenant({}, () => rpc.send('search.discover', { input: { query: 'look up a street from a CEP' } }));
+      const res = await asTenant({}, () =>
+        rpc.send('search.discover', { input: { query: 'look up a street from a CEP' } }),
+      );
       expect(DiscoverResult.safeParse(res).success).toBe(true);
       expect(ranked(res)[0]).toBe('cepfacil/lookup_postal_code');
       expect(res.recommended?.connection_status).toBe('not_required');
     });
 
     it('refuses an input without use_case or query with invalid_args', async () => {
-      const err = await asTenant({}, () => rpc.send('search.discover', { input: { use_case: ' ', limit: 5 } })).catch((e: unknown) => e);
+      const err = await asTenant({}, () => rpc.send('search.discover', { input: { use_case: ' ', limit: 5 } })).catch(
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(AppError);
       expect((err as AppError).code).toBe('invalid_args');
       expect((err as AppError).status).toBe(400);
     });
 
     it('refuses a malformed envelope with invalid_body', async () => {
-      const err = await asTenant({}, () => rpc.send('search.discover', { use_case: 'x' } as never)).catch((e: unknown) => e);
+      const err = await asTenant({}, () => rpc.send('search.discover', { use_case: 'x' } as never)).catch(
+        (e: unknown) => e,
+      );
       expect((err as AppError).code).toBe('invalid_body');
     });
   });

@@ -66,7 +66,10 @@ export interface DiscoverCatalog {
 }
 
 /** The pg_trgm similarities a match shows (see `trigramScore`). */
-export type TrigramSimilarities = Pick<Candidate, 'nameSimilarity' | 'descriptionSimilarity' | 'providerNameSimilarity' | 'providerDescriptionSimilarity'>;
+export type TrigramSimilarities = Pick<
+  Candidate,
+  'nameSimilarity' | 'descriptionSimilarity' | 'providerNameSimilarity' | 'providerDescriptionSimilarity'
+>;
 
 const SIMILARITIES = namedStatement(`
     SELECT t.id, similarity(t.tool_name, $1) AS name_sim, similarity(t.description, $1) AS desc_sim,
@@ -166,7 +169,9 @@ export function candidateSql(
        ORDER BY t.embedding <=> $2::vector
        LIMIT $6`
     : 'SELECT NULL::uuid AS id, NULL::float8 AS d WHERE false';
-  const rescoredDistance = shape.vector ? 'CASE WHEN t.embedding_model = $3 THEN t.embedding <=> $2::vector END' : 'NULL::float8';
+  const rescoredDistance = shape.vector
+    ? 'CASE WHEN t.embedding_model = $3 THEN t.embedding <=> $2::vector END'
+    : 'NULL::float8';
   const previous = variant === 'previous';
   // BM25 of one row `t` over the query terms in `qidf` (idf already times the
   // term's query weight); a term's frequency is the sum of its positions'
@@ -174,7 +179,9 @@ export function candidateSql(
   // document the lexemes left once the query terms are deleted keeps the one
   // to three it shares with the query, where unnesting the whole document
   // (about 30 lexemes, each with its positions) cost twice as much per row.
-  const terms = previous ? 't.search_document' : 'ts_delete(t.search_document, tsvector_to_array(ts_delete(t.search_document, (SELECT terms FROM qlist))))';
+  const terms = previous
+    ? 't.search_document'
+    : 'ts_delete(t.search_document, tsvector_to_array(ts_delete(t.search_document, (SELECT terms FROM qlist))))';
   const bm25 = `(SELECT sum(q.w * f.tf * (($11::float8[])[1] + 1) / (f.tf + ($11::float8[])[1] * (1 - ($11::float8[])[2] + ($11::float8[])[2] * t.search_length / c.avgdl)))
       FROM (SELECT u.lexeme, (SELECT sum(CASE l WHEN 'A' THEN ($11::float8[])[3] WHEN 'B' THEN ($11::float8[])[4] WHEN 'C' THEN ($11::float8[])[5] ELSE ($11::float8[])[6] END) FROM unnest(u.weights) l) AS tf
             FROM unnest(${terms}) u) f
@@ -303,8 +310,13 @@ export function candidateSql(
 
 /** The eight statement shapes (query vector or not, category filter or not, country filter or not), indexed by those three bits. */
 const statements = (variant: LexicalVariant) =>
-  Array.from({ length: 8 }, (_, i) => namedStatement(candidateSql({ vector: (i & 4) !== 0, category: (i & 2) !== 0, country: (i & 1) !== 0 }, variant)));
-const STATEMENTS: Record<LexicalVariant, ReturnType<typeof statements>> = { current: statements('current'), previous: statements('previous') };
+  Array.from({ length: 8 }, (_, i) =>
+    namedStatement(candidateSql({ vector: (i & 4) !== 0, category: (i & 2) !== 0, country: (i & 1) !== 0 }, variant)),
+  );
+const STATEMENTS: Record<LexicalVariant, ReturnType<typeof statements>> = {
+  current: statements('current'),
+  previous: statements('previous'),
+};
 /** The lexical channel on its own, its rows by id only (for a follow-up), by category and country bits. */
 const LEXICAL_IDS = Array.from({ length: 4 }, (_, i) =>
   namedStatement(candidateSql({ vector: false, category: (i & 2) !== 0, country: (i & 1) !== 0, idsOnly: true })),
@@ -315,7 +327,9 @@ const LEXICAL_IDS = Array.from({ length: 4 }, (_, i) =>
  * statements).
  */
 const FOLLOW_UPS = Array.from({ length: 8 }, (_, i) =>
-  namedStatement(candidateSql({ vector: (i & 4) !== 0, category: (i & 2) !== 0, country: (i & 1) !== 0, lexicalIds: true })),
+  namedStatement(
+    candidateSql({ vector: (i & 4) !== 0, category: (i & 2) !== 0, country: (i & 1) !== 0, lexicalIds: true }),
+  ),
 );
 
 /**
@@ -382,7 +396,10 @@ export class DiscoverRepository implements DiscoverCatalog {
    * vector comes (the embedder failed or ran out of time), the second
    * statement scores the lexical rows alone, without searching again.
    */
-  async candidatesWhileEmbedding(q: Omit<CandidateQuery, 'vector' | 'model'>, pending: PendingVector): Promise<Candidate[]> {
+  async candidatesWhileEmbedding(
+    q: Omit<CandidateQuery, 'vector' | 'model'>,
+    pending: PendingVector,
+  ): Promise<Candidate[]> {
     if (!q.lexical) {
       const v = await pending;
       return this.candidates({ ...q, vector: v?.vector ?? null, model: v?.model ?? null });
@@ -393,7 +410,13 @@ export class DiscoverRepository implements DiscoverCatalog {
 
   async similarities(text: string, ids: readonly string[]): Promise<Map<string, TrigramSimilarities>> {
     if (ids.length === 0) return new Map();
-    const { rows } = await this.pool.query<{ id: string; name_sim: number; desc_sim: number; pname_sim: number; pdesc_sim: number }>({
+    const { rows } = await this.pool.query<{
+      id: string;
+      name_sim: number;
+      desc_sim: number;
+      pname_sim: number;
+      pdesc_sim: number;
+    }>({
       ...SIMILARITIES,
       values: [text, ids],
     });
@@ -444,7 +467,9 @@ export class DiscoverRepository implements DiscoverCatalog {
       lx?.expansion ?? null,
       q.category,
       q.country,
-      lx ? [lx.k1, lx.b, ...lx.fieldWeights, lx.expansionWeight, lx.scoreCap ?? 0, ...rankWeights(lx.fieldWeights)] : [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+      lx
+        ? [lx.k1, lx.b, ...lx.fieldWeights, lx.expansionWeight, lx.scoreCap ?? 0, ...rankWeights(lx.fieldWeights)]
+        : [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
       followUp ? lexicalIds.map((h) => h.id) : (lx?.scanCap ?? 0),
     ];
     // A number's decimal form from JavaScript reads back as the same float8.

@@ -45,7 +45,9 @@ class FakeCatalog implements DiscoverCatalog {
   candidates(q: CandidateQuery) {
     this.queries.push(q);
     // Without a query vector nothing has a distance, as in the real query.
-    return Promise.resolve(q.vector ? this.rows : this.rows.map((r) => ({ ...r, cosineDistance: null, fromVectorPass: false })));
+    return Promise.resolve(
+      q.vector ? this.rows : this.rows.map((r) => ({ ...r, cosineDistance: null, fromVectorPass: false })),
+    );
   }
 }
 
@@ -67,11 +69,16 @@ class Tracked<T> extends Promise<T> {
 const embedder = (fail = false): Embedder => ({
   model: 'test-model',
   dimensions: 3,
-  embed: (texts: string[]) => (fail ? Promise.reject(new Error('down')) : Promise.resolve(texts.map(() => Float32Array.from([1, 0, 0])))),
+  embed: (texts: string[]) =>
+    fail ? Promise.reject(new Error('down')) : Promise.resolve(texts.map(() => Float32Array.from([1, 0, 0]))),
 });
 
 /** Runs discover as the transport would: the tenant in the request context, the input in the payload. */
-function discoverAs(svc: DiscoverService, input: Record<string, unknown>, environment: Environment = 'live'): Promise<DiscoverResult> {
+function discoverAs(
+  svc: DiscoverService,
+  input: Record<string, unknown>,
+  environment: Environment = 'live',
+): Promise<DiscoverResult> {
   const tenant = { org_id: 'org_1', project_id: 'proj_1', environment };
   return requestContext.run({ requestId: 'test', tenant }, () => svc.discover({ input }));
 }
@@ -93,7 +100,10 @@ describe('DiscoverService', () => {
     it.each([{ limit: 0 }, { limit: 21 }, { limit: 2.5 }, { country: 'Brazil' }, { use_case: 42 }])(
       'refuses a malformed field %j with invalid_args',
       async (extra) => {
-        const err = await discoverAs(new DiscoverService(new FakeCatalog([]), null, CONFIG), { query: 'refund a payment', ...extra }).catch((e: unknown) => e);
+        const err = await discoverAs(new DiscoverService(new FakeCatalog([]), null, CONFIG), {
+          query: 'refund a payment',
+          ...extra,
+        }).catch((e: unknown) => e);
         expect((err as AppError).code).toBe('invalid_args');
       },
     );
@@ -103,7 +113,13 @@ describe('DiscoverService', () => {
       const svc = new DiscoverService(catalog, embedder(), CONFIG);
       const a = await discoverAs(svc, { query: '  refund a payment ' });
       expect(a.use_case).toBe('refund a payment');
-      await discoverAs(svc, { use_case: 'create a payment', query: 'ignored', country: 'br', category: 'Payments', limit: 7 });
+      await discoverAs(svc, {
+        use_case: 'create a payment',
+        query: 'ignored',
+        country: 'br',
+        category: 'Payments',
+        limit: 7,
+      });
       expect(catalog.queries[1]).toMatchObject({
         text: 'create a payment',
         country: 'BR',
@@ -119,7 +135,10 @@ describe('DiscoverService', () => {
 
   it('recommends the best match, lists the rest as related up to limit, and fits the contract', async () => {
     const rows = [1, 2, 3, 4].map((i) => row({ toolName: `tool_${i}`, cosineDistance: 0.1 * i }));
-    const res = await discoverAs(new DiscoverService(new FakeCatalog(rows), embedder(), CONFIG), { use_case: 'create a payment at acme', limit: 2 });
+    const res = await discoverAs(new DiscoverService(new FakeCatalog(rows), embedder(), CONFIG), {
+      use_case: 'create a payment at acme',
+      limit: 2,
+    });
     expect(DiscoverResult.parse(res)).toEqual(res);
     expect(res.recommended?.tool).toBe('acme/tool_1');
     expect(res.related.map((m) => m.tool)).toEqual(['acme/tool_2', 'acme/tool_3']);
@@ -132,7 +151,10 @@ describe('DiscoverService', () => {
   });
 
   it('gives the recommended slot to a native meta-tool and keeps the catalog in related', async () => {
-    const rows = [row({ serverId: 'zapi', toolName: 'send_text' }), row({ serverId: 'twilio', toolName: 'send_whatsapp', cosineDistance: 0.35 })];
+    const rows = [
+      row({ serverId: 'zapi', toolName: 'send_text' }),
+      row({ serverId: 'twilio', toolName: 'send_whatsapp', cosineDistance: 0.35 }),
+    ];
     const res = await discoverAs(new DiscoverService(new FakeCatalog(rows), embedder(), CONFIG), {
       use_case: 'enviar uma mensagem no WhatsApp para o cliente',
     });
@@ -163,17 +185,30 @@ describe('DiscoverService', () => {
     await expect(discoverAs(svc, { use_case: 'create a pix charge' })).rejects.toBe(down);
     expect(handledInTime).toBe(true);
     // Without an embedder the one-statement path fails the call the same way.
-    await expect(discoverAs(new DiscoverService(failing, null, CONFIG), { use_case: 'create a pix charge' })).rejects.toBe(down);
+    await expect(
+      discoverAs(new DiscoverService(failing, null, CONFIG), { use_case: 'create a pix charge' }),
+    ).rejects.toBe(down);
   });
 
   it('answers no_match and an empty strategy when nothing matched', async () => {
-    const res = await discoverAs(new DiscoverService(new FakeCatalog([]), embedder(), CONFIG), { use_case: 'xyzzy plugh', category: 'fiscal' });
-    expect(res).toMatchObject({ search_strategy: 'empty', recommended: null, recommended_reason: 'no_match', related: [], meta_tools: [] });
+    const res = await discoverAs(new DiscoverService(new FakeCatalog([]), embedder(), CONFIG), {
+      use_case: 'xyzzy plugh',
+      category: 'fiscal',
+    });
+    expect(res).toMatchObject({
+      search_strategy: 'empty',
+      recommended: null,
+      recommended_reason: 'no_match',
+      related: [],
+      meta_tools: [],
+    });
     expect(res.next_steps.join(' ')).toContain('without the category or country filter');
   });
 
   it('answers blocked_in_test when every match is buried by the test penalty', async () => {
-    const rows = [row({ serverId: 'stp', toolName: 'register_payment_order', authType: 'certificate', selfServeAuth: false })];
+    const rows = [
+      row({ serverId: 'stp', toolName: 'register_payment_order', authType: 'certificate', selfServeAuth: false }),
+    ];
     const svc = new DiscoverService(new FakeCatalog(rows), embedder(), CONFIG);
     const test = await discoverAs(svc, { use_case: 'stp daily order reconciliation' }, 'test');
     expect(test.recommended).toBeNull();
@@ -185,15 +220,28 @@ describe('DiscoverService', () => {
 
   it('names the channels that ran, and hands the lexical channel a Portuguese request with its English rendering', async () => {
     const catalog = new FakeCatalog([row()]);
-    const res = await discoverAs(new DiscoverService(catalog, embedder(), CONFIG), { use_case: 'estornar um pagamento aprovado' });
+    const res = await discoverAs(new DiscoverService(catalog, embedder(), CONFIG), {
+      use_case: 'estornar um pagamento aprovado',
+    });
     expect(res.channels).toEqual(['lexical', 'vector']);
-    expect(catalog.queries[0]!.lexical).toMatchObject({ text: 'estornar um pagamento aprovado', expansionWeight: CONFIG.ROTA_DISCOVER_EXPANSION_WEIGHT });
+    expect(catalog.queries[0]!.lexical).toMatchObject({
+      text: 'estornar um pagamento aprovado',
+      expansionWeight: CONFIG.ROTA_DISCOVER_EXPANSION_WEIGHT,
+    });
     expect(catalog.queries[0]!.lexical!.expansion).toMatch(/refund/);
-    const lexicalOnly = new DiscoverService(catalog, embedder(), DiscoverConfig.parse({ ROTA_DISCOVER_CHANNELS: 'lexical' }));
+    const lexicalOnly = new DiscoverService(
+      catalog,
+      embedder(),
+      DiscoverConfig.parse({ ROTA_DISCOVER_CHANNELS: 'lexical' }),
+    );
     const lex = await discoverAs(lexicalOnly, { use_case: 'create a payment at acme' });
     expect(lex.channels).toEqual(['lexical']);
     expect(catalog.queries[1]!.vector).toBeNull();
-    const vectorOnly = new DiscoverService(catalog, embedder(), DiscoverConfig.parse({ ROTA_DISCOVER_CHANNELS: 'vector' }));
+    const vectorOnly = new DiscoverService(
+      catalog,
+      embedder(),
+      DiscoverConfig.parse({ ROTA_DISCOVER_CHANNELS: 'vector' }),
+    );
     expect((await discoverAs(vectorOnly, { use_case: 'create a payment at acme' })).channels).toEqual(['vector']);
     expect(catalog.queries[2]!.lexical).toBeNull();
     expect(() => DiscoverConfig.parse({ ROTA_DISCOVER_CHANNELS: 'trigram' })).toThrow();
@@ -201,12 +249,16 @@ describe('DiscoverService', () => {
 
   it('ranks by the lexical channel alone without an embedder, or when embedding fails', async () => {
     const rows = [row()];
-    const none = await discoverAs(new DiscoverService(new FakeCatalog(rows), null, CONFIG), { use_case: 'create a payment at acme' });
+    const none = await discoverAs(new DiscoverService(new FakeCatalog(rows), null, CONFIG), {
+      use_case: 'create a payment at acme',
+    });
     expect(none.search_strategy).toBe('trigram');
     expect(none.recommended?.cosine_distance).toBeNull();
     expect(none.recommended?.trigram_similarity).toBeCloseTo(0.2, 6);
     const warnings: string[] = [];
-    const failing = new DiscoverService(new FakeCatalog(rows), embedder(true), CONFIG, { warn: (m) => warnings.push(m) });
+    const failing = new DiscoverService(new FakeCatalog(rows), embedder(true), CONFIG, {
+      warn: (m) => warnings.push(m),
+    });
     const res = await discoverAs(failing, { use_case: 'create a payment at acme' });
     expect(res.search_strategy).toBe('trigram');
     expect(warnings).toHaveLength(1);
@@ -220,14 +272,22 @@ describe('DiscoverService', () => {
       dimensions: 3,
       embed: (texts: string[]) => {
         calls++;
-        return down ? Promise.reject(new Error('down')) : Promise.resolve(texts.map(() => Float32Array.from([1, 0, 0])));
+        return down
+          ? Promise.reject(new Error('down'))
+          : Promise.resolve(texts.map(() => Float32Array.from([1, 0, 0])));
       },
     };
     const warnings: string[] = [];
     const infos: string[] = [];
     // Open for a full second: the five calls below must all land while it is open, even on a busy machine.
-    const config = DiscoverConfig.parse({ ROTA_DISCOVER_EMBED_BREAKER_FAILURES: '2', ROTA_DISCOVER_EMBED_BREAKER_OPEN_MS: '1000' });
-    const svc = new DiscoverService(new FakeCatalog([row()]), flaky, config, { warn: (m) => warnings.push(m), info: (m) => infos.push(m) });
+    const config = DiscoverConfig.parse({
+      ROTA_DISCOVER_EMBED_BREAKER_FAILURES: '2',
+      ROTA_DISCOVER_EMBED_BREAKER_OPEN_MS: '1000',
+    });
+    const svc = new DiscoverService(new FakeCatalog([row()]), flaky, config, {
+      warn: (m) => warnings.push(m),
+      info: (m) => infos.push(m),
+    });
     // Distinct use cases, so the query-embedding cache plays no part.
     for (let i = 0; i < 5; i++) {
       const res = await discoverAs(svc, { use_case: `create a payment at acme ${i}` });
@@ -264,8 +324,13 @@ describe('DiscoverService', () => {
     for (let i = 0; i < 3; i++) await discoverAs(withCache, { use_case: 'create a payment at acme' });
     expect(cached.calls).toBe(1);
     const uncached = counting();
-    const noCache = new DiscoverService(new FakeCatalog([row()]), uncached, DiscoverConfig.parse({ ROTA_DISCOVER_EMBED_CACHE_SIZE: '0' }));
-    for (let i = 0; i < 3; i++) expect((await discoverAs(noCache, { use_case: 'create a payment at acme' })).search_strategy).toBe('embedding');
+    const noCache = new DiscoverService(
+      new FakeCatalog([row()]),
+      uncached,
+      DiscoverConfig.parse({ ROTA_DISCOVER_EMBED_CACHE_SIZE: '0' }),
+    );
+    for (let i = 0; i < 3; i++)
+      expect((await discoverAs(noCache, { use_case: 'create a payment at acme' })).search_strategy).toBe('embedding');
     expect(uncached.calls).toBe(3);
   });
 
@@ -281,12 +346,19 @@ describe('DiscoverService', () => {
 
   it('says why the vector channel was skipped', async () => {
     const rows = [row()];
-    const skipped = async (svc: DiscoverService) => (await discoverAs(svc, { use_case: 'create a payment at acme' })).channels_skipped;
+    const skipped = async (svc: DiscoverService) =>
+      (await discoverAs(svc, { use_case: 'create a payment at acme' })).channels_skipped;
     expect(await skipped(new DiscoverService(new FakeCatalog(rows), embedder(), CONFIG))).toEqual([]);
-    expect(await skipped(new DiscoverService(new FakeCatalog(rows), null, CONFIG))).toEqual([{ channel: 'vector', reason: 'no_embedder' }]);
-    expect(await skipped(new DiscoverService(new FakeCatalog(rows), embedder(true), CONFIG))).toEqual([{ channel: 'vector', reason: 'failed' }]);
+    expect(await skipped(new DiscoverService(new FakeCatalog(rows), null, CONFIG))).toEqual([
+      { channel: 'vector', reason: 'no_embedder' },
+    ]);
+    expect(await skipped(new DiscoverService(new FakeCatalog(rows), embedder(true), CONFIG))).toEqual([
+      { channel: 'vector', reason: 'failed' },
+    ]);
     const lexicalOnly = DiscoverConfig.parse({ ROTA_DISCOVER_CHANNELS: 'lexical' });
-    expect(await skipped(new DiscoverService(new FakeCatalog(rows), embedder(), lexicalOnly))).toEqual([{ channel: 'vector', reason: 'disabled' }]);
+    expect(await skipped(new DiscoverService(new FakeCatalog(rows), embedder(), lexicalOnly))).toEqual([
+      { channel: 'vector', reason: 'disabled' },
+    ]);
   });
 
   /**
@@ -303,7 +375,9 @@ describe('DiscoverService', () => {
       runningForMs: () => runningForMs,
       embed: (_texts: string[], opts: EmbedOptions = {}) => {
         e.calls++;
-        return new Promise<Float32Array[]>((_, reject) => opts.signal?.addEventListener('abort', () => reject(new EmbeddingNotStartedError())));
+        return new Promise<Float32Array[]>((_, reject) =>
+          opts.signal?.addEventListener('abort', () => reject(new EmbeddingNotStartedError())),
+        );
       },
     };
     return e;
@@ -335,7 +409,8 @@ describe('DiscoverService', () => {
     });
     const svc = new DiscoverService(new FakeCatalog([row()]), stuck, config);
     const reasons: string[] = [];
-    for (let i = 0; i < 4; i++) reasons.push((await discoverAs(svc, { use_case: `create a payment at acme ${i}` })).channels_skipped![0]!.reason);
+    for (let i = 0; i < 4; i++)
+      reasons.push((await discoverAs(svc, { use_case: `create a payment at acme ${i}` })).channels_skipped![0]!.reason);
     expect(reasons).toEqual(['timeout', 'timeout', 'breaker_open', 'breaker_open']);
     expect(stuck.calls).toBe(2);
   });

@@ -1,7 +1,19 @@
-import type { DiscoverChannel, DiscoverMetaToolName, DiscoverRequest, DiscoverResult, DiscoverSkipReason } from '@rota/contracts';
+import type {
+  DiscoverChannel,
+  DiscoverMetaToolName,
+  DiscoverRequest,
+  DiscoverResult,
+  DiscoverSkipReason,
+} from '@rota/contracts';
 import { EmbeddingError, EmbeddingNotStartedError, type Embedder } from '@rota/catalog/embedder';
 import { currentTenant } from '@rota/service-kit';
-import { BrokenCircuitError, ConsecutiveBreaker, circuitBreaker, handleWhen, type CircuitBreakerPolicy } from 'cockatiel';
+import {
+  BrokenCircuitError,
+  ConsecutiveBreaker,
+  circuitBreaker,
+  handleWhen,
+  type CircuitBreakerPolicy,
+} from 'cockatiel';
 import { nextSteps, toMatch, type AdviceContext } from './advice';
 import type { DiscoverConfig } from './config';
 import type { DiscoverCatalog } from './discover.repository';
@@ -9,7 +21,15 @@ import { parseDiscoverInput } from './input';
 import { vectorSkipped } from './embed-metrics';
 import { renderQuery } from './query-language';
 import { metaToolGist, metaToolHints } from './meta-tool-hints';
-import { namedProviders, rankCandidates, requestAct, trigramScore, type Candidate, type RankedTool, type RankingSettings } from './ranking';
+import {
+  namedProviders,
+  rankCandidates,
+  requestAct,
+  trigramScore,
+  type Candidate,
+  type RankedTool,
+  type RankingSettings,
+} from './ranking';
 
 export interface DiscoverLogger {
   warn(message: string, meta?: Record<string, unknown>): void;
@@ -204,7 +224,8 @@ export class DiscoverService {
       related = related.map(fill);
     }
     const shown = recommended ? [recommended, ...related] : related;
-    const strategy = shown.length === 0 ? 'empty' : shown.some((r) => r.cosineDistance !== null) ? 'embedding' : 'trigram';
+    const strategy =
+      shown.length === 0 ? 'empty' : shown.some((r) => r.cosineDistance !== null) ? 'embedding' : 'trigram';
     const ran: DiscoverChannel[] = [];
     if (lexical) ran.push('lexical');
     if (vector) ran.push('vector');
@@ -249,14 +270,20 @@ export class DiscoverService {
       if (!v) return { vector: null, skipped: 'failed' };
       if (this.config.ROTA_DISCOVER_EMBED_CACHE_SIZE > 0) {
         this.cache.set(key, v);
-        if (this.cache.size > this.config.ROTA_DISCOVER_EMBED_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
+        if (this.cache.size > this.config.ROTA_DISCOVER_EMBED_CACHE_SIZE)
+          this.cache.delete(this.cache.keys().next().value!);
       }
       return { vector: v };
     } catch (err) {
       // While the breaker is open each call skips the embedder; the break itself was logged once.
       if (err instanceof BrokenCircuitError) return { vector: null, skipped: 'breaker_open' };
-      const reason: DiscoverSkipReason = err instanceof EmbeddingNotStartedError ? 'busy' : err instanceof EmbeddingTimeoutError ? 'timeout' : 'failed';
-      this.log.warn('discover: query embedding failed; ranking by the lexical channel alone', { error: (err as Error).message, reason, model: embedder.model });
+      const reason: DiscoverSkipReason =
+        err instanceof EmbeddingNotStartedError ? 'busy' : err instanceof EmbeddingTimeoutError ? 'timeout' : 'failed';
+      this.log.warn('discover: query embedding failed; ranking by the lexical channel alone', {
+        error: (err as Error).message,
+        reason,
+        model: embedder.model,
+      });
       return { vector: null, skipped: reason };
     }
   }
@@ -279,7 +306,9 @@ export class DiscoverService {
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         const atFault = !embedder.honoursSignal || (embedder.runningForMs?.() ?? 0) >= STUCK_DEADLINES * ms;
-        const late = atFault ? new EmbeddingTimeoutError(ms) : new EmbeddingNotStartedError('gave up waiting for a busy encoder');
+        const late = atFault
+          ? new EmbeddingTimeoutError(ms)
+          : new EmbeddingNotStartedError('gave up waiting for a busy encoder');
         // The deadline's verdict first: the embedder rejects its own way when aborted.
         reject(late);
         ac.abort(late);

@@ -22,7 +22,10 @@ function text(v: unknown): string {
 export function parseDiscoverInput(raw: Record<string, unknown>): DiscoverQuery {
   const useCase = text(raw.use_case) || text(raw.query);
   if (!useCase) {
-    throw new AppError('invalid_args', 'codespar_discover needs a use_case (or query): a sentence describing what you want to do.');
+    throw new AppError(
+      'invalid_args',
+      'codespar_discover needs a use_case (or query): a sentence describing what you want to do.',
+    );
   }
   const parsed = DiscoverInput.safeParse(raw);
   if (!parsed.success) {

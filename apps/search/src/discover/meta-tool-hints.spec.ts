@@ -3,20 +3,70 @@ import { metaToolHints } from './meta-tool-hints';
 
 /** One use case per language (pt, es, en) for each meta-tool discover may point to. */
 const CASES: ReadonlyArray<readonly [string, string, string, string]> = [
-  ['codespar_get_started', 'como eu começo a usar a plataforma?', '¿por dónde empiezo para integrar?', 'how do I get started with this workspace?'],
-  ['codespar_manage_connections', 'conectar minha conta do Mercado Pago', 'conectar mi cuenta de Stripe', 'connect my Shopify account'],
-  ['codespar_checkout', 'criar um checkout para os itens do carrinho', 'crear un checkout para el carrito', 'create a checkout for the cart items'],
-  ['codespar_pay', 'pagar um fornecedor via Pix', 'pagarle a un proveedor por transferencia', 'pay a supplier by wire transfer'],
-  ['codespar_wallet', 'qual o saldo da minha carteira?', '¿cuál es el saldo de mi billetera?', 'what is my wallet balance?'],
+  [
+    'codespar_get_started',
+    'como eu começo a usar a plataforma?',
+    '¿por dónde empiezo para integrar?',
+    'how do I get started with this workspace?',
+  ],
+  [
+    'codespar_manage_connections',
+    'conectar minha conta do Mercado Pago',
+    'conectar mi cuenta de Stripe',
+    'connect my Shopify account',
+  ],
+  [
+    'codespar_checkout',
+    'criar um checkout para os itens do carrinho',
+    'crear un checkout para el carrito',
+    'create a checkout for the cart items',
+  ],
+  [
+    'codespar_pay',
+    'pagar um fornecedor via Pix',
+    'pagarle a un proveedor por transferencia',
+    'pay a supplier by wire transfer',
+  ],
+  [
+    'codespar_wallet',
+    'qual o saldo da minha carteira?',
+    '¿cuál es el saldo de mi billetera?',
+    'what is my wallet balance?',
+  ],
   ['codespar_shop', 'quero comprar uma televisão barata', 'quiero comprar un televisor barato', 'buy a cheap TV'],
-  ['codespar_charge', 'cobrar um cliente com boleto', 'cobrarle a un cliente con tarjeta', 'charge a customer by credit card'],
-  ['codespar_invoice', 'emitir nota fiscal eletrônica', 'emitir una factura electrónica', 'issue an electronic invoice'],
+  [
+    'codespar_charge',
+    'cobrar um cliente com boleto',
+    'cobrarle a un cliente con tarjeta',
+    'charge a customer by credit card',
+  ],
+  [
+    'codespar_invoice',
+    'emitir nota fiscal eletrônica',
+    'emitir una factura electrónica',
+    'issue an electronic invoice',
+  ],
   ['codespar_ship', 'rastrear a encomenda', 'rastrear mi paquete', 'track my parcel'],
   ['codespar_notify', 'enviar uma mensagem no WhatsApp', 'enviar un mensaje por WhatsApp', 'send an SMS to the buyer'],
   ['codespar_crypto_pay', 'enviar USDC para um endereço', 'enviar bitcoin a una dirección', 'send USDC on Polygon'],
-  ['codespar_kyc', 'verificar a identidade de um cliente', 'verificar la identidad de un usuario', "verify a customer's identity"],
-  ['codespar_ledger', 'registrar um lançamento no livro razão', 'registrar un asiento en el libro mayor', 'record a ledger entry'],
-  ['codespar_issue', 'emitir um cartão virtual corporativo', 'emitir una tarjeta virtual para un empleado', 'issue a virtual card for an employee'],
+  [
+    'codespar_kyc',
+    'verificar a identidade de um cliente',
+    'verificar la identidad de un usuario',
+    "verify a customer's identity",
+  ],
+  [
+    'codespar_ledger',
+    'registrar um lançamento no livro razão',
+    'registrar un asiento en el libro mayor',
+    'record a ledger entry',
+  ],
+  [
+    'codespar_issue',
+    'emitir um cartão virtual corporativo',
+    'emitir una tarjeta virtual para un empleado',
+    'issue a virtual card for an employee',
+  ],
 ];
 
 describe('discover keyword table', () => {
@@ -52,7 +102,11 @@ describe('discover keyword table', () => {
   });
 
   it('does not send a refund to a meta-tool that cannot refund', () => {
-    for (const useCase of ['estornar uma cobrança recebida no Asaas', 'reembolsar el cobro con tarjeta del cliente', 'refund the charge of order 42']) {
+    for (const useCase of [
+      'estornar uma cobrança recebida no Asaas',
+      'reembolsar el cobro con tarjeta del cliente',
+      'refund the charge of order 42',
+    ]) {
       const tools = metaToolHints(useCase).map((h) => h.tool);
       expect(tools).not.toContain('codespar_charge');
       expect(tools).not.toContain('codespar_pay');

@@ -35,7 +35,10 @@ const NOT_JOB_EVIDENCE: ReadonlySet<string> = new Set(['obj.provider_brand', 'ob
  * cannot do it, so those hints are dropped and the catalog answers.
  */
 const NOT_COVERED: ReadonlyArray<{ concept: string; tools: ReadonlySet<string> }> = [
-  { concept: 'obj.refund', tools: new Set(['codespar_charge', 'codespar_pay', 'codespar_checkout', 'codespar_shop', 'codespar_wallet']) },
+  {
+    concept: 'obj.refund',
+    tools: new Set(['codespar_charge', 'codespar_pay', 'codespar_checkout', 'codespar_shop', 'codespar_wallet']),
+  },
 ];
 
 export interface MetaToolHint {
@@ -48,10 +51,14 @@ export interface MetaToolHint {
 /** Native meta-tools that cover the use case, best first; empty when none clearly does. */
 export function metaToolHints(useCase: string | Analysis): MetaToolHint[] {
   const analysis = typeof useCase === 'string' ? analyze(useCase) : useCase;
-  const jobOnly: Analysis = Object.assign(Object.create(analysis) as Analysis, { concepts: analysis.concepts.filter((c) => !NOT_JOB_EVIDENCE.has(c)) });
+  const jobOnly: Analysis = Object.assign(Object.create(analysis) as Analysis, {
+    concepts: analysis.concepts.filter((c) => !NOT_JOB_EVIDENCE.has(c)),
+  });
   const present = new Set(analysis.concepts);
   const uncovered = new Set(NOT_COVERED.filter((n) => present.has(n.concept)).flatMap((n) => [...n.tools]));
-  const scored = scoreTools(jobOnly).filter((s) => s.tool !== 'codespar_discover' && s.score > 0 && !uncovered.has(s.tool));
+  const scored = scoreTools(jobOnly).filter(
+    (s) => s.tool !== 'codespar_discover' && s.score > 0 && !uncovered.has(s.tool),
+  );
   const best = scored[0];
   if (!best || best.score < HINT_MIN_SCORE) return [];
   const hints: MetaToolHint[] = [];

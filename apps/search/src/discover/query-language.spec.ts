@@ -3,7 +3,12 @@ import { renderQuery } from './query-language';
 describe('renderQuery', () => {
   it('leaves an English request as written, with nothing to expand', () => {
     const r = renderQuery('refund an approved payment');
-    expect(r).toMatchObject({ lang: 'en', lexicalText: 'refund an approved payment', expansion: '', englishText: 'refund an approved payment' });
+    expect(r).toMatchObject({
+      lang: 'en',
+      lexicalText: 'refund an approved payment',
+      expansion: '',
+      englishText: 'refund an approved payment',
+    });
   });
 
   it('renders the concepts of a Portuguese request by their English terms and keeps its own words for the lexical channel', () => {
@@ -28,7 +33,11 @@ describe('renderQuery', () => {
   });
 
   it('writes each concept in plain words, without the vocabulary marks', () => {
-    for (const text of ['cobrar por boleto com vencimento amanhã', 'emitir nota fiscal eletrônica', 'consultar el saldo de la cuenta']) {
+    for (const text of [
+      'cobrar por boleto com vencimento amanhã',
+      'emitir nota fiscal eletrônica',
+      'consultar el saldo de la cuenta',
+    ]) {
       expect(renderQuery(text).expansion).not.toMatch(/[=*+]/);
     }
   });

@@ -1,4 +1,13 @@
-import { connectionStatusOf, namedProviders, rankCandidates, requestAct, toolAct, trigramScore, type Candidate, type RankingSettings } from './ranking';
+import {
+  connectionStatusOf,
+  namedProviders,
+  rankCandidates,
+  requestAct,
+  toolAct,
+  trigramScore,
+  type Candidate,
+  type RankingSettings,
+} from './ranking';
 
 const SETTINGS: RankingSettings = {
   bonusVector: 0.02,
@@ -52,7 +61,12 @@ function candidate(over: Partial<Candidate> = {}): Candidate {
 
 describe('trigramScore', () => {
   it("adds the provider's best part, weighted, to the tool's best part", () => {
-    const c = candidate({ nameSimilarity: 0.2, descriptionSimilarity: 0.35, providerNameSimilarity: 0.5, providerDescriptionSimilarity: 0.3 });
+    const c = candidate({
+      nameSimilarity: 0.2,
+      descriptionSimilarity: 0.35,
+      providerNameSimilarity: 0.5,
+      providerDescriptionSimilarity: 0.3,
+    });
     expect(trigramScore(c, SETTINGS)).toBeCloseTo(0.35 + 0.7 * 0.5, 10);
   });
 
@@ -96,7 +110,9 @@ describe('channel scores and fusion', () => {
   it("adds each channel's bonus to that channel's own score for a connected rail", () => {
     const other = candidate({ serverId: 'other', lexicalScore: 10 });
     const base = { cosineDistance: 0.4, lexicalScore: 5 };
-    const off = rankCandidates([other, candidate(base)], 'live', SETTINGS).find((r) => r.candidate.serverId === 'acme')!;
+    const off = rankCandidates([other, candidate(base)], 'live', SETTINGS).find(
+      (r) => r.candidate.serverId === 'acme',
+    )!;
     const on = rankCandidates([other, candidate({ ...base, connectionRowStatus: 'connected' })], 'live', SETTINGS).find(
       (r) => r.candidate.serverId === 'acme',
     )!;
@@ -139,22 +155,35 @@ describe('channel scores and fusion', () => {
     const a = candidate({ serverId: 'alpha', cosineDistance: 0.4, lexicalScore: 5 });
     const b = candidate({ serverId: 'beta', cosineDistance: 0.41, lexicalScore: 4.9 });
     expect(rankCandidates([a, b], 'live', s)[0]!.candidate.serverId).toBe('alpha');
-    expect(rankCandidates([a, { ...b, connectionRowStatus: 'connected' }], 'live', s)[0]!.candidate.serverId).toBe('beta');
+    expect(rankCandidates([a, { ...b, connectionRowStatus: 'connected' }], 'live', s)[0]!.candidate.serverId).toBe(
+      'beta',
+    );
   });
 
-  it.each(['certificate', 'hmac', 'jwt', 'two_header'])('buries a disconnected %s rail in the test environment', (authType) => {
-    const c = candidate({ authType, selfServeAuth: false, cosineDistance: 0.2, lexicalScore: 3 });
-    const test = score(c, 'test')!;
-    const live = score(c, 'live')!;
-    expect(test.blocked).toBe(true);
-    expect(live.score - test.score).toBeCloseTo(1000, 10);
-    expect(live.blocked).toBe(false);
-  });
+  it.each(['certificate', 'hmac', 'jwt', 'two_header'])(
+    'buries a disconnected %s rail in the test environment',
+    (authType) => {
+      const c = candidate({ authType, selfServeAuth: false, cosineDistance: 0.2, lexicalScore: 3 });
+      const test = score(c, 'test')!;
+      const live = score(c, 'live')!;
+      expect(test.blocked).toBe(true);
+      expect(live.score - test.score).toBeCloseTo(1000, 10);
+      expect(live.blocked).toBe(false);
+    },
+  );
 
   it('does not penalise a connected certificate rail, nor a disconnected self-serve one', () => {
-    expect(score(candidate({ authType: 'certificate', selfServeAuth: false, connectionRowStatus: 'connected', cosineDistance: 0.2 }), 'test')!.blocked).toBe(
-      false,
-    );
+    expect(
+      score(
+        candidate({
+          authType: 'certificate',
+          selfServeAuth: false,
+          connectionRowStatus: 'connected',
+          cosineDistance: 0.2,
+        }),
+        'test',
+      )!.blocked,
+    ).toBe(false);
     for (const authType of ['api_key', 'basic', 'oauth2', 'none']) {
       expect(score(candidate({ authType, cosineDistance: 0.2 }), 'test')!.blocked).toBe(false);
     }
@@ -180,7 +209,10 @@ describe('rankCandidates', () => {
     const b = candidate({ serverId: 'beta', cosineDistance: 0.43, lexicalScore: 3 });
     expect(rankCandidates([a, b], 'live', SETTINGS).map((r) => r.candidate.serverId)).toEqual(['alpha', 'beta']);
     const bConnected = { ...b, connectionRowStatus: 'connected' };
-    expect(rankCandidates([a, bConnected], 'live', SETTINGS).map((r) => r.candidate.serverId)).toEqual(['beta', 'alpha']);
+    expect(rankCandidates([a, bConnected], 'live', SETTINGS).map((r) => r.candidate.serverId)).toEqual([
+      'beta',
+      'alpha',
+    ]);
   });
 
   it('sorts a buried rail after every other match in test', () => {
@@ -194,7 +226,9 @@ describe('rankCandidates', () => {
     const x = candidate({ serverId: 'b', toolName: 'a', cosineDistance: 0.5 });
     const y = candidate({ serverId: 'a', toolName: 'z', cosineDistance: 0.5 });
     const z = candidate({ serverId: 'a', toolName: 'b', cosineDistance: 0.5 });
-    expect(rankCandidates([x, y, z], 'live', SETTINGS).map((r) => `${r.candidate.serverId}/${r.candidate.toolName}`)).toEqual(['a/b', 'a/z', 'b/a']);
+    expect(
+      rankCandidates([x, y, z], 'live', SETTINGS).map((r) => `${r.candidate.serverId}/${r.candidate.toolName}`),
+    ).toEqual(['a/b', 'a/z', 'b/a']);
   });
 });
 
@@ -221,17 +255,27 @@ describe('namedProviders', () => {
     expect(namedProviders('Envia un paquete a Lima', providers).size).toBe(0);
     // A name the lexicon reads as something else (a verb, a channel, a rail) never counts.
     expect(namedProviders('programar una recolección con Envia', providers).size).toBe(0);
-    expect(namedProviders('send a WhatsApp message', [{ serverId: 'whatsapp', providerName: 'WhatsApp' }]).size).toBe(0);
+    expect(namedProviders('send a WhatsApp message', [{ serverId: 'whatsapp', providerName: 'WhatsApp' }]).size).toBe(
+      0,
+    );
     expect(namedProviders('pay an invoice', providers).size).toBe(0);
   });
 
   it('lifts the named provider’s tools over a closer tool of another provider', () => {
     const payu = candidate({ serverId: 'payu', toolName: 'create_pse_payment', cosineDistance: 0.3 });
     const epayco = candidate({ serverId: 'epayco', toolName: 'create_pse_payment', cosineDistance: 0.32 });
-    expect(rankCandidates([payu, epayco], 'live', SETTINGS).map((r) => r.candidate.serverId)).toEqual(['payu', 'epayco']);
-    expect(rankCandidates([payu, epayco], 'live', SETTINGS, new Set(['epayco'])).map((r) => r.candidate.serverId)).toEqual(['epayco', 'payu']);
+    expect(rankCandidates([payu, epayco], 'live', SETTINGS).map((r) => r.candidate.serverId)).toEqual([
+      'payu',
+      'epayco',
+    ]);
+    expect(
+      rankCandidates([payu, epayco], 'live', SETTINGS, new Set(['epayco'])).map((r) => r.candidate.serverId),
+    ).toEqual(['epayco', 'payu']);
     const rrf = { ...SETTINGS, fusion: 'rrf' as const };
-    expect(rankCandidates([payu, epayco], 'live', rrf, new Set(['epayco'])).map((r) => r.candidate.serverId)).toEqual(['epayco', 'payu']);
+    expect(rankCandidates([payu, epayco], 'live', rrf, new Set(['epayco'])).map((r) => r.candidate.serverId)).toEqual([
+      'epayco',
+      'payu',
+    ]);
   });
 });
 
@@ -256,7 +300,12 @@ describe('requestAct and toolAct', () => {
   it('tips a close call toward the tool whose name does what the request asks', () => {
     const print = candidate({ serverId: 'correios', toolName: 'print_label', cosineDistance: 0.3 });
     const prepost = candidate({ serverId: 'correios', toolName: 'create_prepost', cosineDistance: 0.31 });
-    expect(rankCandidates([print, prepost], 'live', SETTINGS).map((r) => r.candidate.toolName)).toEqual(['print_label', 'create_prepost']);
-    expect(rankCandidates([print, prepost], 'live', SETTINGS, new Set(), 'make').map((r) => r.candidate.toolName)).toEqual(['create_prepost', 'print_label']);
+    expect(rankCandidates([print, prepost], 'live', SETTINGS).map((r) => r.candidate.toolName)).toEqual([
+      'print_label',
+      'create_prepost',
+    ]);
+    expect(
+      rankCandidates([print, prepost], 'live', SETTINGS, new Set(), 'make').map((r) => r.candidate.toolName),
+    ).toEqual(['create_prepost', 'print_label']);
   });
 });

@@ -102,7 +102,10 @@ export function connectionStatusOf(authType: string, rowStatus: string | null): 
  * lexicon reads as something other than a brand (WhatsApp is a channel, Pix
  * a rail, Envia a verb) says what to do, not whom to ask, and never counts.
  */
-export function namedProviders(useCase: string, candidates: readonly Pick<Candidate, 'serverId' | 'providerName'>[]): Set<string> {
+export function namedProviders(
+  useCase: string,
+  candidates: readonly Pick<Candidate, 'serverId' | 'providerName'>[],
+): Set<string> {
   const tokens = tokenize(useCase);
   const named = new Set<string>();
   if (tokens.length === 0) return named;
@@ -131,8 +134,38 @@ export function namedProviders(useCase: string, candidates: readonly Pick<Candid
  * a reading one: a tie-breaker between tools about the same thing.
  */
 const ACTS: Record<string, readonly string[]> = {
-  make: ['create', 'make', 'generate', 'issue', 'emit', 'open', 'new', 'add', 'register', 'start', 'initiate', 'publish', 'post', 'build', 'stamp'],
-  read: ['get', 'retrieve', 'read', 'fetch', 'see', 'show', 'view', 'lookup', 'consult', 'query', 'check', 'inspect', 'describe'],
+  make: [
+    'create',
+    'make',
+    'generate',
+    'issue',
+    'emit',
+    'open',
+    'new',
+    'add',
+    'register',
+    'start',
+    'initiate',
+    'publish',
+    'post',
+    'build',
+    'stamp',
+  ],
+  read: [
+    'get',
+    'retrieve',
+    'read',
+    'fetch',
+    'see',
+    'show',
+    'view',
+    'lookup',
+    'consult',
+    'query',
+    'check',
+    'inspect',
+    'describe',
+  ],
   list: ['list', 'browse', 'enumerate'],
   search: ['search', 'find'],
   cancel: ['cancel', 'void', 'annul', 'revoke'],
@@ -207,7 +240,10 @@ function occursAsName(tokens: ReturnType<typeof tokenize>, words: string[], orig
     if (!words.every((w, j) => tokens[i + j]!.text === w)) continue;
     if (words.length > 1) return true;
     const written = original.slice(tokens[i]!.start, tokens[i]!.end);
-    if (i === 0 || opensSentence(original, tokens[i]!.start) ? /\p{Lu}/u.test(written.slice(1)) : /\p{Lu}/u.test(written)) return true;
+    if (
+      i === 0 || opensSentence(original, tokens[i]!.start) ? /\p{Lu}/u.test(written.slice(1)) : /\p{Lu}/u.test(written)
+    )
+      return true;
   }
   return false;
 }
@@ -223,7 +259,10 @@ export function isSelfServe(c: Pick<Candidate, 'authType' | 'selfServeAuth'>): b
  * its description). A part counts only when its own similarity reaches the
  * threshold; null when no part does. Ranges from 0 to 1 + providerWeight.
  */
-export function trigramScore(c: Candidate, s: Pick<RankingSettings, 'trigramThreshold' | 'providerWeight'>): number | null {
+export function trigramScore(
+  c: Candidate,
+  s: Pick<RankingSettings, 'trigramThreshold' | 'providerWeight'>,
+): number | null {
   const best = (a: number, b: number): number | null => {
     const m = Math.max(a, b);
     return m >= s.trigramThreshold ? m : null;
@@ -282,7 +321,10 @@ function channelRanks(rows: readonly Prepared[], score: (p: Prepared) => number 
 }
 
 function byName(a: Candidate, b: Candidate): number {
-  return (a.serverId < b.serverId ? -1 : a.serverId > b.serverId ? 1 : 0) || (a.toolName < b.toolName ? -1 : a.toolName > b.toolName ? 1 : 0);
+  return (
+    (a.serverId < b.serverId ? -1 : a.serverId > b.serverId ? 1 : 0) ||
+    (a.toolName < b.toolName ? -1 : a.toolName > b.toolName ? 1 : 0)
+  );
 }
 
 /**

@@ -46,7 +46,15 @@ export function readJsonl(path: string): LabelledIntent[] {
 }
 
 export function evaluate(rows: readonly LabelledIntent[]): EvalReport {
-  const report: EvalReport = { total: rows.length, byLang: {}, nullOk: 0, nullCount: 0, confident: 0, labelled: 0, misses: [] };
+  const report: EvalReport = {
+    total: rows.length,
+    byLang: {},
+    nullOk: 0,
+    nullCount: 0,
+    confident: 0,
+    labelled: 0,
+    misses: [],
+  };
   for (const row of rows) {
     const hits = classifyLexical(row.intent, 3);
     const names = hits.map((h) => `${h.tool_name}:${h.confidence}`);
@@ -88,7 +96,8 @@ function print(title: string, r: EvalReport, verbose: boolean): void {
   }
   console.log(`  no-match lines answered [] or only low: ${pct(r.nullOk, r.nullCount)} (${r.nullOk}/${r.nullCount})`);
   console.log(`  labelled top hits high or medium: ${pct(r.confident, r.labelled)} (${r.confident}/${r.labelled})`);
-  if (verbose) for (const m of r.misses) console.log(`  MISS expected=${m.expected} got=[${m.got.join(', ')}]  ${m.intent}`);
+  if (verbose)
+    for (const m of r.misses) console.log(`  MISS expected=${m.expected} got=[${m.got.join(', ')}]  ${m.intent}`);
   else console.log(`  misses: ${r.misses.length} (run with --verbose to list them)`);
 }
 
@@ -108,7 +117,9 @@ export function main(argv: readonly string[] = process.argv.slice(2)): number {
   for (const [title, rows] of sets) print(title, evaluate(rows), verbose);
   const all = sets.flatMap(([, rows]) => rows);
   const t = timing(all);
-  console.log(`\nclassification time over ${all.length * 3} calls: p50 ${t.p50.toFixed(3)} ms, p95 ${t.p95.toFixed(3)} ms`);
+  console.log(
+    `\nclassification time over ${all.length * 3} calls: p50 ${t.p50.toFixed(3)} ms, p95 ${t.p95.toFixed(3)} ms`,
+  );
   return 0;
 }
 

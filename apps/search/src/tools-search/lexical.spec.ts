@@ -21,7 +21,8 @@ describe('evidence table', () => {
   it('covers all 15 meta-tools', () => {
     expect(Object.values(SHORT_TO_TOOL).sort()).toEqual([...META_TOOL_NAMES].sort());
     expect(Object.keys(TOOL_GIST).sort()).toEqual([...META_TOOL_NAMES].sort());
-    for (const name of META_TOOL_NAMES) expect(EVIDENCE.some(([short, w]) => SHORT_TO_TOOL[short] === name && w > 0)).toBe(true);
+    for (const name of META_TOOL_NAMES)
+      expect(EVIDENCE.some(([short, w]) => SHORT_TO_TOOL[short] === name && w > 0)).toBe(true);
   });
 });
 
@@ -48,12 +49,18 @@ describe('classifyLexical', () => {
     expect(hit?.confidence).not.toBe('low');
   });
 
-  it.each(['book a flight to Lisbon', "what's the weather in Recife?", 'write me a poem', 'Me conta uma piada', 'Cuéntame un chiste', 'ok', '???', ''])(
-    'answers nothing above low for %j',
-    (intent) => {
-      expect(classifyLexical(intent, 3).every((h) => h.confidence === 'low')).toBe(true);
-    },
-  );
+  it.each([
+    'book a flight to Lisbon',
+    "what's the weather in Recife?",
+    'write me a poem',
+    'Me conta uma piada',
+    'Cuéntame un chiste',
+    'ok',
+    '???',
+    '',
+  ])('answers nothing above low for %j', (intent) => {
+    expect(classifyLexical(intent, 3).every((h) => h.confidence === 'low')).toBe(true);
+  });
 
   it('answers [] when nothing in the sentence points at commerce', () => {
     expect(classifyLexical('Who painted the Mona Lisa?', 3)).toEqual([]);

@@ -110,7 +110,8 @@ export function scoreTools(analysis: Analysis): ToolScore[] {
   // other meta-tool answers well; it earns that bonus only when nothing else
   // has strong evidence of its own.
   const discover = byTool.get('codespar_discover')!;
-  const aboutExistingConnection = present.has('act.connect') || (!present.has('obj.tool') && CONNECTION_STATE.some((id) => present.has(id)));
+  const aboutExistingConnection =
+    present.has('act.connect') || (!present.has('obj.tool') && CONNECTION_STATE.some((id) => present.has(id)));
   if (discover.score > 0 && DISCOVER_CUES.some((id) => present.has(id)) && !aboutExistingConnection) {
     let bestOther = 0;
     for (const s of byTool.values()) if (s.tool !== 'codespar_discover' && s.score > bestOther) bestOther = s.score;
@@ -141,7 +142,13 @@ function rationale(analysis: Analysis, s: ToolScore): string {
   return terms.length > 0 ? `matched ${terms.join(', ')}: ${gist}` : `weak match for ${gist}`;
 }
 
-function confidenceOf(rank: number, s: ToolScore, top: number, runnerUp: number, offTopic: boolean): ToolSearchConfidence {
+function confidenceOf(
+  rank: number,
+  s: ToolScore,
+  top: number,
+  runnerUp: number,
+  offTopic: boolean,
+): ToolSearchConfidence {
   if (rank === 0) {
     if (s.score >= HIGH_SCORE && s.score - runnerUp >= HIGH_MARGIN) return 'high';
     if (s.score >= MEDIUM_SCORE) return 'medium';
@@ -164,7 +171,11 @@ export function classifyLexical(intent: string, limit = 3): ToolSearchHit[] {
   for (let i = 0; i < scored.length && hits.length < limit; i++) {
     const s = scored[i]!;
     if (s.score < MIN_SCORE) break;
-    hits.push({ tool_name: s.tool, confidence: confidenceOf(i, s, top, runnerUp, offTopic), rationale: rationale(analysis, s) });
+    hits.push({
+      tool_name: s.tool,
+      confidence: confidenceOf(i, s, top, runnerUp, offTopic),
+      rationale: rationale(analysis, s),
+    });
   }
   return hits;
 }

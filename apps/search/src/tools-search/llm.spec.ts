@@ -19,14 +19,19 @@ describe('AnthropicClassifier against the fake Messages API', () => {
     await fake.close();
   });
 
-  const classifier = (timeoutMs = 3000) => new AnthropicClassifier({ apiKey: 'test-key', baseURL: fake.url, timeoutMs });
+  const classifier = (timeoutMs = 3000) =>
+    new AnthropicClassifier({ apiKey: 'test-key', baseURL: fake.url, timeoutMs });
 
   it('sends the documented request and returns the model hits (source llm)', async () => {
     const res = await searchTools({ intent: 'charge a customer in BRL with pix', limit: 3 }, { llm: classifier() });
     expect(res.source).toBe('llm');
     expect(res.fallback_reason).toBeUndefined();
     expect(res.hits.map((h) => h.tool_name)).toEqual(['codespar_charge', 'codespar_checkout']);
-    expect(res.hits[0]).toEqual({ tool_name: 'codespar_charge', confidence: 'high', rationale: 'collects money from a customer with Pix' });
+    expect(res.hits[0]).toEqual({
+      tool_name: 'codespar_charge',
+      confidence: 'high',
+      rationale: 'collects money from a customer with Pix',
+    });
     expect(fake.calls).toHaveLength(1);
     const call = fake.calls[0]!;
     expect(call.path).toBe('/v1/messages');
@@ -93,7 +98,10 @@ describe('AnthropicClassifier against the fake Messages API', () => {
   ])('falls back with model_error on %i at once, without retrying', async (status, type) => {
     fake.setBehaviour({ kind: 'error', status, type, message: 'nope' });
     const warn = jest.fn();
-    const res = await searchTools({ intent: 'Rastreia a encomenda OJ123456789BR', limit: 3 }, { llm: classifier(), logger: { warn } });
+    const res = await searchTools(
+      { intent: 'Rastreia a encomenda OJ123456789BR', limit: 3 },
+      { llm: classifier(), logger: { warn } },
+    );
     expect(res).toMatchObject({ source: 'fallback', fallback_reason: 'model_error' });
     expect(res.hits[0]!.tool_name).toBe('codespar_ship');
     expect(fake.calls).toHaveLength(1);
@@ -140,13 +148,18 @@ describe('parseModelHits', () => {
   });
 
   it('finds the object inside surrounding prose', () => {
-    expect(parseModelHits('Sure! {"hits":[{"tool_name":"codespar_kyc","confidence":"medium","rationale":"checks a CPF"}]} Hope it helps', 3)).toEqual([
-      { tool_name: 'codespar_kyc', confidence: 'medium', rationale: 'checks a CPF' },
-    ]);
+    expect(
+      parseModelHits(
+        'Sure! {"hits":[{"tool_name":"codespar_kyc","confidence":"medium","rationale":"checks a CPF"}]} Hope it helps',
+        3,
+      ),
+    ).toEqual([{ tool_name: 'codespar_kyc', confidence: 'medium', rationale: 'checks a CPF' }]);
   });
 
   it('skips entries that are not objects and fills a missing rationale', () => {
-    expect(parseModelHits('{"hits":[null, 3, {"tool_name":"codespar_ship"}]}', 3)).toEqual([{ tool_name: 'codespar_ship', confidence: 'low', rationale: '' }]);
+    expect(parseModelHits('{"hits":[null, 3, {"tool_name":"codespar_ship"}]}', 3)).toEqual([
+      { tool_name: 'codespar_ship', confidence: 'low', rationale: '' },
+    ]);
   });
 });
 

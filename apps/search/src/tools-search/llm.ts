@@ -83,7 +83,8 @@ function extractJson(text: string): unknown {
  */
 export function parseModelHits(text: string, limit: number): ToolSearchHit[] | undefined {
   const parsed = extractJson(text);
-  if (typeof parsed !== 'object' || parsed === null || !Array.isArray((parsed as { hits?: unknown }).hits)) return undefined;
+  if (typeof parsed !== 'object' || parsed === null || !Array.isArray((parsed as { hits?: unknown }).hits))
+    return undefined;
   const hits: ToolSearchHit[] = [];
   const seen = new Set<string>();
   for (const raw of (parsed as { hits: unknown[] }).hits) {
@@ -93,7 +94,9 @@ export function parseModelHits(text: string, limit: number): ToolSearchHit[] | u
     seen.add(tool_name);
     hits.push({
       tool_name,
-      confidence: CONFIDENCES.includes(confidence as ToolSearchConfidence) ? (confidence as ToolSearchConfidence) : 'low',
+      confidence: CONFIDENCES.includes(confidence as ToolSearchConfidence)
+        ? (confidence as ToolSearchConfidence)
+        : 'low',
       rationale: typeof rationale === 'string' ? rationale.trim().slice(0, MAX_RATIONALE_CHARS) : '',
     });
     if (hits.length >= limit) break;

@@ -16,7 +16,21 @@ import type { MetaToolName } from '@rota/contracts/meta-tools';
  */
 
 type Short =
-  'discover' | 'start' | 'conn' | 'checkout' | 'pay' | 'wallet' | 'shop' | 'charge' | 'invoice' | 'ship' | 'notify' | 'crypto' | 'kyc' | 'ledger' | 'issue';
+  | 'discover'
+  | 'start'
+  | 'conn'
+  | 'checkout'
+  | 'pay'
+  | 'wallet'
+  | 'shop'
+  | 'charge'
+  | 'invoice'
+  | 'ship'
+  | 'notify'
+  | 'crypto'
+  | 'kyc'
+  | 'ledger'
+  | 'issue';
 
 export const SHORT_TO_TOOL: Readonly<Record<Short, MetaToolName>> = {
   discover: 'codespar_discover',
@@ -76,7 +90,12 @@ export const EVIDENCE: readonly EvidenceRule[] = [
   ['start', 0.6, 'act.help'],
   ['start', 1, 'act.help', 'gs.setup|gs.platform|act.start|gs.steps'],
   ['start', 1, 'act.start', 'gs.setup|gs.platform|gs.new'],
-  ['start', -1.5, 'gs.setup|act.start', 'obj.checkout|obj.cart|act.charge|obj.recurring|rail.card|act.connect|act.topup'],
+  [
+    'start',
+    -1.5,
+    'gs.setup|act.start',
+    'obj.checkout|obj.cart|act.charge|obj.recurring|rail.card|act.connect|act.topup',
+  ],
   ['start', -1.5, 'act.start', 'act.verify|obj.verification|obj.identity'],
 
   // ------------------------------------------------------------ connections and profile
@@ -87,7 +106,13 @@ export const EVIDENCE: readonly EvidenceRule[] = [
   ['conn', 0.8, 'obj.workspace'],
   ['conn', 0.5, 'obj.account'],
   ['conn', 1, 'act.save'],
-  ['conn', 2.5, 'act.save', 'obj.address|obj.tax_id|chan.email|obj.email_address|obj.phone', '!act.send|act.notify|obj.message'],
+  [
+    'conn',
+    2.5,
+    'act.save',
+    'obj.address|obj.tax_id|chan.email|obj.email_address|obj.phone',
+    '!act.send|act.notify|obj.message',
+  ],
   ['conn', 1, 'act.save', 'obj.profile'],
   ['conn', 1, 'obj.tax_id|chan.email|obj.address|obj.phone', 'obj.profile'],
   ['conn', 1.5, 'q.status|obj.validity', 'obj.provider_brand|obj.platform_brand|obj.integration'],
@@ -263,7 +288,12 @@ export const EVIDENCE: readonly EvidenceRule[] = [
   ['kyc', 0.5, 'party.seller'],
   ['kyc', 1, 'q.status', 'act.verify|obj.verification'],
   ['kyc', -2, 'obj.tax_id|obj.document', 'obj.profile|act.save'],
-  ['kyc', -1.5, 'act.verify', 'obj.wallet|obj.balance|obj.statement|obj.parcel|obj.shipping|obj.invoice|obj.invoice_weak'],
+  [
+    'kyc',
+    -1.5,
+    'act.verify',
+    'obj.wallet|obj.balance|obj.statement|obj.parcel|obj.shipping|obj.invoice|obj.invoice_weak',
+  ],
 
   // ------------------------------------------------------------ ledger
   ['ledger', 4, 'obj.ledger'],
@@ -310,7 +340,9 @@ export const EVIDENCE: readonly EvidenceRule[] = [
     [t, -1, 'ctx.greeting'],
   ]),
   // "What can you do: payments, shipping, invoices?" names domains only as examples.
-  ...(Object.keys(SHORT_TO_TOOL) as Short[]).filter((t) => t !== 'start').map((t): EvidenceRule => [t, -1, 'gs.overview']),
+  ...(Object.keys(SHORT_TO_TOOL) as Short[])
+    .filter((t) => t !== 'start')
+    .map((t): EvidenceRule => [t, -1, 'gs.overview']),
 ];
 
 /** A short plain phrase per tool, used to finish rationales. */

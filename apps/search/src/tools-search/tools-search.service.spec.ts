@@ -2,11 +2,16 @@ import { ToolSearchResponse } from '@rota/contracts/tools-search';
 import { llmFromEnv, searchTools } from './tools-search.service';
 import type { IntentClassifier, LlmOutcome } from './llm';
 
-const stub = (outcome: LlmOutcome): IntentClassifier & { classify: jest.Mock } => ({ classify: jest.fn().mockResolvedValue(outcome) });
+const stub = (outcome: LlmOutcome): IntentClassifier & { classify: jest.Mock } => ({
+  classify: jest.fn().mockResolvedValue(outcome),
+});
 
 describe('searchTools', () => {
   it('uses the lexical ranking with no_model_key when no model is configured', async () => {
-    const res = await searchTools({ intent: 'Gera um boleto de R$ 500 com vencimento dia 10', limit: 2 }, { llm: null });
+    const res = await searchTools(
+      { intent: 'Gera um boleto de R$ 500 com vencimento dia 10', limit: 2 },
+      { llm: null },
+    );
     expect(res.source).toBe('fallback');
     expect(res.fallback_reason).toBe('no_model_key');
     expect(res.intent).toBe('Gera um boleto de R$ 500 com vencimento dia 10');
@@ -16,7 +21,10 @@ describe('searchTools', () => {
   });
 
   it('passes the model hits through with source llm and no fallback_reason', async () => {
-    const llm = stub({ ok: true, hits: [{ tool_name: 'codespar_ship', confidence: 'high', rationale: 'tracks a parcel' }] });
+    const llm = stub({
+      ok: true,
+      hits: [{ tool_name: 'codespar_ship', confidence: 'high', rationale: 'tracks a parcel' }],
+    });
     const res = await searchTools({ intent: 'where is my parcel', limit: 4 }, { llm });
     expect(llm.classify).toHaveBeenCalledWith('where is my parcel', 4);
     expect(res).toEqual({
@@ -28,16 +36,19 @@ describe('searchTools', () => {
     expect('fallback_reason' in res).toBe(false);
   });
 
-  it.each(['model_error', 'model_timeout', 'unparseable_output'] as const)('falls back to the lexical ranking on %s and logs it', async (reason) => {
-    const warn = jest.fn();
-    const res = await searchTools(
-      { intent: 'Manda um WhatsApp pro cliente avisando que o pedido saiu' },
-      { llm: stub({ ok: false, reason }), logger: { warn } },
-    );
-    expect(res).toMatchObject({ source: 'fallback', fallback_reason: reason });
-    expect(res.hits[0]!.tool_name).toBe('codespar_notify');
-    expect(warn).toHaveBeenCalledWith(expect.any(String), { reason });
-  });
+  it.each(['model_error', 'model_timeout', 'unparseable_output'] as const)(
+    'falls back to the lexical ranking on %s and logs it',
+    async (reason) => {
+      const warn = jest.fn();
+      const res = await searchTools(
+        { intent: 'Manda um WhatsApp pro cliente avisando que o pedido saiu' },
+        { llm: stub({ ok: false, reason }), logger: { warn } },
+      );
+      expect(res).toMatchObject({ source: 'fallback', fallback_reason: reason });
+      expect(res.hits[0]!.tool_name).toBe('codespar_notify');
+      expect(warn).toHaveBeenCalledWith(expect.any(String), { reason });
+    },
+  );
 
   it('defaults the limit to 3', async () => {
     const llm = stub({ ok: true, hits: [] });

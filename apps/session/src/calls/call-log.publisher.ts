@@ -62,7 +62,11 @@ export class CallLogPublisher {
         },
         (err: unknown) => {
           // One line per outage, not one per call.
-          if (!this.failing) this.log.warn({ err }, 'could not append to the call log stream; calls go on and GET /v1/logs still lists them');
+          if (!this.failing)
+            this.log.warn(
+              { err },
+              'could not append to the call log stream; calls go on and GET /v1/logs still lists them',
+            );
           this.failing = true;
         },
       );

@@ -33,29 +33,44 @@ describe('toLogEntry', () => {
   it('builds a record the contract accepts, masking parameters again on the way out', () => {
     const e = toLogEntry(row());
     expect(LogEntry.parse(e)).toEqual(e);
-    expect(e).toMatchObject({ called_at: '2026-12-04T10:00:00.123Z', outcome: 'success', error_code: null, latency_ms: 13, retries: 0, endpoint: null });
+    expect(e).toMatchObject({
+      called_at: '2026-12-04T10:00:00.123Z',
+      outcome: 'success',
+      error_code: null,
+      latency_ms: 13,
+      retries: 0,
+      endpoint: null,
+    });
     expect(e.parameters).toEqual({ value: 10, cpfCnpj: '*********25' });
   });
 
   it('maps the row state to an outcome and explains failures', () => {
-    expect([outcomeOf('pending', false), outcomeOf('outcome_unknown', false), outcomeOf('done', true), outcomeOf('done', false)]).toEqual([
-      'pending',
-      'outcome_unknown',
-      'success',
-      'error',
-    ]);
+    expect([
+      outcomeOf('pending', false),
+      outcomeOf('outcome_unknown', false),
+      outcomeOf('done', true),
+      outcomeOf('done', false),
+    ]).toEqual(['pending', 'outcome_unknown', 'success', 'error']);
     // A provider that answered 4xx: upstream_error unless the row names its own code.
     expect(toLogEntry(row({ success: false, upstream_status: 422 })).error_code).toBe('upstream_error');
-    expect(toLogEntry(row({ success: false, upstream_status: null, error_code: 'not_implemented' })).error_code).toBe('not_implemented');
-    expect(toLogEntry(row({ state: 'outcome_unknown', success: false, upstream_status: null })).error_code).toBe('outcome_unknown');
+    expect(toLogEntry(row({ success: false, upstream_status: null, error_code: 'not_implemented' })).error_code).toBe(
+      'not_implemented',
+    );
+    expect(toLogEntry(row({ state: 'outcome_unknown', success: false, upstream_status: null })).error_code).toBe(
+      'outcome_unknown',
+    );
     expect(toLogEntry(row({ attempts: 3 })).retries).toBe(2);
     expect(toLogEntry(row({ attempts: 0, upstream_status: null })).retries).toBe(0);
   });
 
   it('names the endpoint of a proxy call from its recorded input', () => {
-    expect(toLogEntry(row({ tool: 'proxy', input: { method: 'POST', endpoint: '/v3/payments', body: {} } })).endpoint).toBe('POST /v3/payments');
+    expect(
+      toLogEntry(row({ tool: 'proxy', input: { method: 'POST', endpoint: '/v3/payments', body: {} } })).endpoint,
+    ).toBe('POST /v3/payments');
     expect(toLogEntry(row({ tool: 'proxy', input: { endpoint: '/v3/customers' } })).endpoint).toBe('GET /v3/customers');
-    expect(toLogEntry(row({ tool: 'asaas/x', input: { method: 'POST', endpoint: '/v3/payments' } })).endpoint).toBeNull();
+    expect(
+      toLogEntry(row({ tool: 'asaas/x', input: { method: 'POST', endpoint: '/v3/payments' } })).endpoint,
+    ).toBeNull();
   });
 
   it('keeps an attempt log only when it is a list', () => {

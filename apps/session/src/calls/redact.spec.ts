@@ -1,4 +1,13 @@
-import { isCnpj, isCpf, luhn, maskCredentialsInText, maskParameters, maskPersonalNumbers, REDACTED, redactSecrets } from './redact';
+import {
+  isCnpj,
+  isCpf,
+  luhn,
+  maskCredentialsInText,
+  maskParameters,
+  maskPersonalNumbers,
+  REDACTED,
+  redactSecrets,
+} from './redact';
 
 describe('check digits', () => {
   it('tells CPFs, CNPJs and card numbers from other digits', () => {
@@ -29,7 +38,15 @@ describe('maskPersonalNumbers', () => {
   });
 
   it('leaves ids, amounts, timestamps and numbers that fail their check digits alone', () => {
-    for (const text of ['pay_080225913252', '1733300000000', '12345678900', '4111111111111112', '2026-12-31T10:00:00Z', 'R$ 15000,00', '+55 11 98765-4321']) {
+    for (const text of [
+      'pay_080225913252',
+      '1733300000000',
+      '12345678900',
+      '4111111111111112',
+      '2026-12-31T10:00:00Z',
+      'R$ 15000,00',
+      '+55 11 98765-4321',
+    ]) {
       expect(maskPersonalNumbers(text)).toBe(text);
     }
   });
@@ -39,7 +56,12 @@ describe('maskParameters', () => {
   it('redacts credentials, masks document fields and personal numbers anywhere, and is idempotent', () => {
     const input = {
       amount: 15000,
-      customer: { doc: '12345678900', name: 'Maria', cpfCnpj: 11222333000181, document: { type: 'CPF', number: '529.982.247-25' } },
+      customer: {
+        doc: '12345678900',
+        name: 'Maria',
+        cpfCnpj: 11222333000181,
+        document: { type: 'CPF', number: '529.982.247-25' },
+      },
       api_key: 'sk_live_abc',
       headers: { 'x-api-key': 'k', accept: 'application/json' },
       card: { holder: 'Maria', number: '4111 1111 1111 1111', cvv: '123' },
@@ -50,7 +72,12 @@ describe('maskParameters', () => {
     const masked = maskParameters(input);
     expect(masked).toEqual({
       amount: 15000,
-      customer: { doc: '*********00', name: 'Maria', cpfCnpj: '************81', document: { type: 'CPF', number: '***.***.***-25' } },
+      customer: {
+        doc: '*********00',
+        name: 'Maria',
+        cpfCnpj: '************81',
+        document: { type: 'CPF', number: '***.***.***-25' },
+      },
       api_key: REDACTED,
       headers: { 'x-api-key': REDACTED, accept: 'application/json' },
       card: { holder: 'Maria', number: '**** **** **** 1111', cvv: REDACTED },
@@ -63,7 +90,9 @@ describe('maskParameters', () => {
   });
 
   it('honours secret flags in the schema, like redactSecrets', () => {
-    const schema = { properties: { pin_code: { writeOnly: true }, nested: { properties: { x: { format: 'password' } } } } };
+    const schema = {
+      properties: { pin_code: { writeOnly: true }, nested: { properties: { x: { format: 'password' } } } },
+    };
     const input = { pin_code: '1234', nested: { x: 'y', z: 'w' } };
     expect(maskParameters(input, schema)).toEqual({ pin_code: REDACTED, nested: { x: REDACTED, z: 'w' } });
     expect(redactSecrets(input, schema)).toEqual(maskParameters(input, schema));
@@ -73,8 +102,11 @@ describe('maskParameters', () => {
 describe('maskCredentialsInText', () => {
   it('replaces Rota keys and bearer tokens pasted into text, and nothing else', () => {
     expect(maskCredentialsInText('use csk_live_AbC123_x-y please')).toBe(`use ${REDACTED} please`);
-    expect(maskCredentialsInText('header was Authorization: Bearer eyJhbGciOi.J9.abc')).toBe(`header was Authorization: Bearer ${REDACTED}`);
-    for (const text of ['plano basic mensal', 'the bearer of this note', 'Bearer short', 'csk_other']) expect(maskCredentialsInText(text)).toBe(text);
+    expect(maskCredentialsInText('header was Authorization: Bearer eyJhbGciOi.J9.abc')).toBe(
+      `header was Authorization: Bearer ${REDACTED}`,
+    );
+    for (const text of ['plano basic mensal', 'the bearer of this note', 'Bearer short', 'csk_other'])
+      expect(maskCredentialsInText(text)).toBe(text);
     const once = maskCredentialsInText('k=csk_test_1234567890 Bearer abcdefghij');
     expect(maskCredentialsInText(once)).toBe(once);
   });

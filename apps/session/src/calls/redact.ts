@@ -26,7 +26,9 @@ export const DOCUMENT_FIELD =
 
 export const REDACTED = '[redacted]';
 
-type Schema = { properties?: Record<string, Schema>; items?: Schema; writeOnly?: boolean; format?: string; 'x-secret'?: boolean } | undefined;
+type Schema =
+  | { properties?: Record<string, Schema>; items?: Schema; writeOnly?: boolean; format?: string; 'x-secret'?: boolean }
+  | undefined;
 
 function secretBySchema(schema: Schema): boolean {
   return !!schema && (schema.writeOnly === true || schema.format === 'password' || schema['x-secret'] === true);
@@ -100,7 +102,8 @@ const FORMATTED_CPF = /(?<![\d.])\d{3}\.\d{3}\.\d{3}-\d{2}(?!\d)/g;
 const FORMATTED_CNPJ = /(?<![\d.])\d{2}\.\d{3}\.\d{3}\/\d{4}-\d{2}(?!\d)/g;
 const BARE_DOCUMENT = /(?<!\d)(\d{14}|\d{11})(?!\d)/g;
 // Contiguous, or in the printed groups: 4-4-4-4 (and up to 3 more), or 4-6-5.
-const CARD_LIKE = /(?<!\d)(?:[2-6]\d{12,18}|[2-6]\d{3}(?:([ -])\d{4}(?:\1\d{4}){2}(?:\1\d{1,3})?|([ -])\d{6}\2\d{5}))(?![\d])/g;
+const CARD_LIKE =
+  /(?<!\d)(?:[2-6]\d{12,18}|[2-6]\d{3}(?:([ -])\d{4}(?:\1\d{4}){2}(?:\1\d{1,3})?|([ -])\d{6}\2\d{5}))(?![\d])/g;
 
 /**
  * Rules 3 to 5, anywhere in text: a formatted CPF or CNPJ keeps only its two
@@ -144,7 +147,8 @@ function maskDocument(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(maskDocument);
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = SECRET_FIELD.test(k) ? REDACTED : maskDocument(v);
+    for (const [k, v] of Object.entries(value as Record<string, unknown>))
+      out[k] = SECRET_FIELD.test(k) ? REDACTED : maskDocument(v);
     return out;
   }
   return value;

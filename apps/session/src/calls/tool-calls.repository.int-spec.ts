@@ -14,7 +14,16 @@ describe('ToolsRepository and ToolCallsRepository (Postgres)', () => {
     await db.prisma.project.create({ data: { id: 'proj_b', orgId: 'org_b', name: 'B' } });
     await db.prisma.project.create({ data: { id: 'proj_dev2', orgId: 'org_dev', name: 'Dev 2' } });
     await db.prisma.provider.create({
-      data: { id: 'pp', name: 'PP', description: 'payments', category: 'payments', countries: ['BR'], authType: 'api_key', selfServeAuth: true, baseUrls: {} },
+      data: {
+        id: 'pp',
+        name: 'PP',
+        description: 'payments',
+        category: 'payments',
+        countries: ['BR'],
+        authType: 'api_key',
+        selfServeAuth: true,
+        baseUrls: {},
+      },
     });
     const tool = (toolName: string, description: string, projectId: string | null) =>
       db.prisma.mcpTool.create({
@@ -39,13 +48,20 @@ describe('ToolsRepository and ToolCallsRepository (Postgres)', () => {
     expect((await tools.findTool('pp', 'charge', 'proj_dev'))?.description).toBe('dev override');
     expect((await tools.findTool('pp', 'charge', 'proj_b'))?.description).toBe('global charge');
     expect(await tools.findTool('pp', 'secret', 'proj_dev')).toBeNull();
-    expect((await tools.findTool('pp', 'secret', 'proj_b'))?.inputSchema).toEqual({ type: 'object', properties: { n: { type: 'integer' } } });
-    expect((await tools.listTools(['pp'], 'proj_dev')).map((t) => `${t.toolName}:${t.description}`)).toEqual(['charge:dev override']);
+    expect((await tools.findTool('pp', 'secret', 'proj_b'))?.inputSchema).toEqual({
+      type: 'object',
+      properties: { n: { type: 'integer' } },
+    });
+    expect((await tools.listTools(['pp'], 'proj_dev')).map((t) => `${t.toolName}:${t.description}`)).toEqual([
+      'charge:dev override',
+    ]);
     expect(await tools.listTools([], 'proj_dev')).toEqual([]);
   });
 
   it('records calls with or without a session, and counts this month’s calls per org across its projects', async () => {
-    const session = await db.prisma.session.create({ data: { id: 'ses_1', projectId: 'proj_dev', environment: 'live', servers: ['pp'] } });
+    const session = await db.prisma.session.create({
+      data: { id: 'ses_1', projectId: 'proj_dev', environment: 'live', servers: ['pp'] },
+    });
     const base = {
       environment: 'live' as const,
       tool: 'codespar_list_tools',
@@ -74,6 +90,10 @@ describe('ToolsRepository and ToolCallsRepository (Postgres)', () => {
   });
 
   it('refuses a call row that belongs to neither a session nor a project', async () => {
-    await expect(db.prisma.sessionToolCall.create({ data: { id: 'tc_orphan', tool: 't', input: {}, success: true, durationMs: 0 } })).rejects.toThrow();
+    await expect(
+      db.prisma.sessionToolCall.create({
+        data: { id: 'tc_orphan', tool: 't', input: {}, success: true, durationMs: 0 },
+      }),
+    ).rejects.toThrow();
   });
 });

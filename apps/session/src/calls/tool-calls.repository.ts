@@ -21,8 +21,9 @@ const RECORD_CALL = namedStatement(`
 
 /**
  * The same row, and in the same statement (one transaction) the caller's
- * idempotency key takes the call's id and its answer: there is never a call
- * row without its key, nor a finished key without its row.
+ * idempotency key takes the call's id and its answer, while the key still
+ * carries this request's claim token: there is never a call row without its
+ * key, nor a finished key without its row.
  */
 const RECORD_CALL_WITH_KEY = namedStatement(`
   WITH commit_mode AS MATERIALIZED (SELECT set_config('synchronous_commit', $13::text, true)),
@@ -32,7 +33,7 @@ const RECORD_CALL_WITH_KEY = namedStatement(`
     FROM commit_mode RETURNING id, org_id, user_id),
   finished AS (
     UPDATE idempotency_keys SET tool_call_id = (SELECT id FROM call), state = $16::text, response = $17::jsonb
-    WHERE org_id = $14::text AND project_id = $3::text AND environment = $4::environment AND key = $15::text)
+    WHERE org_id = $14::text AND project_id = $3::text AND environment = $4::environment AND key = $15::text AND claim = $20::text)
   SELECT org_id, user_id FROM call`);
 
 export interface OrgUsage {
@@ -63,7 +64,7 @@ export interface ToolCallInsert {
   /** The row's id, when the caller needs it before the write (`tc_…`); minted otherwise. */
   id?: string;
   /** The caller's idempotency key, finished with this row in one transaction. */
-  idempotency?: { orgId: string; key: string; state: 'done' | 'unknown'; response: unknown };
+  idempotency?: { orgId: string; key: string; claim: string; state: 'done' | 'unknown'; response: unknown };
 }
 
 /**
@@ -81,7 +82,9 @@ export class ToolCallsRepository {
 
   /** The org's plan, its quota override and the calls its projects made this calendar month (UTC). */
   async usage(orgId: string): Promise<OrgUsage | null> {
-    const rows = await this.prisma.$queryRaw<Array<{ plan: string; quota_monthly_calls: number | null; used: bigint }>>(Prisma.sql`
+    const rows = await this.prisma.$queryRaw<
+      Array<{ plan: string; quota_monthly_calls: number | null; used: bigint }>
+    >(Prisma.sql`
       SELECT o.plan, o.quota_monthly_calls,
              (SELECT count(*) FROM session_tool_calls t JOIN projects p ON p.id = t.project_id
                WHERE p.org_id = o.id AND t.called_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC') AS used
@@ -126,6 +129,7 @@ export class ToolCallsRepository {
         ...(key ? [key.orgId, key.key, key.state, JSON.stringify(key.response)] : []),
         maybeTenant()?.org_id ?? null,
         requestId,
+        ...(key ? [key.claim] : []),
       ],
     });
     const who = written.rows[0];

@@ -7,7 +7,10 @@ import { SANDBOX_PROVIDERS, SessionConfig } from '../config';
 import { privateProviderIds, providerClients, providerPolicies } from './clients';
 
 const config = (env: Record<string, string> = {}) => loadConfig(SessionConfig, { LOG_LEVEL: 'silent', ...env });
-const store = { rotateRefreshToken: () => Promise.resolve('stored' as const), credentialsFor: () => Promise.resolve(null) };
+const store = {
+  rotateRefreshToken: () => Promise.resolve('stored' as const),
+  credentialsFor: () => Promise.resolve(null),
+};
 
 describe('ROTA_PROVIDER_LIMITS', () => {
   it('is empty by default', () => {
@@ -30,14 +33,24 @@ describe('ROTA_PROVIDER_LIMITS', () => {
     }).ROTA_PROVIDER_LIMITS;
     expect(providerPolicies(limits)).toEqual({
       mercadopago: { responseTimeoutMs: 8000, concurrency: 8 },
-      melhorenvio: { connectTimeoutMs: 500, maxResponseBytes: 1_048_576, queue: 0, breakerFailures: 3, breakerHalfOpenAfterMs: 10_000 },
+      melhorenvio: {
+        connectTimeoutMs: 500,
+        maxResponseBytes: 1_048_576,
+        queue: 0,
+        breakerFailures: 3,
+        breakerHalfOpenAfterMs: 10_000,
+      },
     });
   });
 
   it('refuses to boot on malformed JSON, unknown fields, bad values or a bad provider id, naming the problem', () => {
     expect(() => config({ ROTA_PROVIDER_LIMITS: '{mercadopago:' })).toThrow(/ROTA_PROVIDER_LIMITS: must be JSON/);
-    expect(() => config({ ROTA_PROVIDER_LIMITS: '{"mercadopago":{"timeout":8000}}' })).toThrow(/ROTA_PROVIDER_LIMITS.*mercadopago/);
-    expect(() => config({ ROTA_PROVIDER_LIMITS: '{"mercadopago":{"timeout_ms":-1}}' })).toThrow(/ROTA_PROVIDER_LIMITS.*timeout_ms/);
+    expect(() => config({ ROTA_PROVIDER_LIMITS: '{"mercadopago":{"timeout":8000}}' })).toThrow(
+      /ROTA_PROVIDER_LIMITS.*mercadopago/,
+    );
+    expect(() => config({ ROTA_PROVIDER_LIMITS: '{"mercadopago":{"timeout_ms":-1}}' })).toThrow(
+      /ROTA_PROVIDER_LIMITS.*timeout_ms/,
+    );
     expect(() => config({ ROTA_PROVIDER_LIMITS: '{"mercadopago":{"concurrency":1.5}}' })).toThrow(/concurrency/);
     expect(() => config({ ROTA_PROVIDER_LIMITS: '{"mercadopago":{"timeout_ms":"8000"}}' })).toThrow(/timeout_ms/);
     expect(() => config({ ROTA_PROVIDER_LIMITS: '{"bad id":{}}' })).toThrow(/ROTA_PROVIDER_LIMITS/);

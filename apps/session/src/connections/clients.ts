@@ -1,4 +1,11 @@
-import { OAuth2TokenCache, ProviderClient, SANDBOX_TENANT_HEADER, type ConnectionRef, type ProviderPolicy, type Sealer } from '@rota/providers';
+import {
+  OAuth2TokenCache,
+  ProviderClient,
+  SANDBOX_TENANT_HEADER,
+  type ConnectionRef,
+  type ProviderPolicy,
+  type Sealer,
+} from '@rota/providers';
 import { createLogger } from '@rota/service-kit';
 import type Redis from 'ioredis';
 import type { ProviderLimits, SessionConfig } from '../config';
@@ -20,7 +27,12 @@ export type RefreshTokenStore = Pick<ConnectionsService, 'rotateRefreshToken' | 
  * rotates replaces the spent one in the connection's sealed credentials;
  * thrown away, the connection's next refresh would fail (`invalid_grant`).
  */
-export function oauth2Tokens(config: SessionConfig, keyring: Sealer, redis: Redis, connections: RefreshTokenStore): OAuth2TokenCache {
+export function oauth2Tokens(
+  config: SessionConfig,
+  keyring: Sealer,
+  redis: Redis,
+  connections: RefreshTokenStore,
+): OAuth2TokenCache {
   const logger = createLogger('providers', config.LOG_LEVEL);
   return new OAuth2TokenCache({
     redis,
@@ -31,10 +43,12 @@ export function oauth2Tokens(config: SessionConfig, keyring: Sealer, redis: Redi
     onRefreshToken: async (c: ConnectionRef, refreshToken: string, previous: string | undefined) => {
       const stored = await connections.rotateRefreshToken(c.tenant, c.providerId, refreshToken, previous);
       // Superseded: the connection was saved again or deleted since the refresh began; its own credentials stand.
-      if (stored === 'superseded') logger.info({ provider: c.providerId }, 'rotated refresh token not stored: the connection changed meanwhile');
+      if (stored === 'superseded')
+        logger.info({ provider: c.providerId }, 'rotated refresh token not stored: the connection changed meanwhile');
     },
     // Under the refresh lock: another replica may have rotated the token since this request read the connection.
-    currentRefreshToken: async (c: ConnectionRef) => (await connections.credentialsFor(c.tenant.project_id, c.tenant.environment, c.providerId))?.refresh_token,
+    currentRefreshToken: async (c: ConnectionRef) =>
+      (await connections.credentialsFor(c.tenant.project_id, c.tenant.environment, c.providerId))?.refresh_token,
   });
 }
 
@@ -70,13 +84,28 @@ export function privateProviderIds(config: Pick<SessionConfig, 'ROTA_PRIVATE_PRO
  * header; both clients strip that header from everything else. Both apply
  * the global deadlines and, per provider, ROTA_PROVIDER_LIMITS.
  */
-export function providerClients(config: SessionConfig, keyring: Sealer, redis: Redis, connections: RefreshTokenStore): ProviderClients {
+export function providerClients(
+  config: SessionConfig,
+  keyring: Sealer,
+  redis: Redis,
+  connections: RefreshTokenStore,
+): ProviderClients {
   const logger = createLogger('providers', config.LOG_LEVEL);
   const tokens = oauth2Tokens(config, keyring, redis, connections);
-  const defaults = { connectTimeoutMs: config.ROTA_PROVIDER_CONNECT_TIMEOUT_MS, responseTimeoutMs: config.ROTA_PROVIDER_TIMEOUT_MS };
+  const defaults = {
+    connectTimeoutMs: config.ROTA_PROVIDER_CONNECT_TIMEOUT_MS,
+    responseTimeoutMs: config.ROTA_PROVIDER_TIMEOUT_MS,
+  };
   const providers = providerPolicies(config.ROTA_PROVIDER_LIMITS);
   return {
     live: new ProviderClient({ defaults, providers, tokens, logger, tenantHeader: SANDBOX_TENANT_HEADER }),
-    test: new ProviderClient({ defaults, providers, tokens, logger, allowPrivateAddresses: privateProviderIds(config), tenantHeader: SANDBOX_TENANT_HEADER }),
+    test: new ProviderClient({
+      defaults,
+      providers,
+      tokens,
+      logger,
+      allowPrivateAddresses: privateProviderIds(config),
+      tenantHeader: SANDBOX_TENANT_HEADER,
+    }),
   };
 }

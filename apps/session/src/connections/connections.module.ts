@@ -30,16 +30,32 @@ import { OAuthCallbackController } from './manage/oauth-callback.controller';
     {
       provide: ConnectFlowService,
       inject: [ManageRepository, ConnectionsService, ConnectionsRepository, REDIS, KEYRING, CONFIG],
-      useFactory: (m: ManageRepository, c: ConnectionsService, r: ConnectionsRepository, redis: Redis, keyring: Keyring, config: SessionConfig) =>
-        new ConnectFlowService(m, c, r, keyring, providerClients(config, keyring, redis, c), oauth2Tokens(config, keyring, redis, c), {
-          publicUrl: config.ROTA_PUBLIC_URL ? config.ROTA_PUBLIC_URL.replace(/\/+$/, '') : undefined,
-          oauthClients: config.ROTA_OAUTH_CLIENTS,
-        }),
+      useFactory: (
+        m: ManageRepository,
+        c: ConnectionsService,
+        r: ConnectionsRepository,
+        redis: Redis,
+        keyring: Keyring,
+        config: SessionConfig,
+      ) =>
+        new ConnectFlowService(
+          m,
+          c,
+          r,
+          keyring,
+          providerClients(config, keyring, redis, c),
+          oauth2Tokens(config, keyring, redis, c),
+          {
+            publicUrl: config.ROTA_PUBLIC_URL ? config.ROTA_PUBLIC_URL.replace(/\/+$/, '') : undefined,
+            oauthClients: config.ROTA_OAUTH_CLIENTS,
+          },
+        ),
     },
     {
       provide: ManageConnectionsService,
       inject: [ConnectionsRepository, ManageRepository, ConnectFlowService],
-      useFactory: (r: ConnectionsRepository, m: ManageRepository, f: ConnectFlowService) => new ManageConnectionsService(r, m, f),
+      useFactory: (r: ConnectionsRepository, m: ManageRepository, f: ConnectFlowService) =>
+        new ManageConnectionsService(r, m, f),
     },
   ],
   exports: [ConnectionsRepository, ConnectionsService, ManageConnectionsService],

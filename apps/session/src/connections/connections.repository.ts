@@ -73,12 +73,26 @@ export class ConnectionsRepository {
     if (ids.length === 0) return [];
     // Raw SQL: on this hot path the query builder costs several times the query.
     const rows = await this.prisma.$queryRaw<
-      Array<{ id: string; name: string; category: string; auth_type: string; self_serve_auth: boolean; base_urls: ProviderRow['baseUrls'] }>
+      Array<{
+        id: string;
+        name: string;
+        category: string;
+        auth_type: string;
+        self_serve_auth: boolean;
+        base_urls: ProviderRow['baseUrls'];
+      }>
     >(Prisma.sql`
       SELECT DISTINCT ON (id) id, name, category, auth_type, self_serve_auth, base_urls FROM providers
       WHERE id IN (${Prisma.join([...ids])}) AND owner IN ('', ${projectId})
       ORDER BY id, owner DESC`);
-    return rows.map((r) => ({ id: r.id, name: r.name, category: r.category, authType: r.auth_type, selfServeAuth: r.self_serve_auth, baseUrls: r.base_urls }));
+    return rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      category: r.category,
+      authType: r.auth_type,
+      selfServeAuth: r.self_serve_auth,
+      baseUrls: r.base_urls,
+    }));
   }
 
   /**
@@ -138,8 +152,17 @@ export class ConnectionsRepository {
   }
 
   /** Every provider with its name and whether this project has a connection to it, for the given ids (all connected ones when `ids` is null). */
-  async providerStates(projectId: string, environment: Environment, ids: readonly string[] | null): Promise<Array<ProviderRow & { connectedAt: Date | null }>> {
-    const filter = ids === null ? Prisma.sql`c.id IS NOT NULL` : ids.length ? Prisma.sql`p.id IN (${Prisma.join([...ids])})` : Prisma.sql`false`;
+  async providerStates(
+    projectId: string,
+    environment: Environment,
+    ids: readonly string[] | null,
+  ): Promise<Array<ProviderRow & { connectedAt: Date | null }>> {
+    const filter =
+      ids === null
+        ? Prisma.sql`c.id IS NOT NULL`
+        : ids.length
+          ? Prisma.sql`p.id IN (${Prisma.join([...ids])})`
+          : Prisma.sql`false`;
     const rows = await this.prisma.$queryRaw<
       Array<{
         id: string;
@@ -188,9 +211,17 @@ export class ConnectionsRepository {
   }
 
   /** The sealed credentials of one connection and the origin they are bound to, for executors. */
-  async sealed(projectId: string, environment: Environment, serverId: string): Promise<{ ciphertext: Buffer; keyId: string; origin: string | null } | null> {
+  async sealed(
+    projectId: string,
+    environment: Environment,
+    serverId: string,
+  ): Promise<{ ciphertext: Buffer; keyId: string; origin: string | null } | null> {
     // Every provider call reads this: a prepared statement on the plain pool, not the query builder.
-    const r = await this.sql.query<{ credentials_ciphertext: Buffer | null; credentials_key_id: string | null; origin: string | null }>({
+    const r = await this.sql.query<{
+      credentials_ciphertext: Buffer | null;
+      credentials_key_id: string | null;
+      origin: string | null;
+    }>({
       ...SEALED_CREDENTIALS,
       values: [projectId, environment, serverId],
     });

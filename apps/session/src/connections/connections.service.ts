@@ -72,7 +72,9 @@ export class ConnectionsService {
     const scope = currentTenant();
     const [provider] = await this.repo.providers([body.server_id], scope.project_id);
     if (!provider) {
-      throw new AppError('unknown_servers', `No provider has the id "${body.server_id}".`, { unknown: [body.server_id] });
+      throw new AppError('unknown_servers', `No provider has the id "${body.server_id}".`, {
+        unknown: [body.server_id],
+      });
     }
     const { row, created } = await this.store(scope, provider, body.credentials);
     return { connection: connectionView(row), created };
@@ -84,7 +86,11 @@ export class ConnectionsService {
    * connection is written: `POST /v1/connections` and the connect flows of
    * `codespar_manage_connections` both come through here.
    */
-  async store(tenant: Tenant, provider: ProviderRow, credentials: ConnectionCredentials | undefined): Promise<{ row: ConnectionRow; created: boolean }> {
+  async store(
+    tenant: Tenant,
+    provider: ProviderRow,
+    credentials: ConnectionCredentials | undefined,
+  ): Promise<{ row: ConnectionRow; created: boolean }> {
     const sealed = this.sealFor(provider, tenant, credentials);
     const saved = await this.repo.upsert({
       projectId: tenant.project_id,
@@ -113,7 +119,11 @@ export class ConnectionsService {
   }
 
   /** The plain credentials of a connection, for the executors that call providers. Never returned to a client. */
-  async credentialsFor(projectId: string, environment: Environment, serverId: string): Promise<ConnectionCredentials | null> {
+  async credentialsFor(
+    projectId: string,
+    environment: Environment,
+    serverId: string,
+  ): Promise<ConnectionCredentials | null> {
     return (await this.connectionFor(projectId, environment, serverId))?.credentials ?? null;
   }
 
@@ -131,7 +141,10 @@ export class ConnectionsService {
     const sealed = await this.repo.sealed(projectId, environment, serverId);
     if (!sealed) return null;
     const plain = this.keyring.open(sealed.ciphertext, sealed.keyId, credentialsAad(projectId, environment, serverId));
-    return { credentials: JSON.parse(plain.toString('utf8')) as ConnectionCredentials, origin: originOf(sealed.origin) };
+    return {
+      credentials: JSON.parse(plain.toString('utf8')) as ConnectionCredentials,
+      origin: originOf(sealed.origin),
+    };
   }
 
   /**
@@ -141,15 +154,27 @@ export class ConnectionsService {
    * the meantime keeps its own credentials. Nothing else about the
    * connection changes, so the router is not told.
    */
-  async rotateRefreshToken(tenant: Tenant, serverId: string, refreshToken: string, previous: string | undefined): Promise<'stored' | 'superseded'> {
+  async rotateRefreshToken(
+    tenant: Tenant,
+    serverId: string,
+    refreshToken: string,
+    previous: string | undefined,
+  ): Promise<'stored' | 'superseded'> {
     const { project_id: projectId, environment } = tenant;
     const sealed = await this.repo.sealed(projectId, environment, serverId);
     if (!sealed) return 'superseded';
     const aad = credentialsAad(projectId, environment, serverId);
-    const current = JSON.parse(this.keyring.open(sealed.ciphertext, sealed.keyId, aad).toString('utf8')) as ConnectionCredentials;
+    const current = JSON.parse(
+      this.keyring.open(sealed.ciphertext, sealed.keyId, aad).toString('utf8'),
+    ) as ConnectionCredentials;
     if (current.refresh_token !== previous) return 'superseded';
-    const next = this.keyring.seal(Buffer.from(JSON.stringify({ ...current, refresh_token: refreshToken }), 'utf8'), aad);
-    return (await this.repo.replaceSealed(projectId, environment, serverId, sealed.ciphertext, next)) ? 'stored' : 'superseded';
+    const next = this.keyring.seal(
+      Buffer.from(JSON.stringify({ ...current, refresh_token: refreshToken }), 'utf8'),
+      aad,
+    );
+    return (await this.repo.replaceSealed(projectId, environment, serverId, sealed.ciphertext, next))
+      ? 'stored'
+      : 'superseded';
   }
 
   private sealFor(provider: ProviderRow, scope: Tenant, credentials: ConnectionCredentials | undefined) {
@@ -157,9 +182,18 @@ export class ConnectionsService {
     if (!given) {
       if (provider.authType === 'none') return null;
       throw new AppError('invalid_body', 'The request body is invalid.', {
-        issues: [{ path: ['credentials'], message: `${provider.id} authenticates with ${provider.authType}; send its credentials.`, code: 'custom' }],
+        issues: [
+          {
+            path: ['credentials'],
+            message: `${provider.id} authenticates with ${provider.authType}; send its credentials.`,
+            code: 'custom',
+          },
+        ],
       });
     }
-    return this.keyring.seal(Buffer.from(JSON.stringify(given), 'utf8'), credentialsAad(scope.project_id, scope.environment, provider.id));
+    return this.keyring.seal(
+      Buffer.from(JSON.stringify(given), 'utf8'),
+      credentialsAad(scope.project_id, scope.environment, provider.id),
+    );
   }
 }

@@ -34,7 +34,12 @@ export class EligibilityNotifier {
       await this.rpc.send('router.eligibility.refresh', {}, { tenant, timeoutMs });
     } catch (err) {
       this.log.warn(
-        { org_id: tenant.org_id, project_id: tenant.project_id, environment: tenant.environment, err: err instanceof Error ? err.message : String(err) },
+        {
+          org_id: tenant.org_id,
+          project_id: tenant.project_id,
+          environment: tenant.environment,
+          err: err instanceof Error ? err.message : String(err),
+        },
         'could not refresh the router eligibility after a connection change; it catches up when its stored set expires',
       );
     }

@@ -12,5 +12,12 @@ export interface ProviderState {
 
 /** One provider's row in `codespar_manage_connections`. */
 export function providerConnection(p: ProviderState): ProviderConnection {
-  return { server_id: p.id, name: p.name, category: p.category, auth_type: p.authType, status: p.status, connected_at: p.connectedAt?.toISOString() ?? null };
+  return {
+    server_id: p.id,
+    name: p.name,
+    category: p.category,
+    auth_type: p.authType,
+    status: p.status,
+    connected_at: p.connectedAt?.toISOString() ?? null,
+  };
 }

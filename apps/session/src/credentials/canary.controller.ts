@@ -31,7 +31,9 @@ export class CanaryController {
   ) {}
 
   @MessagePattern('session.credentials.check')
-  async check(@Payload(new ZodPipe(CredentialsCheckCommand)) _cmd: CredentialsCheckCommand): Promise<CredentialsCheckResult> {
+  async check(
+    @Payload(new ZodPipe(CredentialsCheckCommand)) _cmd: CredentialsCheckCommand,
+  ): Promise<CredentialsCheckResult> {
     const keyId = this.keyring.currentKeyId;
     const fail = (message: string): CredentialsCheckResult => ({ ok: false, key_id: keyId, message });
     const plain = Buffer.from(`${CANARY_TEXT} ${randomBytes(8).toString('hex')}`, 'utf8');
@@ -40,15 +42,19 @@ export class CanaryController {
       if (!this.keyring.open(sealed.ciphertext, sealed.keyId, CANARY_AAD).equals(plain))
         return fail('A canary sealed with the current key opened to different bytes.');
       const stored = await this.repo.canary(keyId, sealed.ciphertext);
-      if (!this.keyring.open(stored, keyId, CANARY_AAD).toString('utf8').startsWith(CANARY_TEXT)) return fail('The stored canary opened to unexpected bytes.');
+      if (!this.keyring.open(stored, keyId, CANARY_AAD).toString('utf8').startsWith(CANARY_TEXT))
+        return fail('The stored canary opened to unexpected bytes.');
     } catch (err) {
       if (err instanceof KeyringError) {
-        return fail(`The credentials key "${keyId}" is not the key that sealed this deployment's canary: stored credentials cannot be opened.`);
+        return fail(
+          `The credentials key "${keyId}" is not the key that sealed this deployment's canary: stored credentials cannot be opened.`,
+        );
       }
       throw err;
     }
     const missing = (await this.repo.sealingKeyIds()).filter((id) => !this.keyring.has(id));
-    if (missing.length > 0) return fail(`Stored credentials were sealed with keys the keyring does not hold: ${missing.join(', ')}.`);
+    if (missing.length > 0)
+      return fail(`Stored credentials were sealed with keys the keyring does not hold: ${missing.join(', ')}.`);
     return { ok: true, key_id: keyId };
   }
 }

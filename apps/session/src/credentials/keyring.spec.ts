@@ -62,7 +62,11 @@ describe('credentials keyring', () => {
     ['a key that is not base64', { ROTA_CREDENTIALS_KEY: '!'.repeat(44) }, /base64/],
     ['both variables', { ROTA_CREDENTIALS_KEY: b64(), ROTA_CREDENTIALS_KEYS: `a:${b64()}` }, /not both/],
     ['several keys and no current id', { ROTA_CREDENTIALS_KEYS: `a:${b64()},b:${b64()}` }, /must name the current key/],
-    ['a current id outside the ring', { ROTA_CREDENTIALS_KEYS: `a:${b64()}`, ROTA_CREDENTIALS_KEY_ID: 'z' }, /not in the keyring/],
+    [
+      'a current id outside the ring',
+      { ROTA_CREDENTIALS_KEYS: `a:${b64()}`, ROTA_CREDENTIALS_KEY_ID: 'z' },
+      /not in the keyring/,
+    ],
     ['a malformed ring entry', { ROTA_CREDENTIALS_KEYS: b64() }, /id:base64/],
     ['a repeated id', { ROTA_CREDENTIALS_KEYS: `a:${b64()},a:${b64()}`, ROTA_CREDENTIALS_KEY_ID: 'a' }, /twice/],
     ['no key in production', { NODE_ENV: 'production' }, /required when NODE_ENV=production/],
@@ -91,6 +95,8 @@ describe('credentials keyring', () => {
   });
 
   it('refuses the built-in key in production even in development mode', () => {
-    expect(() => keyringFromEnv({ NODE_ENV: 'production', ROTA_DEV_MODE: true })).toThrow(/required when NODE_ENV=production/);
+    expect(() => keyringFromEnv({ NODE_ENV: 'production', ROTA_DEV_MODE: true })).toThrow(
+      /required when NODE_ENV=production/,
+    );
   });
 });

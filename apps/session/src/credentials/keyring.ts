@@ -71,11 +71,15 @@ export function createKeyring(keys: Map<string, Buffer>, currentKeyId: string, i
       const cipher = createCipheriv('aes-256-gcm', current, iv);
       cipher.setAAD(Buffer.from(aad, 'utf8'));
       const body = Buffer.concat([cipher.update(plain), cipher.final()]);
-      return { ciphertext: Buffer.concat([Buffer.from([VERSION]), iv, cipher.getAuthTag(), body]), keyId: currentKeyId };
+      return {
+        ciphertext: Buffer.concat([Buffer.from([VERSION]), iv, cipher.getAuthTag(), body]),
+        keyId: currentKeyId,
+      };
     },
     open(blob, keyId, aad) {
       const key = get(keyId);
-      if (blob.length < 1 + IV_BYTES + TAG_BYTES || blob[0] !== VERSION) throw new KeyringError('sealed credentials are malformed');
+      if (blob.length < 1 + IV_BYTES + TAG_BYTES || blob[0] !== VERSION)
+        throw new KeyringError('sealed credentials are malformed');
       const iv = blob.subarray(1, 1 + IV_BYTES);
       const tag = blob.subarray(1 + IV_BYTES, 1 + IV_BYTES + TAG_BYTES);
       const decipher = createDecipheriv('aes-256-gcm', key, iv);
@@ -128,7 +132,10 @@ export function keyringFromEnv(env: KeyringEnv): Keyring {
       keys.set(id, decodeKey(id, entry.slice(at + 1)));
     }
     if (keys.size === 0) throw new KeyringError('ROTA_CREDENTIALS_KEYS holds no key');
-    if (!wanted && keys.size > 1) throw new KeyringError('ROTA_CREDENTIALS_KEY_ID must name the current key when ROTA_CREDENTIALS_KEYS holds several');
+    if (!wanted && keys.size > 1)
+      throw new KeyringError(
+        'ROTA_CREDENTIALS_KEY_ID must name the current key when ROTA_CREDENTIALS_KEYS holds several',
+      );
     return createKeyring(keys, wanted ?? [...keys.keys()][0]!);
   }
   if (single) {
@@ -143,6 +150,8 @@ export function keyringFromEnv(env: KeyringEnv): Keyring {
       'ROTA_CREDENTIALS_KEY is not set: set it to the base64 of 32 random bytes (`openssl rand -base64 32`; scripts/up.sh writes one into .env), or set ROTA_DEV_MODE=true to use the public development key on a machine that holds no real credentials',
     );
   }
-  const devKey = createHash('sha256').update('rota development credentials key: not a secret, never use in production').digest();
+  const devKey = createHash('sha256')
+    .update('rota development credentials key: not a secret, never use in production')
+    .digest();
   return createKeyring(new Map([[DEV_KEY_ID, devKey]]), DEV_KEY_ID, true);
 }

@@ -21,7 +21,10 @@ describe('coerceArgs', () => {
   };
 
   it('turns numeric and boolean strings into numbers and booleans', () => {
-    expect(coerceArgs({ n: '-1.5e2', i: ' 7 ', b: 'False', s: 'a' }, schema)).toEqual({ ok: true, value: { n: -150, i: 7, b: false, s: 'a' } });
+    expect(coerceArgs({ n: '-1.5e2', i: ' 7 ', b: 'False', s: 'a' }, schema)).toEqual({
+      ok: true,
+      value: { n: -150, i: 7, b: false, s: 'a' },
+    });
   });
 
   it('converts numbers and booleans given for a string field', () => {
@@ -74,13 +77,22 @@ describe('coerceArgs', () => {
   it('leaves every keyword but the types to the validator', () => {
     expect(coerceArgs({ i: '0', s: 'c' }, schema)).toEqual({ ok: true, value: { i: 0, s: 'c' } });
     expect(coerceArgs({ i: 21 }, schema)).toEqual({ ok: true, value: { i: 21 } });
-    expect(coerceArgs({ country: 'Brazil' }, schemaOf('codespar_discover'))).toEqual({ ok: true, value: { country: 'Brazil' } });
+    expect(coerceArgs({ country: 'Brazil' }, schemaOf('codespar_discover'))).toEqual({
+      ok: true,
+      value: { country: 'Brazil' },
+    });
   });
 
   it('works on the published meta-tool schemas', () => {
-    expect(coerceArgs({ use_case: 'pix', limit: '3' }, schemaOf('codespar_discover'))).toEqual({ ok: true, value: { use_case: 'pix', limit: 3 } });
+    expect(coerceArgs({ use_case: 'pix', limit: '3' }, schemaOf('codespar_discover'))).toEqual({
+      ok: true,
+      value: { use_case: 'pix', limit: 3 },
+    });
     expect(coerceArgs({ limit: 'thirty' }, schemaOf('codespar_discover')).ok).toBe(false);
-    expect(coerceArgs({ amount: '59.90', method: 'pix' }, schemaOf('codespar_charge'))).toMatchObject({ ok: true, value: { amount: 59.9 } });
+    expect(coerceArgs({ amount: '59.90', method: 'pix' }, schemaOf('codespar_charge'))).toMatchObject({
+      ok: true,
+      value: { amount: 59.9 },
+    });
     expect(coerceArgs({ dynamic: 'maybe' }, schemaOf('codespar_wallet')).ok).toBe(false);
   });
 });
@@ -94,8 +106,15 @@ describe('requiredScope', () => {
     expect(requiredScope('codespar_pay', { action: 'pay' })).toBe('tools:execute');
     expect(requiredScope('zzpay/create_payment', {})).toBe('tools:execute');
     // Reading connections needs servers:read whatever the deployment's flag says; writing goes by the flag.
-    expect(alwaysGated('codespar_manage_connections', requiredScope('codespar_manage_connections', { action: 'list' }))).toBe(true);
-    expect(alwaysGated('codespar_manage_connections', requiredScope('codespar_manage_connections', { action: 'connect_start' }))).toBe(false);
+    expect(
+      alwaysGated('codespar_manage_connections', requiredScope('codespar_manage_connections', { action: 'list' })),
+    ).toBe(true);
+    expect(
+      alwaysGated(
+        'codespar_manage_connections',
+        requiredScope('codespar_manage_connections', { action: 'connect_start' }),
+      ),
+    ).toBe(false);
     expect(alwaysGated('codespar_pay', 'tools:execute')).toBe(false);
   });
 });

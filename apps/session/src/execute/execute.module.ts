@@ -13,7 +13,10 @@ import { ToolResolver } from './resolve';
  */
 @Module({})
 export class ExecuteModule {
-  static register(a: { imports: NonNullable<ModuleMetadata['imports']>; executors: Provider & { provide: typeof EXECUTORS } }): DynamicModule {
+  static register(a: {
+    imports: NonNullable<ModuleMetadata['imports']>;
+    executors: Provider & { provide: typeof EXECUTORS };
+  }): DynamicModule {
     return {
       module: ExecuteModule,
       imports: [CallsModule, ToolsModule, ...a.imports],

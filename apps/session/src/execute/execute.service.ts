@@ -1,10 +1,28 @@
 import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
-import { AppError, failureSentNothing, type ExecuteCommand, type ExecuteReply, type ExecuteResult, type Tenant } from '@rota/contracts';
+import {
+  AppError,
+  failureSentNothing,
+  type ExecuteCommand,
+  type ExecuteReply,
+  type ExecuteResult,
+  type Tenant,
+} from '@rota/contracts';
 import { beforeDeadline, currentTenant } from '@rota/service-kit';
 import { CallBook } from '../calls/call-book';
-import type { KeyRef } from '../calls/idempotency.repository';
-import { CALL_CONTEXTS, EXECUTORS, POLICY_GATE, type CallContexts, type ExecCall, type Executors, type Outcome, type PolicyGate } from './executors';
+import { LostClaimError } from '../calls/idempotency';
+import type { ClaimedKey } from '../calls/idempotency.repository';
+import {
+  CALL_CONTEXTS,
+  EXECUTORS,
+  POLICY_GATE,
+  type Answer,
+  type CallContexts,
+  type ExecCall,
+  type Executors,
+  type Outcome,
+  type PolicyGate,
+} from './executors';
 import { movesMoney, otherEnvironment, ToolResolver } from './resolve';
 
 /** Thrown refusals from dispatch that certainly sent nothing: the user's day is given back. */
@@ -51,19 +69,22 @@ export class ExecuteService {
   async execute(cmd: ExecuteCommand): Promise<ExecuteReply> {
     const tenant = currentTenant();
     // A key bound to one end user never gets a stored answer of another user's session: its session is checked before the claim.
-    if (cmd.idempotency_key && tenant.user_id !== undefined && cmd.session_id !== null) await this.contexts.assertVisible(tenant, cmd.session_id);
+    if (cmd.idempotency_key && tenant.user_id !== undefined && cmd.session_id !== null)
+      await this.contexts.assertVisible(tenant, cmd.session_id);
     const { key, replay } = await this.book.claim(cmd, tenant);
     if (replay) return { result: replay, replayed: true };
     try {
       return { result: await this.run(cmd, tenant, key), replayed: false };
     } catch (err) {
+      // A later request took the key over while this one stalled before writing: it sent nothing and answers as a repeat would.
+      if (err instanceof LostClaimError && key) return { result: await this.book.answerLost(key, cmd), replayed: true };
       // Everything that throws here ran nothing (the call row is the last write).
       await this.book.release(key);
       throw err;
     }
   }
 
-  private async run(cmd: ExecuteCommand, tenant: Tenant, key: KeyRef | null): Promise<ExecuteResult> {
+  private async run(cmd: ExecuteCommand, tenant: Tenant, key: ClaimedKey | null): Promise<ExecuteResult> {
     const calledAt = new Date();
     const { metaArgs, early } = this.resolver.early(cmd, tenant);
     // Reads an executor may start at once (discover's search, a rail's plan), in parallel with the checks.
@@ -81,15 +102,36 @@ export class ExecuteService {
       });
     }
     if (cmd.via === 'mcp' && resolved.kind === 'raw') {
-      return refuse(cmd.tool, calledAt, 'tool_not_published', 'Catalog tools run only through POST /v1/sessions/{id}/execute.', { tool: cmd.tool });
+      return refuse(
+        cmd.tool,
+        calledAt,
+        'tool_not_published',
+        'Catalog tools run only through POST /v1/sessions/{id}/execute.',
+        { tool: cmd.tool },
+      );
     }
     const coerced = this.resolver.checkArgs(resolved, cmd.input, metaArgs);
-    if (!coerced.ok) return refuse(resolved.name, calledAt, 'invalid_args', 'The arguments do not fit the tool input schema.', { issues: coerced.issues });
+    if (!coerced.ok)
+      return refuse(resolved.name, calledAt, 'invalid_args', 'The arguments do not fit the tool input schema.', {
+        issues: coerced.issues,
+      });
     const input = coerced.value;
     if (resolved.kind !== 'raw' && otherEnvironment(input, tenant)) {
-      return refuse(resolved.name, calledAt, 'invalid_args', `This key acts in the ${tenant.environment} environment only.`, {
-        issues: [{ path: ['environment'], message: `environment must be ${tenant.environment}, the key's environment`, code: 'custom' }],
-      });
+      return refuse(
+        resolved.name,
+        calledAt,
+        'invalid_args',
+        `This key acts in the ${tenant.environment} environment only.`,
+        {
+          issues: [
+            {
+              path: ['environment'],
+              message: `environment must be ${tenant.environment}, the key's environment`,
+              code: 'custom',
+            },
+          ],
+        },
+      );
     }
     this.resolver.checkScope(resolved.name, input, cmd.scopes);
 
@@ -110,33 +152,52 @@ export class ExecuteService {
 
     // A prefetched read has been running since the request arrived.
     const started = (prefetched.rota as { started?: number } | undefined)?.started ?? performance.now();
+    // The answer is built once, when the call ends: a provider call's completion stores this very answer in the key.
+    let answered: ExecuteResult | null = null;
+    const answer: Answer = (outcome) =>
+      (answered ??= {
+        success: outcome.success,
+        data: outcome.data,
+        error: outcome.error,
+        duration: Math.round((performance.now() - started) * 100) / 100,
+        server: outcome.server,
+        tool: resolved.name,
+        tool_call_id: outcome.written?.toolCallId ?? (outcome.record ? this.book.newCallId() : null),
+        called_at: calledAt.toISOString(),
+      });
     beforeDeadline();
-    const call: ExecCall = { resolved, input, ctx, key, calledAt, governed, mocked: () => this.executors.mock.run(call, null) };
+    const call: ExecCall = {
+      resolved,
+      input,
+      ctx,
+      key,
+      calledAt,
+      governed,
+      answer,
+      mocked: () => this.executors.mock.run(call, null),
+    };
     let outcome: Outcome;
     try {
       outcome = (await this.dispatch(call, prefetched))!;
     } catch (err) {
       // Refusals thrown from dispatch that certainly sent nothing give the user's day back; anything else might have run.
-      if (err instanceof AppError && RAN_NOTHING.has(err.code) && governed.reservations.length > 0) await this.policy.release(governed.reservations);
+      if (err instanceof AppError && RAN_NOTHING.has(err.code) && governed.reservations.length > 0)
+        await this.policy.release(governed.reservations);
       throw err;
     }
     // A tool without an executor, or a provider call refused or provably never sent: its amount does not count against the user's day.
-    if (governed.reservations.length > 0 && (!outcome.record || failureSentNothing(outcome.data))) await this.policy.release(governed.reservations);
-    const duration = Math.round((performance.now() - started) * 100) / 100;
-
-    const toolCallId: string | null = outcome.written?.toolCallId ?? (outcome.record ? this.book.newCallId() : null);
-    const result: ExecuteResult = {
-      success: outcome.success,
-      data: outcome.data,
-      error: outcome.error,
-      duration,
+    if (governed.reservations.length > 0 && (!outcome.record || failureSentNothing(outcome.data)))
+      await this.policy.release(governed.reservations);
+    const result = answer(outcome);
+    const row = {
+      sessionId: ctx.sessionId,
+      tenant: ctx.tenant,
       server: outcome.server,
-      tool: resolved.name,
-      tool_call_id: toolCallId,
-      called_at: calledAt.toISOString(),
+      input,
+      data: outcome.data,
+      durable: movesMoney(resolved),
     };
-    const row = { sessionId: ctx.sessionId, tenant: ctx.tenant, server: outcome.server, input, data: outcome.data, durable: movesMoney(resolved) };
-    await this.book.finish({ key, result, written: outcome.written, row });
+    await this.book.finish({ key, result, written: outcome.written, giveKeyBack: outcome.giveKeyBack, row });
     return result;
   }
 

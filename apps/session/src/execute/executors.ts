@@ -1,5 +1,5 @@
-import type { ActingMetaTool, ExecuteCommand, MetaToolName, Tenant } from '@rota/contracts';
-import type { KeyRef } from '../calls/idempotency.repository';
+import type { ActingMetaTool, ExecuteCommand, ExecuteResult, MetaToolName, Tenant } from '@rota/contracts';
+import { callerKeyOf, type ClaimedKey, type KeyOutcome } from '../calls/idempotency.repository';
 import type { ArgsCheck, MetaToolArgs } from './validate';
 
 /**
@@ -37,9 +37,18 @@ export interface Outcome {
   error: string | null;
   server: string | null;
   record: boolean;
-  /** A provider call writes its own row (pending before it is sent, completed after): its id, and how it ended. */
-  written?: { toolCallId: string; state: 'done' | 'outcome_unknown' };
+  /**
+   * A provider call writes its own row (pending before it is sent, completed
+   * after, the caller's key finished by the same statement): its id, how it
+   * ended, and whether the key was given back because nothing was sent.
+   */
+  written?: { toolCallId: string; state: 'done' | 'outcome_unknown'; keyForgotten: boolean };
+  /** Provably never sent (no rail could be tried): the caller's key is given back instead of keeping this answer. */
+  giveKeyBack?: boolean;
 }
+
+/** Builds (once) the answer of the call for an outcome; the key stores the very answer the caller gets. */
+export type Answer = (outcome: Outcome) => ExecuteResult;
 
 /** One call as an executor receives it, every check before dispatch passed. */
 export interface ExecCall<R extends Resolved = Resolved> {
@@ -47,9 +56,12 @@ export interface ExecCall<R extends Resolved = Resolved> {
   /** The coerced arguments; also what the call row records (an executor may redact it in place). */
   input: Record<string, unknown>;
   ctx: CallContext;
-  key: KeyRef | null;
+  /** The caller's key as this request holds it (its claim token), or null. */
+  key: ClaimedKey | null;
   calledAt: Date;
   governed: PolicyPass;
+  /** The call's answer for an outcome, built once: what the caller gets and what its key keeps. */
+  answer: Answer;
   /** A test session's mocked answer of this call, or null when mocks do not apply (the `mock` executor). */
   mocked(): Promise<Outcome | null>;
 }
@@ -65,7 +77,10 @@ export interface EarlyCall {
 export interface Executor<K extends ToolKind> {
   /** Reads started when the request arrives, in parallel with the checks; used by `run` only if the call goes on. */
   prefetch?(early: EarlyCall): unknown;
-  run(call: ExecCall<K extends 'mock' ? Resolved : Extract<Resolved, { kind: K }>>, prefetched: unknown): Promise<Outcome | null>;
+  run(
+    call: ExecCall<K extends 'mock' ? Resolved : Extract<Resolved, { kind: K }>>,
+    prefetched: unknown,
+  ): Promise<Outcome | null>;
 }
 
 /** The executor table: a kind without an executor does not compile. */
@@ -115,4 +130,27 @@ export const EXECUTORS = Symbol('EXECUTORS');
 export const POLICY_GATE = Symbol('POLICY_GATE');
 export const CALL_CONTEXTS = Symbol('CALL_CONTEXTS');
 
-export const ok = (data: unknown, server: string | null = null): Outcome => ({ success: true, data, error: null, server, record: true });
+export const ok = (data: unknown, server: string | null = null): Outcome => ({
+  success: true,
+  data,
+  error: null,
+  server,
+  record: true,
+});
+
+/** What the caller's key keeps for a sent call: its answer (or that it is unknown), or nothing when nothing was sent. */
+export function keyOutcome(outcome: Outcome, answer: Answer): KeyOutcome {
+  if (outcome.written?.keyForgotten) return { state: 'forget' };
+  return { state: outcome.written?.state === 'outcome_unknown' ? 'unknown' : 'done', response: answer(outcome) };
+}
+
+/**
+ * The caller's key for a provider call, as the statements that write its row
+ * take it: the key with this request's claim, and what it keeps for each way
+ * the call can end (`outcomeOf` maps the completion to the call's outcome).
+ * Null without a key.
+ */
+export function keyedCall<D>(call: Pick<ExecCall, 'key' | 'answer'>, outcomeOf: (done: D) => Outcome) {
+  const key = callerKeyOf(call.key);
+  return key ? { key, answer: (done: D): KeyOutcome => keyOutcome(outcomeOf(done), call.answer) } : null;
+}

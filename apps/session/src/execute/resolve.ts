@@ -1,5 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppError, isActingMetaTool, isMetaToolName, LIST_TOOLS_TOOL, META_TOOLS, type ExecuteCommand, type Scope, type Tenant } from '@rota/contracts';
+import {
+  AppError,
+  isActingMetaTool,
+  isMetaToolName,
+  LIST_TOOLS_TOOL,
+  META_TOOLS,
+  type ExecuteCommand,
+  type Scope,
+  type Tenant,
+} from '@rota/contracts';
 import { CONFIG, LOGGER, type Logger } from '@rota/service-kit';
 import type { SessionConfig } from '../config';
 import { callableCandidates } from '../tools/callable-name';
@@ -83,11 +92,16 @@ export class ToolResolver {
     return { metaArgs, early: { cmd, tenant, metaArgs: usable } };
   }
 
-  async resolve(cmd: ExecuteCommand, ctx: CallContext): Promise<Resolved | { kind: 'ambiguous'; candidates: string[] } | null> {
+  async resolve(
+    cmd: ExecuteCommand,
+    ctx: CallContext,
+  ): Promise<Resolved | { kind: 'ambiguous'; candidates: string[] } | null> {
     if (cmd.tool === LIST_TOOLS_TOOL) return { kind: 'rota', name: LIST_TOOLS_TOOL, schema: null };
     if (isMetaToolName(cmd.tool)) {
       const schema = META_SCHEMAS.get(cmd.tool)!;
-      return isActingMetaTool(cmd.tool) ? { kind: 'rail', name: cmd.tool, schema } : { kind: 'rota', name: cmd.tool, schema };
+      return isActingMetaTool(cmd.tool)
+        ? { kind: 'rail', name: cmd.tool, schema }
+        : { kind: 'rota', name: cmd.tool, schema };
     }
     // server/tool, or the aliases server.tool and SERVER_TOOL; the longest
     // server id that names an existing tool wins.
@@ -98,7 +112,12 @@ export class ToolResolver {
       if (!tool) continue;
       // Two servers of the same specificity both have such a tool: refuse rather than guess.
       if (found) return { kind: 'ambiguous', candidates: [found.name, `${tool.serverId}/${tool.toolName}`] };
-      found = { rank: c.rank, name: `${tool.serverId}/${tool.toolName}`, server: tool.serverId, schema: tool.inputSchema };
+      found = {
+        rank: c.rank,
+        name: `${tool.serverId}/${tool.toolName}`,
+        server: tool.serverId,
+        schema: tool.inputSchema,
+      };
     }
     return found ? { kind: 'raw', name: found.name, server: found.server, schema: found.schema } : null;
   }
@@ -109,7 +128,10 @@ export class ToolResolver {
       const checked = this.catalogSchemas.check(input, resolved.schema);
       // A catalog defect, not the caller's: the call goes on with coerced arguments.
       if (checked.ok && checked.unchecked)
-        this.log.warn({ tool: resolved.name, reason: checked.unchecked }, 'catalog input schema does not compile; arguments not validated');
+        this.log.warn(
+          { tool: resolved.name, reason: checked.unchecked },
+          'catalog input schema does not compile; arguments not validated',
+        );
       return checked;
     }
     if (resolved.schema === null) return { ok: true, value: { ...input } };

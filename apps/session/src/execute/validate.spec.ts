@@ -10,8 +10,14 @@ const paths = (r: ReturnType<typeof meta>) => (r.ok ? [] : r.issues.map((i) => i
 
 describe('checkMetaArgs', () => {
   it('coerces first, then validates with the zod input, and passes the coerced arguments on without defaults', () => {
-    expect(meta('codespar_discover', { use_case: 'pix', limit: '3' })).toEqual({ ok: true, value: { use_case: 'pix', limit: 3 } });
-    expect(meta('codespar_discover', { use_case: 'pix', extra: true })).toEqual({ ok: true, value: { use_case: 'pix', extra: true } });
+    expect(meta('codespar_discover', { use_case: 'pix', limit: '3' })).toEqual({
+      ok: true,
+      value: { use_case: 'pix', limit: 3 },
+    });
+    expect(meta('codespar_discover', { use_case: 'pix', extra: true })).toEqual({
+      ok: true,
+      value: { use_case: 'pix', extra: true },
+    });
     expect(meta('codespar_discover', { use_case: 'pix', limit: 'abc' })).toMatchObject({
       ok: false,
       issues: [{ path: ['limit'], message: expect.stringContaining('expected integer') }],
@@ -41,7 +47,10 @@ describe('checkMetaArgs', () => {
   it('accepts query for a missing use_case and explains an empty discover call', () => {
     expect(meta('codespar_discover', { query: 'send a pix' })).toEqual({ ok: true, value: { query: 'send a pix' } });
     const r = meta('codespar_discover', { use_case: ' ' });
-    expect(r).toEqual({ ok: false, issues: [{ path: ['use_case'], message: 'use_case (or its alias query) must describe what you want to do' }] });
+    expect(r).toEqual({
+      ok: false,
+      issues: [{ path: ['use_case'], message: 'use_case (or its alias query) must describe what you want to do' }],
+    });
   });
 });
 
@@ -52,7 +61,10 @@ describe('CatalogSchemas', () => {
     properties: {
       i: { type: 'integer', minimum: 1, maximum: 20 },
       s: { type: 'string', enum: ['a', 'b'] },
-      list: { type: 'array', items: { type: 'object', properties: { qty: { type: 'integer', minimum: 1 } }, required: ['qty'] } },
+      list: {
+        type: 'array',
+        items: { type: 'object', properties: { qty: { type: 'integer', minimum: 1 } }, required: ['qty'] },
+      },
     },
     required: ['i'],
   };
@@ -74,7 +86,10 @@ describe('CatalogSchemas', () => {
   });
 
   it('passes the coerced arguments on, unknown fields included', () => {
-    expect(new CatalogSchemas().check({ i: ' 7 ', s: 'b', other: 'x' }, schema)).toEqual({ ok: true, value: { i: 7, s: 'b', other: 'x' } });
+    expect(new CatalogSchemas().check({ i: ' 7 ', s: 'b', other: 'x' }, schema)).toEqual({
+      ok: true,
+      value: { i: 7, s: 'b', other: 'x' },
+    });
   });
 
   it('reports a field that cannot be coerced once, without a second issue from the validator', () => {
@@ -85,7 +100,11 @@ describe('CatalogSchemas', () => {
   });
 
   it('never turns null into a number', () => {
-    const anyOf = { type: 'object', properties: { n: { anyOf: [{ type: 'integer' }, { type: 'string', minLength: 1 }] } }, required: ['n'] };
+    const anyOf = {
+      type: 'object',
+      properties: { n: { anyOf: [{ type: 'integer' }, { type: 'string', minLength: 1 }] } },
+      required: ['n'],
+    };
     const r = new CatalogSchemas().check({ n: null }, anyOf);
     expect(r.ok).toBe(false);
     expect(paths(r)).toContainEqual(['n']);
@@ -110,14 +129,22 @@ describe('CatalogSchemas', () => {
     expect(paths(v.check({ email: 'not-an-address' }, rich))).toEqual([['email']]);
     expect(paths(v.check({ when: '2025-02-30' }, rich))).toEqual([['when']]);
     expect(v.check({ pay: { agency: 1 } }, rich).ok).toBe(false);
-    expect(v.check({ extra: 1 }, rich)).toEqual({ ok: false, issues: [{ path: ['extra'], message: 'is not allowed' }] });
+    expect(v.check({ extra: 1 }, rich)).toEqual({
+      ok: false,
+      issues: [{ path: ['extra'], message: 'is not allowed' }],
+    });
     expect(v.check({ name: 'ab', tags: ['x'], email: 'a@b.co', when: '2025-02-28', pay: 'key' }, rich).ok).toBe(true);
   });
 
   it('reads the draft from $schema: 2020-12 when named, draft-07 otherwise', () => {
-    const tuple = { type: 'object', properties: { pair: { type: 'array', prefixItems: [{ type: 'integer' }, { type: 'integer' }] } } };
+    const tuple = {
+      type: 'object',
+      properties: { pair: { type: 'array', prefixItems: [{ type: 'integer' }, { type: 'integer' }] } },
+    };
     const v = new CatalogSchemas();
-    expect(v.check({ pair: [1, 'x'] }, { $schema: 'https://json-schema.org/draft/2020-12/schema', ...tuple }).ok).toBe(false);
+    expect(v.check({ pair: [1, 'x'] }, { $schema: 'https://json-schema.org/draft/2020-12/schema', ...tuple }).ok).toBe(
+      false,
+    );
     // draft-07 has no prefixItems: an unknown keyword there, ignored rather than fatal.
     expect(v.check({ pair: [1, 'x'] }, tuple)).toEqual({ ok: true, value: { pair: [1, 'x'] } });
     const draft07Tuple = {
@@ -137,7 +164,12 @@ describe('CatalogSchemas', () => {
       properties: { ref: { type: 'string', format: 'provider-ref' } },
       required: ['ref'],
     };
-    const b = { $id: 'https://example.com/tool', type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
+    const b = {
+      $id: 'https://example.com/tool',
+      type: 'object',
+      properties: { n: { type: 'integer' } },
+      required: ['n'],
+    };
     expect(v.check({ ref: 'anything' }, a).ok).toBe(true);
     expect(paths(v.check({}, b))).toEqual([['n']]);
     expect(paths(v.check({}, a))).toEqual([['ref']]);
@@ -148,16 +180,24 @@ describe('CatalogSchemas', () => {
     const broken = { type: 'object', properties: { x: { type: 'string', pattern: '(?<' } } };
     const r = v.check({ x: 'a' }, broken);
     expect(r).toEqual({ ok: true, value: { x: 'a' }, unchecked: expect.stringContaining('regular expression') });
-    expect(v.check({ x: 'a' }, { type: 'object', properties: { x: { type: 'strng' } } })).toMatchObject({ ok: true, unchecked: expect.any(String) });
+    expect(v.check({ x: 'a' }, { type: 'object', properties: { x: { type: 'strng' } } })).toMatchObject({
+      ok: true,
+      unchecked: expect.any(String),
+    });
     expect(v.size).toBe(2);
     v.check({ x: 'b' }, structuredClone(broken));
     expect(v.size).toBe(2);
     // A pattern JavaScript can read is applied.
-    expect(paths(v.check({ x: 'a' }, { type: 'object', properties: { x: { type: 'string', pattern: '^b' } } }))).toEqual([['x']]);
+    expect(
+      paths(v.check({ x: 'a' }, { type: 'object', properties: { x: { type: 'string', pattern: '^b' } } })),
+    ).toEqual([['x']]);
   });
 
   it('accepts anything when a tool has no schema', () => {
-    expect(new CatalogSchemas().check({ anything: { x: 1 } }, null)).toEqual({ ok: true, value: { anything: { x: 1 } } });
+    expect(new CatalogSchemas().check({ anything: { x: 1 } }, null)).toEqual({
+      ok: true,
+      value: { anything: { x: 1 } },
+    });
   });
 
   it('compiles a schema once per content and holds a bounded number', () => {

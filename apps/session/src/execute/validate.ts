@@ -19,7 +19,8 @@ import type { z } from 'zod';
 export type ArgIssue = CoerceIssue;
 
 /** `unchecked` says why a catalog schema's keywords could not be checked (it does not compile). */
-export type ArgsCheck = { ok: true; value: Record<string, unknown>; unchecked?: string } | { ok: false; issues: ArgIssue[] };
+export type ArgsCheck =
+  { ok: true; value: Record<string, unknown>; unchecked?: string } | { ok: false; issues: ArgIssue[] };
 
 /** The published JSON Schema (for coercion) and the zod schema (for validation) of a meta-tool. */
 export interface MetaToolArgs {
@@ -37,13 +38,20 @@ export function checkMetaArgs(input: Record<string, unknown>, tool: MetaToolArgs
     error: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : undefined),
   });
   if (parsed.success) return { ok: true, value: coerced.value };
-  return { ok: false, issues: parsed.error.issues.map((i) => ({ path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)), message: i.message })) };
+  return {
+    ok: false,
+    issues: parsed.error.issues.map((i) => ({
+      path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)),
+      message: i.message,
+    })),
+  };
 }
 
 const DRAFT_2020 = /json-schema\.org\/draft\/2020-12\/schema/;
 
 /** A cached compile: the validator, or why there is none; `release` drops it from Ajv too. */
-type Compiled = { validate: ValidateFunction; release: () => void } | { validate: null; reason: string; release: () => void };
+type Compiled =
+  { validate: ValidateFunction; release: () => void } | { validate: null; reason: string; release: () => void };
 
 /**
  * Compiled catalog schemas, cached by a hash of their JSON in a bounded LRU.
@@ -60,7 +68,14 @@ export class CatalogSchemas {
     // strict: false lets third-party catalogs carry keywords and formats Ajv does not know;
     // they are ignored rather than failing the compile. addUsedSchema: false keeps a catalog's
     // `$id` out of the instance, so two tools reusing one id do not collide.
-    const options = { strict: false, allErrors: true, coerceTypes: false, useDefaults: false, addUsedSchema: false, logger: false } as const;
+    const options = {
+      strict: false,
+      allErrors: true,
+      coerceTypes: false,
+      useDefaults: false,
+      addUsedSchema: false,
+      logger: false,
+    } as const;
     this.draft07 = addFormats(new Ajv(options));
     this.draft2020 = addFormats(new Ajv2020(options));
   }
@@ -150,9 +165,15 @@ function ajvIssue(e: ErrorObject, data: unknown): ArgIssue {
     case 'required':
       return { path: [...path, (e.params as { missingProperty: string }).missingProperty], message: 'is required' };
     case 'additionalProperties':
-      return { path: [...path, (e.params as { additionalProperty: string }).additionalProperty], message: 'is not allowed' };
+      return {
+        path: [...path, (e.params as { additionalProperty: string }).additionalProperty],
+        message: 'is not allowed',
+      };
     case 'enum':
-      return { path, message: `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}` };
+      return {
+        path,
+        message: `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`,
+      };
     default:
       return { path, message: e.message ?? `fails ${e.keyword}` };
   }
@@ -207,7 +228,10 @@ function convert(value: unknown, node: SchemaNode, path: Array<string | number>,
       if (converted) break;
     }
     if (!converted) {
-      issues.push({ path, message: `expected ${types.join(' or ')}, received ${kindOf(value)}${typeof value === 'string' ? ` "${value.slice(0, 40)}"` : ''}` });
+      issues.push({
+        path,
+        message: `expected ${types.join(' or ')}, received ${kindOf(value)}${typeof value === 'string' ? ` "${value.slice(0, 40)}"` : ''}`,
+      });
       return value;
     }
     out = converted.v;
@@ -243,7 +267,8 @@ function toType(value: unknown, type: string): { v: unknown } | undefined {
       return undefined;
     case 'string':
       if (typeof value === 'string') return { v: value };
-      if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean') return { v: String(value) };
+      if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean')
+        return { v: String(value) };
       return undefined;
     case 'object':
       return value !== null && typeof value === 'object' && !Array.isArray(value) ? { v: value } : undefined;
@@ -257,7 +282,12 @@ function toType(value: unknown, type: string): { v: unknown } | undefined {
   }
 }
 
-function coerceObject(input: Record<string, unknown>, node: SchemaNode, path: Array<string | number>, issues: CoerceIssue[]): Record<string, unknown> {
+function coerceObject(
+  input: Record<string, unknown>,
+  node: SchemaNode,
+  path: Array<string | number>,
+  issues: CoerceIssue[],
+): Record<string, unknown> {
   const props = node.properties ?? {};
   const required = new Set(node.required ?? []);
   const out: Record<string, unknown> = {};

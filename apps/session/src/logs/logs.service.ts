@@ -17,7 +17,14 @@ export function encodeCursor(c: Cursor): string {
 export function decodeCursor(raw: string): Cursor {
   try {
     const [at, id] = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as unknown[];
-    if (typeof at === 'string' && typeof id === 'string' && id.length > 0 && id.length <= 200 && !Number.isNaN(Date.parse(at))) return { at, id };
+    if (
+      typeof at === 'string' &&
+      typeof id === 'string' &&
+      id.length > 0 &&
+      id.length <= 200 &&
+      !Number.isNaN(Date.parse(at))
+    )
+      return { at, id };
   } catch {
     // Falls through to the refusal.
   }
@@ -48,7 +55,8 @@ export class LogsService {
     const last = page[page.length - 1];
     return {
       logs: page.map(toLogEntry),
-      next_cursor: rows.length > q.limit && last ? encodeCursor({ at: last.called_at.toISOString(), id: last.id }) : null,
+      next_cursor:
+        rows.length > q.limit && last ? encodeCursor({ at: last.called_at.toISOString(), id: last.id }) : null,
     };
   }
 }

@@ -15,7 +15,11 @@ describe('getStarted', () => {
     const d = getStarted({
       environment: 'live',
       inSession: true,
-      providers: [provider('nfe', 'fiscal', 'connected'), provider('post', 'logistics', 'not_required'), provider('bank', 'banking', 'disconnected')],
+      providers: [
+        provider('nfe', 'fiscal', 'connected'),
+        provider('post', 'logistics', 'not_required'),
+        provider('bank', 'banking', 'disconnected'),
+      ],
     });
     expect(d.connected).toEqual(['nfe']);
     expect(d.steps.map((s) => [s.step, s.id, s.done])).toEqual([

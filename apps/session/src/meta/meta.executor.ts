@@ -69,7 +69,13 @@ export class MetaToolExecutor implements Executor<'rota'> {
         return this.manageConnections(input, ctx);
       default: {
         const message = `${call.resolved.name} has no executor in this release; nothing was sent to any provider.`;
-        return { success: false, data: failureData('not_implemented', message), error: message, server: null, record: true };
+        return {
+          success: false,
+          data: failureData('not_implemented', message),
+          error: message,
+          server: null,
+          record: true,
+        };
       }
     }
   }
@@ -88,7 +94,13 @@ export class MetaToolExecutor implements Executor<'rota'> {
       return ok(await search);
     } catch (err) {
       if (err instanceof AppError && err.code === 'invalid_args') {
-        return { success: false, data: failureData('invalid_args', err.message, err.details ?? {}), error: err.message, server: null, record: false };
+        return {
+          success: false,
+          data: failureData('invalid_args', err.message, err.details ?? {}),
+          error: err.message,
+          server: null,
+          record: false,
+        };
       }
       throw err;
     }
@@ -120,7 +132,11 @@ export class MetaToolExecutor implements Executor<'rota'> {
     return [...byId.values()].sort((a, b) => a.id.localeCompare(b.id));
   }
 
-  private async providerStates(tenant: Tenant, environment: Environment, ids: readonly string[] | null): Promise<ProviderState[]> {
+  private async providerStates(
+    tenant: Tenant,
+    environment: Environment,
+    ids: readonly string[] | null,
+  ): Promise<ProviderState[]> {
     const rows = await this.connections.providerStates(tenant.project_id, environment, ids);
     return rows.map((r) => ({
       id: r.id,

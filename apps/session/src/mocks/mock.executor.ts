@@ -19,7 +19,12 @@ export class MockExecutor implements Executor<'mock'> {
         return mocked ? ok(mocked.response, resolved.server) : null;
       }
       case 'rail': {
-        const mocked = await this.mocks.answerMetaTool({ tenant: ctx.tenant, sessionId: ctx.sessionId, tool: resolved.name, input });
+        const mocked = await this.mocks.answerMetaTool({
+          tenant: ctx.tenant,
+          sessionId: ctx.sessionId,
+          tool: resolved.name,
+          input,
+        });
         return mocked ? ok(mocked.response) : null;
       }
       case 'rota':

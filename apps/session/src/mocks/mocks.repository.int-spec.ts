@@ -21,7 +21,13 @@ describe('MocksRepository (Postgres)', () => {
 
   it('answers a tool’s mocks oldest first, each answer once, then says the tool is used up', async () => {
     const s = await session();
-    const first = await repo.create({ sessionId: s, tool: 'asaas/get_payment', response: { n: 1 }, times: 1, max: 100 });
+    const first = await repo.create({
+      sessionId: s,
+      tool: 'asaas/get_payment',
+      response: { n: 1 },
+      times: 1,
+      max: 100,
+    });
     await repo.create({ sessionId: s, tool: 'asaas/get_payment', response: { n: 2 }, times: 2, max: 100 });
     expect(first).toMatchObject({ tool: 'asaas/get_payment', times: 1, remaining: 1 });
 
@@ -29,14 +35,22 @@ describe('MocksRepository (Postgres)', () => {
     for (let i = 0; i < 4; i++) answers.push(await repo.take(s, 'asaas/get_payment'));
     expect(answers.map((a) => a.taken?.response ?? null)).toEqual([{ n: 1 }, { n: 2 }, { n: 2 }, null]);
     expect(answers[3]).toEqual({ taken: null, sessionHasMocks: true, toolHasMocks: true });
-    expect(await repo.take(s, 'asaas/create_payment')).toEqual({ taken: null, sessionHasMocks: true, toolHasMocks: false });
+    expect(await repo.take(s, 'asaas/create_payment')).toEqual({
+      taken: null,
+      sessionHasMocks: true,
+      toolHasMocks: false,
+    });
     expect((await repo.list(s)).map((m) => m.remaining)).toEqual([0, 0]);
   });
 
   it('keeps meta-tool mocks out of the raw-tool lock: a session with only those reports no raw mocks', async () => {
     const s = await session();
     await repo.create({ sessionId: s, tool: 'codespar_charge', response: { id: 'chg_1' }, times: 1, max: 100 });
-    expect(await repo.take(s, 'asaas/get_payment')).toEqual({ taken: null, sessionHasMocks: false, toolHasMocks: false });
+    expect(await repo.take(s, 'asaas/get_payment')).toEqual({
+      taken: null,
+      sessionHasMocks: false,
+      toolHasMocks: false,
+    });
     expect(await repo.take(s, 'codespar_charge')).toEqual({
       taken: { id: expect.any(String), response: { id: 'chg_1' } },
       sessionHasMocks: false,

@@ -49,7 +49,13 @@ export class MocksRepository {
   ) {}
 
   /** Adds a mock with all its answers left; null when the session already holds `max` mocks. */
-  async create(input: { sessionId: string; tool: string; response: unknown; times: number; max: number }): Promise<MockRow | null> {
+  async create(input: {
+    sessionId: string;
+    tool: string;
+    response: unknown;
+    times: number;
+    max: number;
+  }): Promise<MockRow | null> {
     const rows = await this.prisma.$queryRaw<MockRow[]>(Prisma.sql`
       INSERT INTO session_mocks (id, session_id, tool, response, times, remaining)
       SELECT ${newId('mck')}, ${input.sessionId}, ${input.tool}, ${JSON.stringify(input.response)}::jsonb, ${input.times}::int, ${input.times}::int
@@ -67,7 +73,12 @@ export class MocksRepository {
   /** Consumes one answer of a tool's mocks, if any is left (see `TAKE`). */
   async take(sessionId: string, tool: string): Promise<MockTake> {
     // On every raw tool call of a test session: a named statement, planned once per connection.
-    const { rows } = await this.sql.query<{ id: string | null; response: unknown; session_has_mocks: boolean; tool_has_mocks: boolean }>({
+    const { rows } = await this.sql.query<{
+      id: string | null;
+      response: unknown;
+      session_has_mocks: boolean;
+      tool_has_mocks: boolean;
+    }>({
       ...TAKE,
       values: [sessionId, tool],
     });

@@ -40,7 +40,8 @@ export interface MockedMetaCall {
   input: Record<string, unknown>;
 }
 
-const invalidTool = (message: string) => new AppError('invalid_body', message, { issues: [{ path: ['tool'], message, code: 'custom' }] });
+const invalidTool = (message: string) =>
+  new AppError('invalid_body', message, { issues: [{ path: ['tool'], message, code: 'custom' }] });
 
 /**
  * Mocks in test-environment sessions, of raw catalog tools and of acting
@@ -76,13 +77,28 @@ export class MocksService {
     const tenant = currentTenant();
     const session = await this.sessions.find(tenant, session_id);
     if (session.environment !== 'test') {
-      throw new AppError('mocks_test_only', 'Mocks exist only in the test environment; use a test key and a test session.');
+      throw new AppError(
+        'mocks_test_only',
+        'Mocks exist only in the test environment; use a test key and a test session.',
+      );
     }
     if (session.status !== 'active') {
-      throw new AppError('session_not_active', `The session is ${session.status}; open a new session to define mocks.`, { status: session.status });
+      throw new AppError(
+        'session_not_active',
+        `The session is ${session.status}; open a new session to define mocks.`,
+        { status: session.status },
+      );
     }
     const tool = await this.resolve(body.tool, session.servers, tenant.project_id);
-    const row = await this.store(() => this.repo.create({ sessionId: session.id, tool, response: body.response, times: body.times, max: SESSION_MAX_MOCKS }));
+    const row = await this.store(() =>
+      this.repo.create({
+        sessionId: session.id,
+        tool,
+        response: body.response,
+        times: body.times,
+        max: SESSION_MAX_MOCKS,
+      }),
+    );
     if (!row) {
       const message = `A session holds at most ${SESSION_MAX_MOCKS} mocks; open a new session for more.`;
       throw new AppError('invalid_body', message, { issues: [{ path: [], message, code: 'custom' }] });
@@ -124,11 +140,19 @@ export class MocksService {
     if (found.taken) return { response: found.taken.response };
     if (!found.sessionHasMocks) return null;
     if (found.toolHasMocks) {
-      throw new AppError('mocks_exhausted', `Every mock of ${call.tool} in this session is used up; define more with POST /v1/sessions/{id}/mocks.`, {
-        tool: call.tool,
-      });
+      throw new AppError(
+        'mocks_exhausted',
+        `Every mock of ${call.tool} in this session is used up; define more with POST /v1/sessions/{id}/mocks.`,
+        {
+          tool: call.tool,
+        },
+      );
     }
-    throw new AppError('tool_not_mocked', `This session has mocks, none of them for ${call.tool}; its raw tools answer only from mocks.`, { tool: call.tool });
+    throw new AppError(
+      'tool_not_mocked',
+      `This session has mocks, none of them for ${call.tool}; its raw tools answer only from mocks.`,
+      { tool: call.tool },
+    );
   }
 
   /**
@@ -140,7 +164,9 @@ export class MocksService {
   private async resolve(name: string, servers: string[], projectId: string): Promise<string> {
     if (isActingMetaTool(name)) return name;
     if (name === LIST_TOOLS_TOOL || isMetaToolName(name)) {
-      throw invalidTool(`${name} reads or connects and is never mocked; mocks stand in for raw server/tool calls and acting meta-tools.`);
+      throw invalidTool(
+        `${name} reads or connects and is never mocked; mocks stand in for raw server/tool calls and acting meta-tools.`,
+      );
     }
     let found: { rank: number; name: string } | null = null;
     for (const c of callableCandidates(name, servers)) {
@@ -161,7 +187,10 @@ export class MocksService {
       return await op();
     } catch (err) {
       this.log.error({ err }, 'mocks store unreadable; refusing the request');
-      throw new AppError('mocks_engine_error', 'The mocks store is unavailable; nothing was done and nothing was sent to any provider.');
+      throw new AppError(
+        'mocks_engine_error',
+        'The mocks store is unavailable; nothing was done and nothing was sent to any provider.',
+      );
     }
   }
 }

@@ -32,10 +32,26 @@ describe('majorToMinor', () => {
 
 describe('callAmount', () => {
   it('reads codespar_pay in minor units and codespar_charge in major units', () => {
-    expect(callAmount('codespar_pay', { action: 'pay', amount: 5000, currency: 'BRL' })).toEqual({ kind: 'amount', minor: 5000n, currency: 'BRL' });
-    expect(callAmount('codespar_charge', { amount: 150.1, currency: 'brl' })).toEqual({ kind: 'amount', minor: 15010n, currency: 'BRL' });
-    expect(callAmount('codespar_charge', { amount: 1500, currency: 'CLP' })).toEqual({ kind: 'amount', minor: 1500n, currency: 'CLP' });
-    expect(callAmount('codespar_charge', { amount: 1.234, currency: 'KWD' })).toEqual({ kind: 'amount', minor: 1234n, currency: 'KWD' });
+    expect(callAmount('codespar_pay', { action: 'pay', amount: 5000, currency: 'BRL' })).toEqual({
+      kind: 'amount',
+      minor: 5000n,
+      currency: 'BRL',
+    });
+    expect(callAmount('codespar_charge', { amount: 150.1, currency: 'brl' })).toEqual({
+      kind: 'amount',
+      minor: 15010n,
+      currency: 'BRL',
+    });
+    expect(callAmount('codespar_charge', { amount: 1500, currency: 'CLP' })).toEqual({
+      kind: 'amount',
+      minor: 1500n,
+      currency: 'CLP',
+    });
+    expect(callAmount('codespar_charge', { amount: 1.234, currency: 'KWD' })).toEqual({
+      kind: 'amount',
+      minor: 1234n,
+      currency: 'KWD',
+    });
   });
 
   it('is none for tools and calls without an amount', () => {

@@ -89,7 +89,8 @@ const AMOUNT_UNITS: Readonly<Record<string, 'minor' | 'major'>> = {
   codespar_crypto_pay: 'major',
 };
 
-export type CallAmount = { kind: 'none' } | { kind: 'amount'; minor: bigint; currency: string } | { kind: 'invalid'; reason: string };
+export type CallAmount =
+  { kind: 'none' } | { kind: 'amount'; minor: bigint; currency: string } | { kind: 'invalid'; reason: string };
 
 /**
  * The amount a call moves, read from its coerced arguments. `none` when the
@@ -101,13 +102,19 @@ export function callAmount(tool: string, args: Record<string, unknown>): CallAmo
   const currency = typeof args.currency === 'string' ? args.currency.trim().toUpperCase() : '';
   if (!currency) return { kind: 'invalid', reason: `${tool} names an amount without a currency.` };
   const exponent = CURRENCY_EXPONENTS[currency];
-  if (exponent === undefined) return { kind: 'invalid', reason: `${currency} is not a currency the policy engine knows.` };
+  if (exponent === undefined)
+    return { kind: 'invalid', reason: `${currency} is not a currency the policy engine knows.` };
   const raw = args.amount;
-  if (typeof raw !== 'number' && typeof raw !== 'string') return { kind: 'invalid', reason: 'The amount is not a number.' };
+  if (typeof raw !== 'number' && typeof raw !== 'string')
+    return { kind: 'invalid', reason: 'The amount is not a number.' };
   if (unit === 'minor') {
     const minor = majorToMinor(raw, 0);
-    return minor === null ? { kind: 'invalid', reason: 'The amount is not a whole number of minor units.' } : { kind: 'amount', minor, currency };
+    return minor === null
+      ? { kind: 'invalid', reason: 'The amount is not a whole number of minor units.' }
+      : { kind: 'amount', minor, currency };
   }
   const minor = majorToMinor(raw, exponent);
-  return minor === null ? { kind: 'invalid', reason: `The amount is not a whole number of ${currency} minor units.` } : { kind: 'amount', minor, currency };
+  return minor === null
+    ? { kind: 'invalid', reason: `The amount is not a whole number of ${currency} minor units.` }
+    : { kind: 'amount', minor, currency };
 }

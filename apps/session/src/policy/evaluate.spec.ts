@@ -19,13 +19,28 @@ describe('evaluate', () => {
   it('compares amounts as minor-unit integers against max_amount', () => {
     expect(evaluate([max], call()).kind).toBe('pass');
     expect(evaluate([max], call({ args: { action: 'pay', amount: 10_000, currency: 'BRL' } })).kind).toBe('pass');
-    expect(evaluate([max], call({ args: { action: 'pay', amount: 10_001, currency: 'BRL' } }))).toMatchObject({ kind: 'deny', rule: { id: 'pr_max' } });
+    expect(evaluate([max], call({ args: { action: 'pay', amount: 10_001, currency: 'BRL' } }))).toMatchObject({
+      kind: 'deny',
+      rule: { id: 'pr_max' },
+    });
   });
 
   it('reads major-unit amounts exactly (codespar_charge 100.01 BRL is 10001 minor units)', () => {
-    const rule: PolicyRule = { id: 'pr_c', type: 'max_amount', tool: 'codespar_charge', currency: 'BRL', max_minor: 10_000 };
-    expect(evaluate([rule], call({ tool: 'codespar_charge', action: 'charge', args: { amount: 100, currency: 'BRL' } })).kind).toBe('pass');
-    expect(evaluate([rule], call({ tool: 'codespar_charge', action: 'charge', args: { amount: 100.01, currency: 'BRL' } })).kind).toBe('deny');
+    const rule: PolicyRule = {
+      id: 'pr_c',
+      type: 'max_amount',
+      tool: 'codespar_charge',
+      currency: 'BRL',
+      max_minor: 10_000,
+    };
+    expect(
+      evaluate([rule], call({ tool: 'codespar_charge', action: 'charge', args: { amount: 100, currency: 'BRL' } }))
+        .kind,
+    ).toBe('pass');
+    expect(
+      evaluate([rule], call({ tool: 'codespar_charge', action: 'charge', args: { amount: 100.01, currency: 'BRL' } }))
+        .kind,
+    ).toBe('deny');
   });
 
   it('refuses a currency no amount rule of the tool covers', () => {
@@ -49,13 +64,29 @@ describe('evaluate', () => {
   });
 
   it('opens an approval above the threshold only', () => {
-    const above: PolicyRule = { id: 'pr_ap', type: 'approval_above', tool: 'codespar_pay', currency: 'BRL', above_minor: 1000, ttl_seconds: 60 };
-    expect(evaluate([above], call({ args: { action: 'pay', amount: 1000, currency: 'BRL' } }))).toMatchObject({ kind: 'pass', approval: null });
+    const above: PolicyRule = {
+      id: 'pr_ap',
+      type: 'approval_above',
+      tool: 'codespar_pay',
+      currency: 'BRL',
+      above_minor: 1000,
+      ttl_seconds: 60,
+    };
+    expect(evaluate([above], call({ args: { action: 'pay', amount: 1000, currency: 'BRL' } }))).toMatchObject({
+      kind: 'pass',
+      approval: null,
+    });
     expect(evaluate([above], call())).toMatchObject({ kind: 'pass', approval: { id: 'pr_ap' } });
   });
 
   it('needs a user for a per-user daily limit and asks to reserve the amount', () => {
-    const daily: PolicyRule = { id: 'pr_u', type: 'user_daily_limit', tool: 'codespar_pay', currency: 'BRL', max_minor: 20_000 };
+    const daily: PolicyRule = {
+      id: 'pr_u',
+      type: 'user_daily_limit',
+      tool: 'codespar_pay',
+      currency: 'BRL',
+      max_minor: 20_000,
+    };
     expect(evaluate([daily], call({ userId: null }))).toMatchObject({ kind: 'deny', rule: { id: 'pr_u' } });
     expect(evaluate([daily], call())).toMatchObject({ kind: 'pass', daily: [{ rule: { id: 'pr_u' }, minor: 5000n }] });
     expect(evaluate([daily], call({ args: { action: 'pay', amount: 20_001, currency: 'BRL' } })).kind).toBe('deny');
@@ -65,7 +96,10 @@ describe('evaluate', () => {
     const raw = { provider: 'zzpay', category: 'payments', method: 'POST' };
     const rawCall = call({ tool: 'zzpay/create_payment', action: null, args: { amount: 1 }, raw });
     expect(evaluate([max], rawCall)).toMatchObject({ kind: 'deny', rule: { id: 'pr_max' } });
-    expect(evaluate([max, { id: 'pr_a', type: 'allow_tools', tools: ['zzpay/create_payment', 'codespar_pay'] }], rawCall).kind).toBe('pass');
+    expect(
+      evaluate([max, { id: 'pr_a', type: 'allow_tools', tools: ['zzpay/create_payment', 'codespar_pay'] }], rawCall)
+        .kind,
+    ).toBe('pass');
     expect(evaluate([max], call({ ...rawCall, raw: { ...raw, method: 'GET' } })).kind).toBe('pass');
     expect(evaluate([max], call({ ...rawCall, raw: { ...raw, category: 'logistics' } })).kind).toBe('pass');
   });
@@ -73,7 +107,15 @@ describe('evaluate', () => {
   it('refuses a raw call to a provider outside allow_providers and hands meta-tools the allowed rails', () => {
     const providers: PolicyRule = { id: 'pr_p', type: 'allow_providers', providers: ['zzopen'] };
     expect(
-      evaluate([providers], call({ tool: 'zzpay/get_payment', action: null, args: {}, raw: { provider: 'zzpay', category: 'payments', method: 'GET' } })).kind,
+      evaluate(
+        [providers],
+        call({
+          tool: 'zzpay/get_payment',
+          action: null,
+          args: {},
+          raw: { provider: 'zzpay', category: 'payments', method: 'GET' },
+        }),
+      ).kind,
     ).toBe('deny');
     expect(evaluate([providers], call())).toMatchObject({ kind: 'pass', allowedProviders: ['zzopen'] });
   });
@@ -83,7 +125,11 @@ describe('evaluate', () => {
       proxyCall({ provider, category, method, endpoint: '/v1/payments', userId: 'u1' });
 
     it('is named proxy, with its method (upper case) as the action', () => {
-      expect(proxy('post')).toMatchObject({ tool: PROXY_TOOL, action: 'POST', raw: { provider: 'zzpay', category: 'payments', method: 'POST' } });
+      expect(proxy('post')).toMatchObject({
+        tool: PROXY_TOOL,
+        action: 'POST',
+        raw: { provider: 'zzpay', category: 'payments', method: 'POST' },
+      });
     });
 
     it('a non-GET request to a money provider is refused by any amount rule unless allow_tools names proxy', () => {
@@ -97,7 +143,12 @@ describe('evaluate', () => {
     });
 
     it('deny_tools and allow_tools name it with methods as actions; allow_providers names its one rail', () => {
-      const noWrites: PolicyRule = { id: 'pr_d', type: 'deny_tools', tools: ['proxy'], actions: ['POST', 'PUT', 'PATCH', 'DELETE'] };
+      const noWrites: PolicyRule = {
+        id: 'pr_d',
+        type: 'deny_tools',
+        tools: ['proxy'],
+        actions: ['POST', 'PUT', 'PATCH', 'DELETE'],
+      };
       expect(evaluate([noWrites], proxy('POST'))).toMatchObject({ kind: 'deny', rule: { id: 'pr_d' } });
       expect(evaluate([noWrites], proxy('GET')).kind).toBe('pass');
       const onlyMeta: PolicyRule = { id: 'pr_o', type: 'allow_tools', tools: ['codespar_pay'] };

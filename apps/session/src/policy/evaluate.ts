@@ -108,9 +108,12 @@ interface Evaluation {
 export type RuleEvaluator<T extends PolicyRuleType> = (rules: Array<Rule<T>>, e: Evaluation) => Verdict | null;
 
 /** One evaluator per rule type, for any set of types: a type without one does not compile. */
-export type RuleEvaluators<Types extends string = PolicyRuleType> = { readonly [T in Types]: T extends PolicyRuleType ? RuleEvaluator<T> : never };
+export type RuleEvaluators<Types extends string = PolicyRuleType> = {
+  readonly [T in Types]: T extends PolicyRuleType ? RuleEvaluator<T> : never;
+};
 
-const inCurrency = <T extends AmountRule['type']>(e: Evaluation, type: T) => e.same.filter((r): r is Rule<T> => r.type === type);
+const inCurrency = <T extends AmountRule['type']>(e: Evaluation, type: T) =>
+  e.same.filter((r): r is Rule<T> => r.type === type);
 
 /**
  * The rule types in the order they are enforced, each with its evaluator:
@@ -121,14 +124,18 @@ const inCurrency = <T extends AmountRule['type']>(e: Evaluation, type: T) => e.s
 export const RULE_EVALUATORS = {
   deny_tools: (rules, { call }) => {
     for (const rule of rules) {
-      if (names(rule, call)) return deny(rule, `${call.tool}${call.action ? ` ${call.action}` : ''} is denied by policy.`);
+      if (names(rule, call))
+        return deny(rule, `${call.tool}${call.action ? ` ${call.action}` : ''} is denied by policy.`);
     }
     return null;
   },
   allow_tools: (allow, { call }) => {
     // The built-in listing reads nothing but the catalog: an allow-list never hides the tools themselves.
     if (allow.length > 0 && call.tool !== LIST_TOOLS_TOOL && !allow.some((r) => names(r, call))) {
-      return deny(allow[0]!, `${call.tool}${call.action ? ` ${call.action}` : ''} is not among the tools policy allows.`);
+      return deny(
+        allow[0]!,
+        `${call.tool}${call.action ? ` ${call.action}` : ''} is not among the tools policy allows.`,
+      );
     }
     return null;
   },
@@ -144,7 +151,10 @@ export const RULE_EVALUATORS = {
     if (e.amount.kind !== 'amount') return null;
     for (const rule of inCurrency(e, 'max_amount')) {
       if (e.amount.minor > BigInt(rule.max_minor)) {
-        return deny(rule, `${e.amount.minor} ${e.amount.currency} minor units is above the maximum of ${rule.max_minor} per call.`);
+        return deny(
+          rule,
+          `${e.amount.minor} ${e.amount.currency} minor units is above the maximum of ${rule.max_minor} per call.`,
+        );
       }
     }
     return null;
@@ -152,9 +162,13 @@ export const RULE_EVALUATORS = {
   user_daily_limit: (_rules, e) => {
     if (e.amount.kind !== 'amount') return null;
     for (const rule of inCurrency(e, 'user_daily_limit')) {
-      if (e.call.userId === null) return deny(rule, `A per-user daily limit applies to ${e.call.tool}: open the session with a user_id.`);
+      if (e.call.userId === null)
+        return deny(rule, `A per-user daily limit applies to ${e.call.tool}: open the session with a user_id.`);
       if (e.amount.minor > BigInt(rule.max_minor))
-        return deny(rule, `${e.amount.minor} ${e.amount.currency} minor units is above the user's daily limit of ${rule.max_minor}.`);
+        return deny(
+          rule,
+          `${e.amount.minor} ${e.amount.currency} minor units is above the user's daily limit of ${rule.max_minor}.`,
+        );
       e.daily.push({ rule, minor: e.amount.minor });
     }
     return null;
@@ -184,7 +198,12 @@ export function enforceable(type: string): type is PolicyRuleType {
 function amountGate(e: Evaluation): Verdict | null {
   const { call, rules } = e;
   const amountRules = rules.filter((r): r is AmountRule => AMOUNT_RULES.has(r.type));
-  if (call.raw && amountRules.length > 0 && movesMoney(call.raw) && (call.raw.method ?? 'POST').toUpperCase() !== 'GET') {
+  if (
+    call.raw &&
+    amountRules.length > 0 &&
+    movesMoney(call.raw) &&
+    (call.raw.method ?? 'POST').toUpperCase() !== 'GET'
+  ) {
     if (!rules.some((r) => r.type === 'allow_tools' && r.tools.includes(call.tool))) {
       return deny(
         amountRules[0]!,
@@ -209,7 +228,15 @@ function amountGate(e: Evaluation): Verdict | null {
  * tested without a database.
  */
 export function evaluate(rules: readonly PolicyRule[], call: PolicyCall): Verdict {
-  const e: Evaluation = { call, rules, allowedProviders: null, amount: { kind: 'none' }, same: [], approval: null, daily: [] };
+  const e: Evaluation = {
+    call,
+    rules,
+    allowedProviders: null,
+    amount: { kind: 'none' },
+    same: [],
+    approval: null,
+    daily: [],
+  };
   let gated = false;
   for (const type of ENFORCED_RULE_TYPES) {
     if (!gated && AMOUNT_RULES.has(type)) {

@@ -9,7 +9,11 @@ import { PolicyService } from './policy.service';
 @Module({
   imports: [CallsModule],
   controllers: [PolicyController],
-  providers: [PolicyRepository, PolicyService, { provide: POLICY_GATE, inject: [PolicyService], useFactory: (policy: PolicyService): PolicyGate => policy }],
+  providers: [
+    PolicyRepository,
+    PolicyService,
+    { provide: POLICY_GATE, inject: [PolicyService], useFactory: (policy: PolicyService): PolicyGate => policy },
+  ],
   exports: [PolicyService, POLICY_GATE],
 })
 export class PolicyModule {}

@@ -4,7 +4,13 @@ import { PolicyRepository } from './policy.repository';
 describe('PolicyRepository (Postgres)', () => {
   let db: TestDatabase;
   let repo: PolicyRepository;
-  const day = { projectId: 'proj_dev', environment: 'live' as const, tool: 'codespar_pay', currency: 'BRL', userId: 'user-1' };
+  const day = {
+    projectId: 'proj_dev',
+    environment: 'live' as const,
+    tool: 'codespar_pay',
+    currency: 'BRL',
+    userId: 'user-1',
+  };
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -27,7 +33,14 @@ describe('PolicyRepository (Postgres)', () => {
   });
 
   it('spends an approved approval once, only for the call it is bound to', async () => {
-    const binding = { projectId: 'proj_dev', environment: 'live' as const, userId: 'user-1', tool: 'codespar_pay', action: 'pay', argsHash: 'h1' };
+    const binding = {
+      projectId: 'proj_dev',
+      environment: 'live' as const,
+      userId: 'user-1',
+      tool: 'codespar_pay',
+      action: 'pay',
+      argsHash: 'h1',
+    };
     const a = await repo.createApproval({
       ...binding,
       sessionId: null,

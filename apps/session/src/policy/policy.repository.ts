@@ -134,7 +134,9 @@ export class PolicyRepository {
   /** Replaces every rule in one transaction; each gets a new id. */
   async replaceRules(projectId: string, environment: Environment, rules: readonly PolicyRuleInput[]): Promise<void> {
     await this.prisma.$transaction([
-      this.prisma.$executeRaw(Prisma.sql`DELETE FROM policy_rules WHERE project_id = ${projectId} AND environment = ${environment}::environment`),
+      this.prisma.$executeRaw(
+        Prisma.sql`DELETE FROM policy_rules WHERE project_id = ${projectId} AND environment = ${environment}::environment`,
+      ),
       ...rules.map((rule, i) =>
         this.prisma.$executeRaw(Prisma.sql`
           INSERT INTO policy_rules (id, project_id, environment, position, rule) VALUES (${newId('pr')}, ${projectId}, ${environment}::environment, ${i}, ${JSON.stringify(rule)}::jsonb)`),
@@ -157,15 +159,24 @@ export class PolicyRepository {
     toolName: string,
     projectId: string,
   ): Promise<{ category: string | null; movesMoney: boolean | null; method: string | null }> {
-    const rows = await this.prisma.$queryRaw<Array<{ category: string; moves_money: boolean | null; http_method: string | null }>>(Prisma.sql`
+    const rows = await this.prisma.$queryRaw<
+      Array<{ category: string; moves_money: boolean | null; http_method: string | null }>
+    >(Prisma.sql`
       SELECT p.category, ${MOVES_MONEY} AS moves_money, t.http_method FROM mcp_tools t JOIN providers p ON p.id = t.server_id AND p.owner = t.server_owner
       WHERE t.server_id = ${serverId} AND t.tool_name = ${toolName} AND (t.project_id = ${projectId} OR t.project_id IS NULL)
       ORDER BY t.project_id NULLS LAST LIMIT 1`);
-    return { category: rows[0]?.category ?? null, movesMoney: rows[0]?.moves_money ?? null, method: rows[0]?.http_method ?? null };
+    return {
+      category: rows[0]?.category ?? null,
+      movesMoney: rows[0]?.moves_money ?? null,
+      method: rows[0]?.http_method ?? null,
+    };
   }
 
   /** A provider's category as the project sees it (its own import first, else the global catalog) and whether it moves money; nulls when it names none. */
-  async providerCategory(serverId: string, projectId: string): Promise<{ category: string | null; movesMoney: boolean | null }> {
+  async providerCategory(
+    serverId: string,
+    projectId: string,
+  ): Promise<{ category: string | null; movesMoney: boolean | null }> {
     const rows = await this.prisma.$queryRaw<Array<{ category: string; moves_money: boolean | null }>>(Prisma.sql`
       SELECT p.category, ${MOVES_MONEY} AS moves_money FROM providers p WHERE p.id = ${serverId} AND (p.project_id = ${projectId} OR p.project_id IS NULL)
       ORDER BY p.project_id NULLS LAST LIMIT 1`);
@@ -210,7 +221,13 @@ export class PolicyRepository {
   }
 
   /** Decides a pending, unexpired approval; null when it is not (any more) pending. */
-  async decide(id: string, projectId: string, environment: Environment, status: 'approved' | 'denied', keyId: string): Promise<ApprovalRow | null> {
+  async decide(
+    id: string,
+    projectId: string,
+    environment: Environment,
+    status: 'approved' | 'denied',
+    keyId: string,
+  ): Promise<ApprovalRow | null> {
     const rows = await this.prisma.$queryRaw<RawApproval[]>(Prisma.sql`
       UPDATE approvals SET status = ${status}, decided_by_key = ${keyId}, decided_at = now()
       WHERE id = ${id} AND project_id = ${projectId} AND environment = ${environment}::environment AND status = 'pending' AND expires_at > now()
@@ -226,7 +243,11 @@ export class PolicyRepository {
     return n === 1;
   }
 
-  async listApprovals(projectId: string, environment: Environment, status: ApprovalStatus | undefined): Promise<ApprovalRow[]> {
+  async listApprovals(
+    projectId: string,
+    environment: Environment,
+    status: ApprovalStatus | undefined,
+  ): Promise<ApprovalRow[]> {
     const rows = await this.prisma.$queryRaw<RawApproval[]>(Prisma.sql`
       SELECT * FROM (SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE project_id = ${projectId} AND environment = ${environment}::environment) a
       ${status ? Prisma.sql`WHERE a.status = ${status}` : Prisma.empty}
@@ -271,7 +292,10 @@ export class PolicyRepository {
   }
 
   /** This calendar month's (UTC) calls of a project and environment, by tool. */
-  async monthCalls(projectId: string, environment: Environment): Promise<{ from: Date; to: Date; byTool: Array<{ tool: string; calls: number }> }> {
+  async monthCalls(
+    projectId: string,
+    environment: Environment,
+  ): Promise<{ from: Date; to: Date; byTool: Array<{ tool: string; calls: number }> }> {
     const [bounds] = await this.prisma.$queryRaw<Array<{ from: Date; to: Date }>>(Prisma.sql`
       SELECT date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS "from",
              (date_trunc('month', now() AT TIME ZONE 'UTC') + interval '1 month') AT TIME ZONE 'UTC' AS "to"`);

@@ -62,17 +62,30 @@ describe('PolicyService.checkProxy (Postgres)', () => {
     // A project's own provider that calls itself "other": still money-moving, since only an operator says otherwise.
     await provider('zzpolicyown', 'other', 'proj_dev');
     await provider('zzpolicyownok', 'other', 'proj_dev');
-    await db.prisma.provider.update({ where: { id_owner: { id: 'zzpolicyownok', owner: 'proj_dev' } }, data: { movesMoney: false } });
+    await db.prisma.provider.update({
+      where: { id_owner: { id: 'zzpolicyownok', owner: 'proj_dev' } },
+      data: { movesMoney: false },
+    });
     repo = new PolicyRepository(db.prisma);
     // checkProxy reads no usage: the execute repository is not reached.
-    policy = new PolicyService(loadConfig(SessionConfig, { ROTA_POLICY_CACHE_MS: '0', LOG_LEVEL: 'silent' }), repo, {} as ToolCallsRepository);
+    policy = new PolicyService(
+      loadConfig(SessionConfig, { ROTA_POLICY_CACHE_MS: '0', LOG_LEVEL: 'silent' }),
+      repo,
+      {} as ToolCallsRepository,
+    );
   });
   afterAll(() => db.drop());
 
   it('reads the category the project sees', async () => {
     expect(await repo.providerCategory('zzpolicypay', 'proj_dev')).toEqual({ category: 'payments', movesMoney: null });
-    expect(await repo.providerCategory('zzpolicyshared', 'proj_dev')).toEqual({ category: 'banking', movesMoney: true });
-    expect(await repo.providerCategory('zzpolicyshared', 'proj_other')).toEqual({ category: 'logistics', movesMoney: null });
+    expect(await repo.providerCategory('zzpolicyshared', 'proj_dev')).toEqual({
+      category: 'banking',
+      movesMoney: true,
+    });
+    expect(await repo.providerCategory('zzpolicyshared', 'proj_other')).toEqual({
+      category: 'logistics',
+      movesMoney: null,
+    });
     expect(await repo.providerCategory('zzpolicyown', 'proj_dev')).toEqual({ category: 'other', movesMoney: true });
     expect(await repo.providerCategory('zzpolicyownok', 'proj_dev')).toEqual({ category: 'other', movesMoney: false });
     expect(await repo.providerCategory('zznowhere', 'proj_dev')).toEqual({ category: null, movesMoney: null });
@@ -87,19 +100,34 @@ describe('PolicyService.checkProxy (Postgres)', () => {
     await rules([{ type: 'max_amount', tool: 'codespar_pay', currency: 'BRL', max_minor: 10_000 }]);
     const before = await db.prisma.policyDecision.count();
     const err = await refusal(proxy());
-    expect(err).toMatchObject({ code: 'policy_denied', details: { ruleType: 'max_amount', ruleId: expect.stringMatching(/^pr_/) } });
+    expect(err).toMatchObject({
+      code: 'policy_denied',
+      details: { ruleType: 'max_amount', ruleId: expect.stringMatching(/^pr_/) },
+    });
     expect((err!.details as Record<string, unknown>).error).toBeUndefined();
     expect(String((err!.details as Record<string, unknown>).reason)).toContain('allow_tools');
     const rows = await db.prisma.policyDecision.findMany({ where: { sessionId: 'ses_proxy_policy' } });
     expect(await db.prisma.policyDecision.count()).toBe(before + 1);
-    expect(rows[0]).toMatchObject({ tool: 'proxy', action: 'POST', decision: 'deny', ruleType: 'max_amount', keyId: 'key_proxy_policy', userId: 'user-1' });
+    expect(rows[0]).toMatchObject({
+      tool: 'proxy',
+      action: 'POST',
+      decision: 'deny',
+      ruleType: 'max_amount',
+      keyId: 'key_proxy_policy',
+      userId: 'user-1',
+    });
 
     expect(await refusal(proxy({ method: 'GET' }))).toBeNull();
     expect(await refusal(proxy({ provider: 'zzpolicyship' }))).toBeNull();
     // The project's own banking import is a money provider even though the global row is not.
-    expect(await refusal(proxy({ provider: 'zzpolicyshared', method: 'put' }))).toMatchObject({ code: 'policy_denied' });
+    expect(await refusal(proxy({ provider: 'zzpolicyshared', method: 'put' }))).toMatchObject({
+      code: 'policy_denied',
+    });
     // Re-categorising its own provider lifts nothing: a project's provider counts as moving money...
-    expect(await refusal(proxy({ provider: 'zzpolicyown' }))).toMatchObject({ code: 'policy_denied', details: { ruleType: 'max_amount' } });
+    expect(await refusal(proxy({ provider: 'zzpolicyown' }))).toMatchObject({
+      code: 'policy_denied',
+      details: { ruleType: 'max_amount' },
+    });
     // ...unless an operator declared otherwise.
     expect(await refusal(proxy({ provider: 'zzpolicyownok' }))).toBeNull();
   });
@@ -112,7 +140,10 @@ describe('PolicyService.checkProxy (Postgres)', () => {
     expect(await refusal(proxy())).toBeNull();
 
     await rules([{ type: 'deny_tools', tools: ['proxy'], actions: ['DELETE'] }]);
-    expect(await refusal(proxy({ method: 'DELETE' }))).toMatchObject({ code: 'policy_denied', details: { ruleType: 'deny_tools' } });
+    expect(await refusal(proxy({ method: 'DELETE' }))).toMatchObject({
+      code: 'policy_denied',
+      details: { ruleType: 'deny_tools' },
+    });
     expect(await refusal(proxy({ method: 'POST' }))).toBeNull();
 
     await rules([{ type: 'allow_providers', providers: ['zzpolicyship'] }]);

@@ -114,7 +114,12 @@ export class PolicyService {
     if (rules.length === 0) return NO_RULES;
     let raw = input.raw;
     if (raw && raw.category === null)
-      raw = { ...raw, ...(await this.engine(() => this.repo.rawFacts(raw!.provider, input.tool.slice(raw!.provider.length + 1), input.tenant.project_id))) };
+      raw = {
+        ...raw,
+        ...(await this.engine(() =>
+          this.repo.rawFacts(raw!.provider, input.tool.slice(raw!.provider.length + 1), input.tenant.project_id),
+        )),
+      };
     const verdict = evaluate(rules, { ...input, raw });
     if (verdict.kind === 'deny') return this.refuse(input, verdict.rule, verdict.reason, null);
 
@@ -132,7 +137,8 @@ export class PolicyService {
         }
         reservations.push({ key, minor: d.minor });
       }
-      if (verdict.approval) await this.approve(input, verdict.approval, verdict.amount.kind === 'amount' ? verdict.amount : null);
+      if (verdict.approval)
+        await this.approve(input, verdict.approval, verdict.amount.kind === 'amount' ? verdict.amount : null);
     } catch (err) {
       await this.release(reservations);
       throw err;
@@ -154,8 +160,17 @@ export class PolicyService {
   async checkProxy(input: ProxyPolicyInput): Promise<void> {
     const rules = await this.rulesOf(input.tenant);
     if (rules.length === 0) return;
-    const { category, movesMoney } = await this.engine(() => this.repo.providerCategory(input.provider, input.tenant.project_id));
-    const call = proxyCall({ provider: input.provider, category, movesMoney, method: input.method, endpoint: input.endpoint, userId: input.userId });
+    const { category, movesMoney } = await this.engine(() =>
+      this.repo.providerCategory(input.provider, input.tenant.project_id),
+    );
+    const call = proxyCall({
+      provider: input.provider,
+      category,
+      movesMoney,
+      method: input.method,
+      endpoint: input.endpoint,
+      userId: input.userId,
+    });
     const verdict = evaluate(rules, call);
     if (verdict.kind === 'deny')
       await this.refuse(
@@ -169,12 +184,20 @@ export class PolicyService {
   /** Gives back the daily reservations of a call that certainly ran nothing. */
   async release(reservations: PolicyPass['reservations']): Promise<void> {
     for (const r of reservations) {
-      await this.repo.releaseDaily(r.key, r.minor).catch((err: unknown) => this.log.warn({ err }, 'could not release a daily reservation'));
+      await this.repo
+        .releaseDaily(r.key, r.minor)
+        .catch((err: unknown) => this.log.warn({ err }, 'could not release a daily reservation'));
     }
   }
 
   private dailyKey(input: PolicyCheckInput, d: DailyReservation): DailyKey {
-    return { projectId: input.tenant.project_id, environment: input.tenant.environment, tool: input.tool, currency: d.rule.currency, userId: input.userId! };
+    return {
+      projectId: input.tenant.project_id,
+      environment: input.tenant.environment,
+      tool: input.tool,
+      currency: d.rule.currency,
+      userId: input.userId!,
+    };
   }
 
   /** An approval threshold was crossed: spend the presented approval, or open one and refuse. */
@@ -193,13 +216,18 @@ export class PolicyService {
     };
     if (input.approvalId) {
       if (await this.engine(() => this.repo.spendApproval(input.approvalId!, binding))) return;
-      const found = await this.engine(() => this.repo.findApproval(input.approvalId!, input.tenant.project_id, input.tenant.environment));
+      const found = await this.engine(() =>
+        this.repo.findApproval(input.approvalId!, input.tenant.project_id, input.tenant.environment),
+      );
       if (found?.status === 'expired') await this.expired(found);
       const why = !found
         ? 'names no approval of this project'
         : found.status !== 'approved'
           ? `is ${found.status}`
-          : found.tool !== binding.tool || found.action !== binding.action || found.userId !== binding.userId || found.argsHash !== binding.argsHash
+          : found.tool !== binding.tool ||
+              found.action !== binding.action ||
+              found.userId !== binding.userId ||
+              found.argsHash !== binding.argsHash
             ? 'was approved for a different call'
             : 'cannot be used';
       await this.refuse(input, rule, `Approval ${input.approvalId} ${why}; the call was not run.`, null);
@@ -215,7 +243,11 @@ export class PolicyService {
         ttlSeconds: rule.ttl_seconds,
       }),
     );
-    this.emit('approval.requested', { ...this.eventBase(row), expires_at: row.expiresAt.toISOString(), requested_by_key: row.requestedByKey });
+    this.emit('approval.requested', {
+      ...this.eventBase(row),
+      expires_at: row.expiresAt.toISOString(),
+      requested_by_key: row.requestedByKey,
+    });
     await this.refuse(
       input,
       rule,
@@ -224,7 +256,12 @@ export class PolicyService {
     );
   }
 
-  private async refuse(input: PolicyCheckInput, rule: PolicyRule, reason: string, opened: ApprovalRow | null): Promise<never> {
+  private async refuse(
+    input: PolicyCheckInput,
+    rule: PolicyRule,
+    reason: string,
+    opened: ApprovalRow | null,
+  ): Promise<never> {
     await this.engine(() =>
       this.repo.recordDecision({
         projectId: input.tenant.project_id,
@@ -271,9 +308,14 @@ export class PolicyService {
     const tenant = currentTenant();
     // A rule this engine cannot enforce is refused, never stored to be silently skipped.
     const unknown = body.rules.flatMap((r, i) =>
-      enforceable(r.type) ? [] : [{ path: ['rules', i, 'type'], message: `rule type ${r.type} is not enforced here`, code: 'custom' }],
+      enforceable(r.type)
+        ? []
+        : [{ path: ['rules', i, 'type'], message: `rule type ${r.type} is not enforced here`, code: 'custom' }],
     );
-    if (unknown.length > 0) throw new AppError('invalid_body', 'The policy names a rule type this deployment cannot enforce.', { issues: unknown });
+    if (unknown.length > 0)
+      throw new AppError('invalid_body', 'The policy names a rule type this deployment cannot enforce.', {
+        issues: unknown,
+      });
     await this.repo.replaceRules(tenant.project_id, tenant.environment, body.rules);
     this.cache.delete(`${tenant.project_id}:${tenant.environment}`);
     return this.getPolicy();
@@ -290,16 +332,32 @@ export class PolicyService {
     const found = await this.repo.findApproval(id, tenant.project_id, tenant.environment);
     if (!found) throw new AppError('approval_not_found', 'No approval with this id.');
     if (found.requestedByKey === keyId)
-      throw new AppError('forbidden', 'The key that made the call cannot decide its approval; use another key with approvals:write.');
-    const row = await this.repo.decide(id, tenant.project_id, tenant.environment, decision === 'approve' ? 'approved' : 'denied', keyId);
+      throw new AppError(
+        'forbidden',
+        'The key that made the call cannot decide its approval; use another key with approvals:write.',
+      );
+    const row = await this.repo.decide(
+      id,
+      tenant.project_id,
+      tenant.environment,
+      decision === 'approve' ? 'approved' : 'denied',
+      keyId,
+    );
     if (!row) {
       const now = await this.repo.findApproval(id, tenant.project_id, tenant.environment);
       if (now?.status === 'expired') await this.expired(now);
-      throw new AppError('approval_not_pending', `The approval is ${now?.status ?? found.status}; only a pending approval can be decided.`, {
-        status: now?.status ?? found.status,
-      });
+      throw new AppError(
+        'approval_not_pending',
+        `The approval is ${now?.status ?? found.status}; only a pending approval can be decided.`,
+        {
+          status: now?.status ?? found.status,
+        },
+      );
     }
-    this.emit(decision === 'approve' ? 'approval.approved' : 'approval.denied', { ...this.eventBase(row), decided_by_key: keyId });
+    this.emit(decision === 'approve' ? 'approval.approved' : 'approval.denied', {
+      ...this.eventBase(row),
+      decided_by_key: keyId,
+    });
     return approvalView(row);
   }
 
@@ -327,7 +385,11 @@ export class PolicyService {
 
   async getRateLimits(): Promise<RateLimitsView> {
     const tenant = currentTenant();
-    return { environment: tenant.environment, limits: await this.repo.rateLimits(tenant.project_id, tenant.environment), algorithm: RATE_LIMIT_ALGORITHM };
+    return {
+      environment: tenant.environment,
+      limits: await this.repo.rateLimits(tenant.project_id, tenant.environment),
+      algorithm: RATE_LIMIT_ALGORITHM,
+    };
   }
 
   async putRateLimits(body: RateLimitsPutRequest): Promise<RateLimitsView> {
@@ -338,7 +400,10 @@ export class PolicyService {
 
   async usage(): Promise<UsageView> {
     const tenant = currentTenant();
-    const [month, org] = await Promise.all([this.repo.monthCalls(tenant.project_id, tenant.environment), this.calls.usage(tenant.org_id)]);
+    const [month, org] = await Promise.all([
+      this.repo.monthCalls(tenant.project_id, tenant.environment),
+      this.calls.usage(tenant.org_id),
+    ]);
     return {
       period: { from: month.from.toISOString(), to: month.to.toISOString() },
       environment: tenant.environment,

@@ -15,7 +15,8 @@ const ENGINE = join(ROOT, 'apps/session/src/policy/evaluate.ts');
 function compileWithExtraRuleType(type: string): string[] {
   const source = readFileSync(CONTRACT, 'utf8');
   const end = source.indexOf('  ]);\n}');
-  if (end < 0) throw new Error('packages/contracts/src/policy.ts: the rule union (ruleUnion) changed shape; update this fixture.');
+  if (end < 0)
+    throw new Error('packages/contracts/src/policy.ts: the rule union (ruleUnion) changed shape; update this fixture.');
   const patched = `${source.slice(0, end)}    z.object({ type: z.literal('${type}'), tool: ToolName, ...extra }).strict(),\n${source.slice(end)}`;
   const config = ts.getParsedCommandLineOfConfigFile(
     join(ROOT, 'apps/session/tsconfig.json'),
@@ -28,7 +29,9 @@ function compileWithExtraRuleType(type: string): string[] {
   host.readFile = (file) => (resolve(file) === CONTRACT ? patched : read(file));
   const getSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (file, lang, onError, fresh) =>
-    resolve(file) === CONTRACT ? ts.createSourceFile(file, patched, lang, true) : getSourceFile(file, lang, onError, fresh);
+    resolve(file) === CONTRACT
+      ? ts.createSourceFile(file, patched, lang, true)
+      : getSourceFile(file, lang, onError, fresh);
   const program = ts.createProgram([ENGINE], options, host);
   return ts
     .getPreEmitDiagnostics(program)

@@ -27,21 +27,27 @@ export class CallLookupService {
     const tenant = currentTenant();
     const call = await this.calls.call(cmd.tool_call_id, tenant);
     if (!call) return { outcome: 'not_supported', reason: 'No such call in this project and environment.' };
-    if (call.state !== 'pending') return { outcome: 'not_supported', reason: `The call is ${call.state}, not pending.` };
+    if (call.state !== 'pending' && call.state !== 'outcome_unknown')
+      return { outcome: 'not_supported', reason: `The call is ${call.state}, neither pending nor of unknown outcome.` };
     if (call.railId) return { outcome: 'not_supported', reason: 'Calls through a rail are not looked up.' };
-    if (!call.server || !call.providerIdempotencyKey) return { outcome: 'not_supported', reason: 'The call carried no idempotency key to a provider.' };
+    if (!call.server || !call.providerIdempotencyKey)
+      return { outcome: 'not_supported', reason: 'The call carried no idempotency key to a provider.' };
 
     const provider = await this.providers.providerForCall(call.server, tenant.project_id);
     const lookup = provider?.http?.lookup_by_idempotency_key;
     const baseUrl = provider?.baseUrls[tenant.environment];
-    if (!provider?.http || !lookup || !baseUrl) return { outcome: 'not_supported', reason: `The catalog gives ${call.server} no lookup by idempotency key.` };
+    if (!provider?.http || !lookup || !baseUrl)
+      return { outcome: 'not_supported', reason: `The catalog gives ${call.server} no lookup by idempotency key.` };
 
     let credentials: Record<string, string> = {};
     if (provider.http.auth.type !== 'none') {
       const stored = await this.connections.connectionFor(tenant.project_id, tenant.environment, call.server);
       if (!stored) return { outcome: 'failed', reason: `No ${tenant.environment} connection for ${call.server}.` };
       if (!sameOrigin(stored.origin, baseUrl))
-        return { outcome: 'failed', reason: `The ${tenant.environment} connection for ${call.server} was made for another address.` };
+        return {
+          outcome: 'failed',
+          reason: `The ${tenant.environment} connection for ${call.server} was made for another address.`,
+        };
       credentials = stored.credentials;
     }
     const http = provider.http;
@@ -70,7 +76,8 @@ export class CallLookupService {
         route: lookup.endpoint_template,
       });
       if (r.kind !== 'response') return { outcome: 'failed', reason: `The lookup got no answer (${r.reason}).` };
-      if (r.status >= 200 && r.status < 300) return { outcome: 'found', status: r.status, headers: r.headers, body: r.body };
+      if (r.status >= 200 && r.status < 300)
+        return { outcome: 'found', status: r.status, headers: r.headers, body: r.body };
       if (r.status === 404) return { outcome: 'not_found', status: 404 };
       return { outcome: 'failed', reason: `The provider answered the lookup ${r.status}.` };
     } catch (err) {

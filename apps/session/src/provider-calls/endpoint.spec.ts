@@ -3,7 +3,8 @@ import { endpointProblem, sameOrigin } from './provider-calls.service';
 import { maskEndpointQuery } from '../calls/redact';
 
 /** `escape` percent-encoded `levels` more times. */
-const stacked = (escape: string, levels: number): string => (levels === 0 ? escape : stacked(escape.replace(/%/g, '%25'), levels - 1));
+const stacked = (escape: string, levels: number): string =>
+  levels === 0 ? escape : stacked(escape.replace(/%/g, '%25'), levels - 1);
 
 describe('the proxy endpoint filter', () => {
   it.each([
@@ -52,7 +53,10 @@ describe('the proxy endpoint filter', () => {
 describe('the endpoint as a call record keeps it', () => {
   it('masks the values of its query string as params are, keeping names, order and the rest', () => {
     expect(maskEndpointQuery('/v1/x?api_key=sk_live_abc123&page=2&cpf=529.982.247-25&token=t%20x')).toBe(
-      '/v1/x?api_key=%5Bredacted%5D&page=2&cpf=***.***.***-25&token=%5Bredacted%5D'.replace('***.***.***-25', encodeURIComponent('***.***.***-25')),
+      '/v1/x?api_key=%5Bredacted%5D&page=2&cpf=***.***.***-25&token=%5Bredacted%5D'.replace(
+        '***.***.***-25',
+        encodeURIComponent('***.***.***-25'),
+      ),
     );
     expect(maskEndpointQuery('/v1/x')).toBe('/v1/x');
     expect(maskEndpointQuery('/v1/x?flag&page=2')).toBe('/v1/x?flag&page=2');
@@ -73,7 +77,10 @@ describe('credentials and their origin', () => {
 
   it('names every value that authenticates a request, to cut them out of answers', () => {
     const before = { url: 'https://p.example/x', method: 'GET' as const, headers: { accept: 'application/json' } };
-    const after = { ...before, headers: { ...before.headers, authorization: `Basic ${Buffer.from('user:pa ss/word').toString('base64')}` } };
+    const after = {
+      ...before,
+      headers: { ...before.headers, authorization: `Basic ${Buffer.from('user:pa ss/word').toString('base64')}` },
+    };
     const secrets = injectedSecrets({ username: 'user', password: 'pa ss/word' }, before, after);
     expect(secrets).toContain('pa ss/word');
     expect(secrets).toContain(encodeURIComponent('pa ss/word'));

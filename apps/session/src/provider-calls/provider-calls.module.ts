@@ -30,8 +30,13 @@ import { RawToolExecutor } from './raw.executor';
     {
       provide: ProviderCallsService,
       inject: [ProviderCallsRepository, ConnectionsService, REDIS, KEYRING, CONFIG],
-      useFactory: (repo: ProviderCallsRepository, connections: ConnectionsService, redis: Redis, keyring: Keyring, config: SessionConfig) =>
-        new ProviderCallsService(repo, connections, providerClients(config, keyring, redis, connections)),
+      useFactory: (
+        repo: ProviderCallsRepository,
+        connections: ConnectionsService,
+        redis: Redis,
+        keyring: Keyring,
+        config: SessionConfig,
+      ) => new ProviderCallsService(repo, connections, providerClients(config, keyring, redis, connections)),
     },
     CallLookupRepository,
     {
@@ -50,7 +55,8 @@ import { RawToolExecutor } from './raw.executor';
     {
       provide: ProxyService,
       inject: [SessionsService, IdempotencyRepository, ProviderCallsService, PolicyService],
-      useFactory: (s: SessionsService, i: IdempotencyRepository, p: ProviderCallsService, g: PolicyService) => new ProxyService(s, i, p, g),
+      useFactory: (s: SessionsService, i: IdempotencyRepository, p: ProviderCallsService, g: PolicyService) =>
+        new ProxyService(s, i, p, g),
     },
     RawToolExecutor,
   ],

@@ -1,5 +1,13 @@
 import { createHash } from 'node:crypto';
-import { AppError, resolveProviderUrl, type Environment, type ExecuteFailureCode, type ProviderAuth, type ProxyRequest, type Tenant } from '@rota/contracts';
+import {
+  AppError,
+  resolveProviderUrl,
+  type Environment,
+  type ExecuteFailureCode,
+  type ProviderAuth,
+  type ProxyRequest,
+  type Tenant,
+} from '@rota/contracts';
 import type { ProviderForCall } from '@rota/catalog/repository';
 import {
   buildRequest,
@@ -16,7 +24,9 @@ import { beforeDeadline } from '@rota/service-kit';
 import type { ProviderClients } from '../connections/clients';
 import { originOf, type ConnectionsService } from '../connections/connections.service';
 import { maskEndpointQuery, redactSecrets } from '../calls/redact';
-import type { CompletedCall, ProviderCallsRepository } from '../calls/provider-calls.repository';
+import { LostClaimError } from '../calls/idempotency';
+import type { KeyOutcome } from '../calls/idempotency.repository';
+import type { CallerKey, CompletedCall, KeyFinish, ProviderCallsRepository } from '../calls/provider-calls.repository';
 
 export type { ProviderClients };
 
@@ -34,6 +44,24 @@ export interface CallDone {
   toolCallId: string;
   result: CallResult | { kind: 'credentials'; code: ExecuteFailureCode; message: string };
   state: 'done' | 'outcome_unknown';
+}
+
+export type { KeyOutcome };
+
+/**
+ * A call made under the caller's idempotency key: the key as this request
+ * holds it, and the answer a repeat gets for each way the call can end. The
+ * answer is built before the completion so that the row and the key are
+ * finished by one statement.
+ */
+export interface KeyedCall {
+  key: CallerKey;
+  answer(done: CallDone): KeyOutcome;
+}
+
+/** Whether a call's result proves that nothing reached the provider (its key is then given back). */
+export function sentNothing(result: CallDone['result']): boolean {
+  return result.kind === 'not_sent' || result.kind === 'credentials';
 }
 
 /** Headers a proxy caller may never set: credentials travel only as Rota injects them. */
@@ -63,7 +91,9 @@ export function authHeaderNames(auth: ProviderAuth | null | undefined): string[]
     case 'two_header':
       return auth.headers.map((h) => h.name.toLowerCase());
     case 'hmac':
-      return [auth.header, auth.timestamp_header, auth.key_header].filter((h): h is string => !!h).map((h) => h.toLowerCase());
+      return [auth.header, auth.timestamp_header, auth.key_header]
+        .filter((h): h is string => !!h)
+        .map((h) => h.toLowerCase());
     default:
       return [];
   }
@@ -76,7 +106,9 @@ export function authHeaderNames(auth: ProviderAuth | null | undefined): string[]
  */
 export function providerIdempotencyKey(tenant: Tenant, callerKey: string | null, toolCallId: string): string {
   if (!callerKey) return `rota-${toolCallId}`;
-  const digest = createHash('sha256').update(`${tenant.org_id}\n${tenant.project_id}\n${tenant.environment}\n${callerKey}`).digest('hex');
+  const digest = createHash('sha256')
+    .update(`${tenant.org_id}\n${tenant.project_id}\n${tenant.environment}\n${callerKey}`)
+    .digest('hex');
   return `rota-${digest.slice(0, 40)}`;
 }
 
@@ -108,7 +140,8 @@ const MAX_ENCODING_DEPTH = 8;
  * it would normalise one way or another never reaches it.
  */
 export function endpointProblem(endpoint: string): string | null {
-  if (!endpoint.startsWith('/') || endpoint.startsWith('//')) return 'must be a path relative to the provider base URL, starting with a single "/"';
+  if (!endpoint.startsWith('/') || endpoint.startsWith('//'))
+    return 'must be a path relative to the provider base URL, starting with a single "/"';
   if (/[\u0000-\u001f\u007f#{}]/.test(endpoint)) return 'must not contain control characters, fragments or braces';
   const q = endpoint.indexOf('?');
   let path = q === -1 ? endpoint : endpoint.slice(0, q);
@@ -116,8 +149,10 @@ export function endpointProblem(endpoint: string): string | null {
     if (/\\/.test(path)) return 'must not contain backslashes, raw or percent-encoded';
     if (/[\u0000-\u001f\u007f]/.test(path)) return 'must not contain control characters, raw or percent-encoded';
     if (path.includes(';')) return 'must not contain ";" path parameters, raw or percent-encoded';
-    if (path.split('/').some((seg) => seg === '..' || seg === '.')) return 'must not contain "." or ".." segments, raw or percent-encoded';
-    if (path.slice(1).startsWith('/') || path.includes('//') || /^\/?[a-z][a-z0-9+.-]*:/i.test(path.slice(1))) return 'must not carry a scheme or another host';
+    if (path.split('/').some((seg) => seg === '..' || seg === '.'))
+      return 'must not contain "." or ".." segments, raw or percent-encoded';
+    if (path.slice(1).startsWith('/') || path.includes('//') || /^\/?[a-z][a-z0-9+.-]*:/i.test(path.slice(1)))
+      return 'must not carry a scheme or another host';
     let next: string;
     try {
       next = decodeURIComponent(path);
@@ -131,7 +166,8 @@ export function endpointProblem(endpoint: string): string | null {
   if (q !== -1) {
     let query = endpoint.slice(q + 1);
     for (let depth = 0; depth <= MAX_ENCODING_DEPTH; depth++) {
-      if (/[\\\u0000-\u001f\u007f]/.test(query)) return 'must not carry backslashes or control characters in its query, raw or percent-encoded';
+      if (/[\\\u0000-\u001f\u007f]/.test(query))
+        return 'must not carry backslashes or control characters in its query, raw or percent-encoded';
       let next: string;
       try {
         next = decodeURIComponent(query.replace(/\+/g, ' '));
@@ -148,15 +184,21 @@ export function endpointProblem(endpoint: string): string | null {
 export function failureOf(result: CallResult): { code: ExecuteFailureCode; message: string } | null {
   switch (result.kind) {
     case 'response':
-      return result.status >= 200 && result.status < 300 ? null : { code: 'upstream_error', message: `The provider answered ${result.status}.` };
+      return result.status >= 200 && result.status < 300
+        ? null
+        : { code: 'upstream_error', message: `The provider answered ${result.status}.` };
     case 'not_sent':
       // Refused by the address policy: the catalog entry points somewhere Rota does not call.
       if (result.reason === 'address_refused')
         return {
           code: 'provider_not_callable',
-          message: 'The provider resolves to an address Rota does not call (private, loopback, link-local or metadata); nothing was sent.',
+          message:
+            'The provider resolves to an address Rota does not call (private, loopback, link-local or metadata); nothing was sent.',
         };
-      return { code: 'upstream_unreachable', message: `The provider could not be reached (${result.reason}); nothing was sent.` };
+      return {
+        code: 'upstream_unreachable',
+        message: `The provider could not be reached (${result.reason}); nothing was sent.`,
+      };
     case 'outcome_unknown':
       return {
         code: 'outcome_unknown',
@@ -197,7 +239,8 @@ export class ProviderCallsService {
       (error: unknown) => ({ error }),
     );
     const provider = await this.repo.providerForCall(serverId, tenant.project_id, toolName);
-    if (!provider) return { kind: 'refused', code: 'tool_not_registered', message: `No provider has the id "${serverId}".` };
+    if (!provider)
+      return { kind: 'refused', code: 'tool_not_registered', message: `No provider has the id "${serverId}".` };
     if (provider.owner !== '' && provider.status === 'disabled') {
       return {
         kind: 'refused',
@@ -257,14 +300,18 @@ export class ProviderCallsService {
     toolName: string;
     callable: string;
     input: Record<string, unknown>;
-    callerKey: string | null;
+    caller: KeyedCall | null;
     calledAt: Date;
   }): Promise<CallRefusal | CallDone> {
     const prepared = await this.prepare(a.tenant, a.server, a.toolName);
     if ('kind' in prepared) return prepared;
     const tool = prepared.provider.tool;
     if (!tool?.httpMethod || !tool.endpointTemplate) {
-      return { kind: 'refused', code: 'provider_not_callable', message: `The catalog gives no method and endpoint for ${a.callable}. Nothing was sent.` };
+      return {
+        kind: 'refused',
+        code: 'provider_not_callable',
+        message: `The catalog gives no method and endpoint for ${a.callable}. Nothing was sent.`,
+      };
     }
     let request: ProviderRequest;
     try {
@@ -277,7 +324,12 @@ export class ProviderCallsService {
       });
     } catch (err) {
       if (err instanceof RequestBuildError)
-        return { kind: 'refused', code: 'invalid_args', message: err.message, details: { issues: [{ path: [], message: err.message, code: err.code }] } };
+        return {
+          kind: 'refused',
+          code: 'invalid_args',
+          message: err.message,
+          details: { issues: [{ path: [], message: err.message, code: err.code }] },
+        };
       throw err;
     }
     return this.send({
@@ -297,26 +349,33 @@ export class ProviderCallsService {
     sessionId: string;
     servers: readonly string[];
     request: ProxyRequest;
-    callerKey: string | null;
+    caller: KeyedCall | null;
     calledAt: Date;
   }): Promise<CallDone> {
     const r = a.request;
-    if (!a.servers.includes(r.server)) throw new AppError('server_not_in_session', `${r.server} is not one of this session's providers.`);
+    if (!a.servers.includes(r.server))
+      throw new AppError('server_not_in_session', `${r.server} is not one of this session's providers.`);
     const problem = endpointProblem(r.endpoint);
     if (problem) throw new AppError('invalid_endpoint', `endpoint ${problem}.`);
     const prepared = await this.prepare(a.tenant, r.server);
     if ('kind' in prepared) {
-      if (prepared.code === 'connection_required') throw new AppError('connection_required', prepared.message, prepared.details);
-      if (prepared.code === 'tool_not_registered') throw new AppError('server_not_in_session', `${r.server} names no provider this project can call.`);
+      if (prepared.code === 'connection_required')
+        throw new AppError('connection_required', prepared.message, prepared.details);
+      if (prepared.code === 'tool_not_registered')
+        throw new AppError('server_not_in_session', `${r.server} names no provider this project can call.`);
       throw new AppError('provider_not_callable', prepared.message);
     }
     const forbidden = new Set([...ALWAYS_FORBIDDEN, ...authHeaderNames(prepared.provider.http?.auth)]);
-    if (prepared.provider.http?.idempotency_header) forbidden.add(prepared.provider.http.idempotency_header.toLowerCase());
+    if (prepared.provider.http?.idempotency_header)
+      forbidden.add(prepared.provider.http.idempotency_header.toLowerCase());
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(r.headers ?? {})) {
       const lower = name.toLowerCase();
       if (forbidden.has(lower) || lower.startsWith('x-rota-'))
-        throw new AppError('forbidden_header', `The header ${lower} may not be set through the proxy; Rota injects credentials itself.`);
+        throw new AppError(
+          'forbidden_header',
+          `The header ${lower} may not be set through the proxy; Rota injects credentials itself.`,
+        );
       if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name) || /[\r\n\u0000]/.test(value))
         throw new AppError('forbidden_header', `The header ${lower.slice(0, 100)} is not a valid HTTP header.`);
       headers[lower] = value;
@@ -330,7 +389,12 @@ export class ProviderCallsService {
     const hasBody = r.method !== 'GET' && r.body !== undefined;
     if (hasBody) headers['content-type'] ??= 'application/json';
     headers.accept ??= 'application/json';
-    const request: ProviderRequest = { url: url.href, method: r.method, headers, ...(hasBody ? { body: JSON.stringify(r.body) } : {}) };
+    const request: ProviderRequest = {
+      url: url.href,
+      method: r.method,
+      headers,
+      ...(hasBody ? { body: JSON.stringify(r.body) } : {}),
+    };
     // The endpoint's own query string is masked like `params`: a key in either is written down as `[redacted]`.
     const recordedInput = redactSecrets({
       method: r.method,
@@ -339,7 +403,15 @@ export class ProviderCallsService {
       headers: r.headers ?? {},
       body: r.body ?? null,
     });
-    return this.send({ ...a, server: r.server, provider: prepared.provider, request, credentials: prepared.credentials, tool: 'proxy', recordedInput });
+    return this.send({
+      ...a,
+      server: r.server,
+      provider: prepared.provider,
+      request,
+      credentials: prepared.credentials,
+      tool: 'proxy',
+      recordedInput,
+    });
   }
 
   private async send(a: {
@@ -353,14 +425,14 @@ export class ProviderCallsService {
     /** The catalog's endpoint template, when the call is a catalog tool. */
     route?: string;
     recordedInput: unknown;
-    callerKey: string | null;
+    caller: KeyedCall | null;
     calledAt: Date;
   }): Promise<CallDone> {
     const id = this.repo.newCallId();
-    const providerKey = providerIdempotencyKey(a.tenant, a.callerKey, id);
+    const providerKey = providerIdempotencyKey(a.tenant, a.caller?.key.key ?? null, id);
     // Nobody waits past the deadline: nothing is written or sent after it.
     beforeDeadline();
-    await this.repo.insertPending(id, {
+    const written = await this.repo.insertPending(id, {
       sessionId: a.sessionId,
       projectId: a.tenant.project_id,
       environment: a.tenant.environment,
@@ -369,12 +441,16 @@ export class ProviderCallsService {
       input: a.recordedInput,
       calledAt: a.calledAt,
       providerIdempotencyKey: providerKey,
-      callerKey: a.callerKey ? { orgId: a.tenant.org_id, key: a.callerKey } : null,
+      callerKey: a.caller?.key ?? null,
     });
+    // A later request took the key over while this one stalled: it alone may send.
+    if (!written) throw new LostClaimError();
     const result = await this.sendOnce({ ...a, providerKey, operation: a.tool });
     const state: CallDone['state'] = result.kind === 'outcome_unknown' ? 'outcome_unknown' : 'done';
-    await this.repo.complete(id, completedRow(result, state));
-    return { kind: 'called', toolCallId: id, result, state };
+    const done: CallDone = { kind: 'called', toolCallId: id, result, state };
+    const finish: KeyFinish | undefined = a.caller ? { key: a.caller.key, ...a.caller.answer(done) } : undefined;
+    await this.repo.complete(id, completedRow(result, state), finish);
+    return done;
   }
 
   /**
@@ -482,5 +558,9 @@ export function toolOutcome(done: CallDone): { success: boolean; data: unknown; 
       ? { success: false, data: { ...data, code: failure.code, message: failure.message }, error: failure.message }
       : { success: true, data, error: null };
   }
-  return { success: false, data: { code: failure!.code, message: failure!.message, reason: r.reason }, error: failure!.message };
+  return {
+    success: false,
+    data: { code: failure!.code, message: failure!.message, reason: r.reason },
+    error: failure!.message,
+  };
 }

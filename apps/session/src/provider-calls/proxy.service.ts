@@ -1,11 +1,34 @@
 import { AppError, type ProxyCommand, type ProxyReply, type ProxyResult } from '@rota/contracts';
 import { currentTenant } from '@rota/service-kit';
-import type { IdempotencyRepository, KeyRef } from '../calls/idempotency.repository';
-import { claimKey } from '../calls/idempotency';
+import { callerKeyOf, type ClaimedKey, type IdempotencyRepository, type KeyRef } from '../calls/idempotency.repository';
+import { answerFromKey, claimKey, LostClaimError, type KeyDecision } from '../calls/idempotency';
 import { requestHash } from '../calls/request-hash';
 import type { PolicyService } from '../policy/policy.service';
 import type { SessionsService } from '../sessions/sessions.service';
-import type { ProviderCallsService } from './provider-calls.service';
+import { sentNothing, type CallDone, type KeyOutcome, type ProviderCallsService } from './provider-calls.service';
+
+/** The proxy's answer for a provider response. */
+function proxyResult(done: CallDone, r: Extract<CallDone['result'], { kind: 'response' }>): ProxyResult {
+  return {
+    status: r.status,
+    data: r.body,
+    headers: r.headers,
+    duration: Math.round(r.durationMs * 100) / 100,
+    proxy_call_id: done.toolCallId,
+  };
+}
+
+/**
+ * What the caller's key keeps for each end of a proxy call: the answer for a
+ * response, `unknown` when the outcome is, and nothing (the key is given
+ * back) when the request provably never reached the provider.
+ */
+function keyOutcome(done: CallDone): KeyOutcome {
+  const r = done.result;
+  if (r.kind === 'response') return { state: 'done', response: proxyResult(done, r) };
+  if (r.kind === 'outcome_unknown') return { state: 'unknown', response: null };
+  return { state: 'forget' };
+}
 
 /**
  * `session.proxy`: the checks in the execute order (idempotency key, then
@@ -21,20 +44,19 @@ export class ProxyService {
 
   async proxy(cmd: ProxyCommand): Promise<ProxyReply> {
     const tenant = currentTenant();
-    const key: KeyRef | null = cmd.idempotency_key ? { tenant, key: cmd.idempotency_key } : null;
+    const ref: KeyRef | null = cmd.idempotency_key ? { tenant, key: cmd.idempotency_key } : null;
+    const hash = requestHash({
+      session_id: cmd.session_id,
+      tool: 'proxy',
+      input: cmd.request as unknown as Record<string, unknown>,
+    });
     // A key bound to one end user never gets a stored answer of another user's session: its session is checked before the claim.
-    if (key && tenant.user_id !== undefined) await this.sessions.find(tenant, cmd.session_id);
-    if (key) {
-      const decision = await claimKey(
-        this.idempotency,
-        key,
-        requestHash({ session_id: cmd.session_id, tool: 'proxy', input: cmd.request as unknown as Record<string, unknown> }),
-      );
-      if (!decision.run) {
-        if (decision.state === 'unknown')
-          throw new AppError('outcome_unknown', 'The first request with this Idempotency-Key may have reached the provider and its outcome is not known yet.');
-        return { result: decision.response as ProxyResult, replayed: true };
-      }
+    if (ref && tenant.user_id !== undefined) await this.sessions.find(tenant, cmd.session_id);
+    let key: ClaimedKey | null = null;
+    if (ref) {
+      const decision = await claimKey(this.idempotency, ref, hash);
+      if (!decision.run) return replay(decision);
+      key = decision.key;
     }
     let sent = false;
     try {
@@ -49,33 +71,26 @@ export class ProxyService {
         method: cmd.request.method,
         endpoint: cmd.request.endpoint,
       });
+      const caller = callerKeyOf(key);
       const done = await this.calls.proxy({
         tenant,
         sessionId: session.id,
         servers: session.servers,
         request: cmd.request,
-        callerKey: key?.key ?? null,
+        // The key is finished (or given back) by the statement that completes the call.
+        caller: caller ? { key: caller, answer: keyOutcome } : null,
         calledAt: new Date(),
       });
       sent = true;
       const r = done.result;
-      if (r.kind === 'response') {
-        const result: ProxyResult = {
-          status: r.status,
-          data: r.body,
-          headers: r.headers,
-          duration: Math.round(r.durationMs * 100) / 100,
-          proxy_call_id: done.toolCallId,
-        };
-        if (key) await this.idempotency.finish(key, 'done', result);
-        return { result, replayed: false };
-      }
-      if (r.kind === 'outcome_unknown') {
-        if (key) await this.idempotency.finish(key, 'unknown', null);
-        throw new AppError('outcome_unknown', 'The request may have reached the provider and no answer came back. Retry with the same Idempotency-Key.');
-      }
-      // Provably never reached the provider: the key is free for a retry.
-      if (key) await this.idempotency.forget(key);
+      if (r.kind === 'response') return { result: proxyResult(done, r), replayed: false };
+      if (r.kind === 'outcome_unknown')
+        throw new AppError(
+          'outcome_unknown',
+          'The request may have reached the provider and no answer came back. Retry with the same Idempotency-Key.',
+        );
+      // Provably never reached the provider: the completion gave the key back for a retry.
+      if (key && sentNothing(r)) await this.idempotency.forgetMarker(key);
       if (r.kind === 'credentials') throw new AppError('connection_required', r.message);
       if (r.reason === 'address_refused')
         throw new AppError(
@@ -84,8 +99,20 @@ export class ProxyService {
         );
       throw new AppError('upstream_unreachable', `The provider could not be reached (${r.reason}); nothing was sent.`);
     } catch (err) {
+      // A later request took the key over while this one stalled before writing: answer as a repeat would.
+      if (err instanceof LostClaimError && ref) return replay(await answerFromKey(this.idempotency, ref, hash));
       if (key && !sent) await this.idempotency.release(key).catch(() => undefined);
       throw err;
     }
   }
+}
+
+/** A repeat's answer: the stored one, marked as a replay; a stored unknown is still unknown. */
+function replay(decision: Extract<KeyDecision, { run: false }>): ProxyReply {
+  if (decision.state === 'unknown')
+    throw new AppError(
+      'outcome_unknown',
+      'The first request with this Idempotency-Key may have reached the provider and its outcome is not known yet.',
+    );
+  return { result: decision.response as ProxyResult, replayed: true };
 }

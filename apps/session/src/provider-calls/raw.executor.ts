@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { failureData } from '../calls/call-book';
-import type { ExecCall, Executor, Outcome } from '../execute/executors';
-import { ProviderCallsService, toolOutcome } from './provider-calls.service';
+import { keyedCall, type ExecCall, type Executor, type Outcome } from '../execute/executors';
+import { ProviderCallsService, sentNothing, toolOutcome, type CallDone } from './provider-calls.service';
 
 /** A raw catalog tool: one provider call, written down before it is sent (see ProviderCallsService). */
 @Injectable()
@@ -13,6 +13,17 @@ export class RawToolExecutor implements Executor<'raw'> {
     // A test session with mocks answers from them and never reaches the provider (see MocksService).
     const mocked = await call.mocked();
     if (mocked) return mocked;
+    const outcomeOf = (done: CallDone): Outcome => {
+      const { success, data, error } = toolOutcome(done);
+      return {
+        success,
+        data,
+        error,
+        server: resolved.server,
+        record: true,
+        written: { toolCallId: done.toolCallId, state: done.state, keyForgotten: sentNothing(done.result) },
+      };
+    };
     const done = await this.providerCalls.callTool({
       tenant: ctx.tenant,
       sessionId: ctx.sessionId,
@@ -20,14 +31,20 @@ export class RawToolExecutor implements Executor<'raw'> {
       toolName: resolved.name.slice(resolved.server.length + 1),
       callable: resolved.name,
       input: call.input,
-      callerKey: call.key?.key ?? null,
+      // What the key keeps is the very answer the caller gets, stored by the completion statement.
+      caller: keyedCall(call, outcomeOf),
       calledAt: call.calledAt,
     });
     if (done.kind === 'refused') {
       // Nothing was written or sent: the same shape as the other refusals that write no row.
-      return { success: false, data: failureData(done.code, done.message, done.details ?? {}), error: done.message, server: resolved.server, record: false };
+      return {
+        success: false,
+        data: failureData(done.code, done.message, done.details ?? {}),
+        error: done.message,
+        server: resolved.server,
+        record: false,
+      };
     }
-    const { success, data, error } = toolOutcome(done);
-    return { success, data, error, server: resolved.server, record: true, written: { toolCallId: done.toolCallId, state: done.state } };
+    return outcomeOf(done);
   }
 }

@@ -1,8 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, isActingMetaTool, type ActingMetaTool } from '@rota/contracts';
 import { failureData } from '../calls/call-book';
-import { POLICY_GATE, type EarlyCall, type ExecCall, type Executor, type Outcome, type PolicyGate } from '../execute/executors';
-import { RailsService, type RailCall, type RailPlan } from './rails.service';
+import {
+  keyedCall,
+  POLICY_GATE,
+  type EarlyCall,
+  type ExecCall,
+  type Executor,
+  type Outcome,
+  type PolicyGate,
+} from '../execute/executors';
+import { RailsService, type RailCall, type RailOutcome, type RailPlan } from './rails.service';
 
 /** A rail choice asked for when the request arrived (see `prefetch`), with what it was made for. */
 interface PlannedRail {
@@ -59,12 +67,22 @@ export class RailExecutor implements Executor<'rail'> {
     const { ctx, input, governed } = c;
     const tool = c.resolved.name;
     const earlyRail = (prefetched as PlannedRail | null | undefined) ?? null;
-    const call = {
+    const outcomeOf = (done: Extract<RailOutcome, { kind: 'called' }>): Outcome => ({
+      success: done.success,
+      data: done.data,
+      error: done.error,
+      server: null,
+      record: true,
+      written: { toolCallId: done.toolCallId, state: done.state, keyForgotten: done.sentNothing },
+    });
+    const call: RailCall = {
       tool,
       input,
       tenant: ctx.tenant,
       sessionId: ctx.sessionId,
       callerKey: c.key?.key ?? null,
+      // The row is linked to the key only while this request holds it; the completion stores the very answer the caller gets.
+      caller: keyedCall(c, outcomeOf),
       calledAt: c.calledAt,
       allowedProviders: governed.allowedProviders,
     };
@@ -72,7 +90,8 @@ export class RailExecutor implements Executor<'rail'> {
     // looked up; a mocked answer drops it. The one asked for when the request
     // arrived serves when it was made for this very call: the same tool and
     // arguments, and no policy narrowing the providers.
-    const reuse = earlyRail !== null && earlyRail.tool === tool && earlyRail.input === input && governed.allowedProviders == null;
+    const reuse =
+      earlyRail !== null && earlyRail.tool === tool && earlyRail.input === input && governed.allowedProviders == null;
     const planned = reuse ? earlyRail.planned : planRail(this.rails, call);
     // A test session's mock of this meta-tool answers before any rail runs; with none left the rails run (never a 422).
     const mocked = await c.mocked();
@@ -83,23 +102,34 @@ export class RailExecutor implements Executor<'rail'> {
     switch (done.kind) {
       case 'not_allowed': {
         // Policy left no rail: a policy refusal like any other (403, no `error` key), and nothing ran.
-        const body = { reason: done.message, ruleType: 'allow_providers' as const, ruleId: governed.providerRuleId ?? '' };
+        const body = {
+          reason: done.message,
+          ruleType: 'allow_providers' as const,
+          ruleId: governed.providerRuleId ?? '',
+        };
         if (governed.reservations.length > 0) await this.policy.release(governed.reservations);
         throw new AppError('policy_denied', done.message, body);
       }
       case 'refused':
-        return { success: false, data: failureData(done.code, done.message, done.details), error: done.message, server: null, record: false };
-      case 'not_sent':
-        return { success: false, data: failureData(done.code, done.message, done.details), error: done.message, server: null, record: true };
-      case 'called':
         return {
-          success: done.success,
-          data: done.data,
-          error: done.error,
+          success: false,
+          data: failureData(done.code, done.message, done.details),
+          error: done.message,
+          server: null,
+          record: false,
+        };
+      case 'not_sent':
+        // No rail could be tried: an ordinary row, and the key is given back for a retry.
+        return {
+          success: false,
+          data: failureData(done.code, done.message, done.details),
+          error: done.message,
           server: null,
           record: true,
-          written: { toolCallId: done.toolCallId, state: done.state },
+          giveKeyBack: true,
         };
+      case 'called':
+        return outcomeOf(done);
     }
   }
 }

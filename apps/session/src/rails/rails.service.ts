@@ -20,8 +20,21 @@ import {
 import { buildRequest, RequestBuildError, type CallResult, type ProviderRequest } from '@rota/providers';
 import { beforeDeadline, CONFIG, createLogger, requestContext, RpcClient } from '@rota/service-kit';
 import type { SessionConfig } from '../config';
-import { ProviderCallsRepository, type RailAttemptRecord } from '../calls/provider-calls.repository';
-import { completedRow, failureOf, ProviderCallsService, providerIdempotencyKey, type CallDone } from '../provider-calls/provider-calls.service';
+import { LostClaimError } from '../calls/idempotency';
+import {
+  ProviderCallsRepository,
+  type CallerKey,
+  type KeyFinish,
+  type RailAttemptRecord,
+} from '../calls/provider-calls.repository';
+import {
+  completedRow,
+  failureOf,
+  ProviderCallsService,
+  providerIdempotencyKey,
+  type CallDone,
+  type KeyOutcome,
+} from '../provider-calls/provider-calls.service';
 import { redactSecrets } from '../calls/redact';
 import { evaluate, MappingError } from './mapping';
 import { answerClass, missingRequirement, providerRefusal } from './refusal';
@@ -35,7 +48,22 @@ export type RailOutcome =
   /** Nothing was sent (no rail, nothing connected): the execute pipeline records an ordinary row. */
   | { kind: 'not_sent'; code: ExecuteFailureCode; message: string; details: Record<string, unknown> }
   /** Written down and sent (or tried): the row is complete. */
-  | { kind: 'called'; toolCallId: string; state: 'done' | 'outcome_unknown'; success: boolean; data: unknown; error: string | null };
+  | {
+      kind: 'called';
+      toolCallId: string;
+      state: 'done' | 'outcome_unknown';
+      success: boolean;
+      data: unknown;
+      error: string | null;
+      /** No request of any attempt reached a provider: the caller's key is given back. */
+      sentNothing: boolean;
+    };
+
+/** The caller's key as the request holds it, and what it keeps for the call's end (stored by the completion statement). */
+export interface RailKeyedCall {
+  key: CallerKey;
+  answer(done: Extract<RailOutcome, { kind: 'called' }>): KeyOutcome;
+}
 
 /** One acting meta-tool call as the execute pipeline hands it over. */
 export interface RailCall {
@@ -44,6 +72,8 @@ export interface RailCall {
   tenant: Tenant;
   sessionId: string | null;
   callerKey: string | null;
+  /** The same key, claimed: the row is linked to it only while this request holds it, and its completion finishes it. */
+  caller?: RailKeyedCall | null;
   calledAt: Date;
   /** A policy's `allow_providers`: only their rails may run; null for no restriction. */
   allowedProviders?: string[] | null;
@@ -81,7 +111,11 @@ interface StepAnswer {
 type Prepared = Exclude<Awaited<ReturnType<ProviderCallsService['prepare']>>, { kind: 'refused' }>;
 
 /** The exact amount a call carries, per tool and action; null for calls without money. */
-export function amountOf(tool: ActingMetaTool, action: string, input: Record<string, unknown>): ExactAmount | AmountProblem | null {
+export function amountOf(
+  tool: ActingMetaTool,
+  action: string,
+  input: Record<string, unknown>,
+): ExactAmount | AmountProblem | null {
   const currency = typeof input.currency === 'string' ? input.currency.toUpperCase() : DEFAULT_CURRENCY;
   switch (tool) {
     case 'codespar_charge':
@@ -101,7 +135,8 @@ export function amountOf(tool: ActingMetaTool, action: string, input: Record<str
 
 /** A cart's total from its lines (`quantity` × `unit_price` in major units), added up exactly. */
 function itemsTotal(items: unknown, currency: string): ExactAmount | AmountProblem {
-  if (!Array.isArray(items) || items.length === 0) return { message: 'amount is required when the items carry no prices' };
+  if (!Array.isArray(items) || items.length === 0)
+    return { message: 'amount is required when the items carry no prices' };
   let total = 0n;
   for (const [i, item] of items.entries()) {
     const line = item as Record<string, unknown>;
@@ -118,7 +153,12 @@ function itemsTotal(items: unknown, currency: string): ExactAmount | AmountProbl
 }
 
 /** The rail filter a call's own arguments imply. */
-function selection(tool: ActingMetaTool, action: string, input: Record<string, unknown>, amount: ExactAmount | null): RouterSelectRequest {
+function selection(
+  tool: ActingMetaTool,
+  action: string,
+  input: Record<string, unknown>,
+  amount: ExactAmount | null,
+): RouterSelectRequest {
   const req: RouterSelectRequest = { tool, action };
   const method =
     tool === 'codespar_charge' || tool === 'codespar_pay'
@@ -134,7 +174,8 @@ function selection(tool: ActingMetaTool, action: string, input: Record<string, u
     req.currency = amount.currency;
     req.amount_minor = amount.minor;
   }
-  if (typeof input.country === 'string' && /^[A-Za-z]{2}$/.test(input.country)) req.country = input.country.toUpperCase();
+  if (typeof input.country === 'string' && /^[A-Za-z]{2}$/.test(input.country))
+    req.country = input.country.toUpperCase();
   return req;
 }
 
@@ -145,7 +186,10 @@ function objectRefOf(tool: ActingMetaTool, result: Record<string, unknown>): str
 }
 
 /** Provider-side trouble counts against a rail; a caller's own 4xx does not. */
-function telemetryOf(result: CallDone['result'], notProcessed: readonly number[]): { success: boolean; error_code?: string } | null {
+function telemetryOf(
+  result: CallDone['result'],
+  notProcessed: readonly number[],
+): { success: boolean; error_code?: string } | null {
   switch (result.kind) {
     case 'credentials':
       return null;
@@ -234,14 +278,20 @@ export class RailsService {
     if ('refusal' in picked) {
       const r = picked.refusal;
       if (r.code === 'not_allowed') return { kind: 'not_allowed', message: r.message };
-      return { kind: 'not_sent', code: r.code, message: r.message, details: r.providers.length ? { connect: r.providers } : {} };
+      return {
+        kind: 'not_sent',
+        code: r.code,
+        message: r.message,
+        details: r.providers.length ? { connect: r.providers } : {},
+      };
     }
     const top = picked.candidates[0];
     if (top) {
       if (this.lastPicks.size >= LAST_PICKS_MAX && !this.lastPicks.has(hintKey)) this.lastPicks.clear();
       this.lastPicks.set(hintKey, { provider_id: top.provider_id, catalog_tool: top.binding.catalog_tool });
     }
-    const usable = early && top && early.provider_id === top.provider_id && early.catalog_tool === top.binding.catalog_tool;
+    const usable =
+      early && top && early.provider_id === top.provider_id && early.catalog_tool === top.binding.catalog_tool;
     return { kind: 'ready', action, amount, candidates: picked.candidates, ...(usable ? { early } : {}) };
   }
 
@@ -260,7 +310,15 @@ export class RailsService {
   }
 
   private async run(
-    a: { tool: ActingMetaTool; input: Record<string, unknown>; tenant: Tenant; sessionId: string | null; callerKey: string | null; calledAt: Date },
+    a: {
+      tool: ActingMetaTool;
+      input: Record<string, unknown>;
+      tenant: Tenant;
+      sessionId: string | null;
+      callerKey: string | null;
+      caller?: RailKeyedCall | null;
+      calledAt: Date;
+    },
     action: string,
     amount: ExactAmount | null,
     candidates: RailCandidate[],
@@ -274,7 +332,12 @@ export class RailsService {
     const started = performance.now();
     let written = false;
     let sent = 0;
-    let last: { candidate: RailCandidate; result: CallDone['result']; steps: Record<string, StepAnswer>; secrets: string[] } | null = null;
+    let last: {
+      candidate: RailCandidate;
+      result: CallDone['result'];
+      steps: Record<string, StepAnswer>;
+      secrets: string[];
+    } | null = null;
     let skippedWhy: { code: ExecuteFailureCode; message: string; details?: Record<string, unknown> } | null = null;
     // A field every rail needs and the input lacks is the caller's to fill: refused before anything is written or sent.
     let unmet = 0;
@@ -291,11 +354,16 @@ export class RailsService {
         skippedWhy ??= {
           code: 'invalid_args',
           message: `${missing.field} is required for this call: ${missing.description}.`,
-          details: { issues: [{ path: missing.field.split('.'), message: `required: ${missing.description}`, code: 'custom' }] },
+          details: {
+            issues: [{ path: missing.field.split('.'), message: `required: ${missing.description}`, code: 'custom' }],
+          },
         };
         continue;
       }
-      const prepared = index === 0 && early ? await readEarly(early) : await this.providerCalls.prepare(a.tenant, candidate.provider_id, binding.catalog_tool);
+      const prepared =
+        index === 0 && early
+          ? await readEarly(early)
+          : await this.providerCalls.prepare(a.tenant, candidate.provider_id, binding.catalog_tool);
       if ('kind' in prepared) {
         attempts.push(skip(candidate, providerKey, prepared.message));
         skippedWhy ??= { code: prepared.code, message: prepared.message };
@@ -319,7 +387,10 @@ export class RailsService {
       } catch (err) {
         if (!(err instanceof MappingError) && !(err instanceof RequestBuildError)) throw err;
         attempts.push(skip(candidate, providerKey, err.message));
-        skippedWhy ??= { code: 'invalid_args', message: `The arguments do not fill the provider request: ${err.message}` };
+        skippedWhy ??= {
+          code: 'invalid_args',
+          message: `The arguments do not fill the provider request: ${err.message}`,
+        };
         continue;
       }
 
@@ -339,7 +410,7 @@ export class RailsService {
         beforeDeadline();
       }
       if (!written) {
-        await this.repo.insertPending(id, {
+        const owned = await this.repo.insertPending(id, {
           sessionId: a.sessionId,
           projectId: a.tenant.project_id,
           environment: a.tenant.environment,
@@ -348,9 +419,11 @@ export class RailsService {
           input: recordedInput,
           calledAt: a.calledAt,
           providerIdempotencyKey: baseKey,
-          callerKey: a.callerKey ? { orgId: a.tenant.org_id, key: a.callerKey } : null,
+          callerKey: a.caller?.key ?? null,
           rail: { railId: candidate.rail_id, attempt },
         });
+        // A later request took the key over while this one stalled: it alone may send.
+        if (!owned) throw new LostClaimError();
         written = true;
       } else {
         await this.repo.appendAttempt(id, attempt);
@@ -369,7 +442,11 @@ export class RailsService {
             request = await this.build(a.tenant, prepared, candidate, step, context);
           } catch (err) {
             if (!(err instanceof MappingError) && !(err instanceof RequestBuildError)) throw err;
-            result = { kind: 'credentials', code: 'invalid_args', message: `The provider request could not be built: ${err.message}` };
+            result = {
+              kind: 'credentials',
+              code: 'invalid_args',
+              message: `The provider request could not be built: ${err.message}`,
+            };
             break;
           }
         }
@@ -395,7 +472,11 @@ export class RailsService {
         // A before-step that failed after reaching the provider moved no money: the call fails as that answer.
         result =
           step && r.kind === 'outcome_unknown'
-            ? { kind: 'credentials', code: 'upstream_unreachable', message: `A preparatory request got no answer (${r.reason}); no money was moved.` }
+            ? {
+                kind: 'credentials',
+                code: 'upstream_unreachable',
+                message: `A preparatory request got no answer (${r.reason}); no money was moved.`,
+              }
             : r;
         break;
       }
@@ -404,7 +485,10 @@ export class RailsService {
         for (const step of binding.after) {
           // Reads that complete the answer; losing one leaves a field out, never the call.
           try {
-            const req = await this.build(a.tenant, prepared, candidate, step, { ...context, response: { status: result.status, body: result.body } });
+            const req = await this.build(a.tenant, prepared, candidate, step, {
+              ...context,
+              response: { status: result.status, body: result.body },
+            });
             const r = await this.providerCalls.sendOnce({
               tenant: a.tenant,
               server: candidate.provider_id,
@@ -426,11 +510,19 @@ export class RailsService {
       const measured = latency;
       telemetry.push(() => this.record(a.tool, provider, measured, event));
       const retryable =
-        (!mainReached && (result.kind === 'not_sent' || (result.kind === 'credentials' && result.code !== 'invalid_args'))) ||
+        (!mainReached &&
+          (result.kind === 'not_sent' || (result.kind === 'credentials' && result.code !== 'invalid_args'))) ||
         (result.kind === 'response' && notProcessed.includes(result.status));
       attempts.push({
         ...attempt,
-        outcome: result.kind === 'response' ? (retryable ? 'not_processed' : 'answered') : result.kind === 'outcome_unknown' ? 'outcome_unknown' : 'not_sent',
+        outcome:
+          result.kind === 'response'
+            ? retryable
+              ? 'not_processed'
+              : 'answered'
+            : result.kind === 'outcome_unknown'
+              ? 'outcome_unknown'
+              : 'not_sent',
         upstream_status: result.kind === 'response' ? result.status : null,
         ...(result.kind === 'not_sent' || result.kind === 'outcome_unknown' ? { reason: result.reason } : {}),
         ...(result.kind === 'credentials' ? { reason: result.message } : {}),
@@ -443,9 +535,19 @@ export class RailsService {
     if (!written || !last) {
       // No rail could even be tried: nothing was written or sent.
       if (unmet === candidates.length && skippedWhy)
-        return { kind: 'refused', code: skippedWhy.code, message: skippedWhy.message, details: skippedWhy.details ?? {} };
+        return {
+          kind: 'refused',
+          code: skippedWhy.code,
+          message: skippedWhy.message,
+          details: skippedWhy.details ?? {},
+        };
       const why = skippedWhy ?? { code: 'connection_required' as const, message: 'No rail could be called.' };
-      return { kind: 'not_sent', code: why.code, message: why.message, details: { attempts: attempts.map(publicAttempt) } };
+      return {
+        kind: 'not_sent',
+        code: why.code,
+        message: why.message,
+        details: { attempts: attempts.map(publicAttempt) },
+      };
     }
 
     const { result } = last;
@@ -465,7 +567,10 @@ export class RailsService {
         success = false;
         error = 'The provider answered, but its answer could not be read; the call may have taken effect.';
         data = { code: 'upstream_invalid', message: error, upstream_status: result.status };
-        this.log.warn({ rail_id: last.candidate.rail_id, tool: a.tool, action, reason: mapped.reason }, 'rail result mapping failed');
+        this.log.warn(
+          { rail_id: last.candidate.rail_id, tool: a.tool, action, reason: mapped.reason },
+          'rail result mapping failed',
+        );
       }
     } else {
       const names = [...new Set(candidates.map((c) => c.provider_id))];
@@ -474,18 +579,32 @@ export class RailsService {
       data = failed;
     }
     const durationMs = Math.round(performance.now() - started);
-    await this.repo.completeRail(id, {
-      ...row,
+    const outcome: Extract<RailOutcome, { kind: 'called' }> = {
+      kind: 'called',
+      toolCallId: id,
+      state,
       success,
+      data,
       error,
-      durationMs,
-      attempts: sent,
-      server: last.candidate.provider_id,
-      railId: last.candidate.rail_id,
-      objectRef,
-      attemptLog: attempts,
-    });
-    return { kind: 'called', toolCallId: id, state, success, data, error };
+      sentNothing: sent === 0,
+    };
+    const finish: KeyFinish | undefined = a.caller ? { key: a.caller.key, ...a.caller.answer(outcome) } : undefined;
+    await this.repo.completeRail(
+      id,
+      {
+        ...row,
+        success,
+        error,
+        durationMs,
+        attempts: sent,
+        server: last.candidate.provider_id,
+        railId: last.candidate.rail_id,
+        objectRef,
+        attemptLog: attempts,
+      },
+      finish,
+    );
+    return outcome;
   }
 
   /** One provider request of a rail: the main call (`step` null) or one of its steps. */
@@ -502,9 +621,11 @@ export class RailsService {
       tool = other?.tool ?? null;
     }
     const name = step ? step.catalog_tool : candidate.binding.catalog_tool;
-    if (!tool?.httpMethod || !tool.endpointTemplate) throw new MappingError(`the catalog gives no method and endpoint for ${candidate.provider_id}/${name}`);
+    if (!tool?.httpMethod || !tool.endpointTemplate)
+      throw new MappingError(`the catalog gives no method and endpoint for ${candidate.provider_id}/${name}`);
     const toolInput = await evaluate(step ? step.request : candidate.binding.request, context);
-    if (toolInput === null || typeof toolInput !== 'object' || Array.isArray(toolInput)) throw new MappingError('the rail mapping did not produce an object');
+    if (toolInput === null || typeof toolInput !== 'object' || Array.isArray(toolInput))
+      throw new MappingError('the rail mapping did not produce an object');
     return buildRequest({
       baseUrl: prepared.baseUrl,
       method: tool.httpMethod,
@@ -525,19 +646,35 @@ export class RailsService {
   ): Promise<{ ok: true; value: Record<string, unknown> } | { ok: false; reason: string }> {
     let value: unknown;
     try {
-      value = await evaluate(candidate.binding.result, { response: { status: response.status, body: response.body }, steps, input, action, amount });
+      value = await evaluate(candidate.binding.result, {
+        response: { status: response.status, body: response.body },
+        steps,
+        input,
+        action,
+        amount,
+      });
     } catch (err) {
       return { ok: false, reason: (err as Error).message };
     }
     const schema = resultSchema(tool, action);
     const checked = schema?.safeParse(value);
     if (!checked?.success)
-      return { ok: false, reason: checked ? checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') : 'no result schema' };
+      return {
+        ok: false,
+        reason: checked
+          ? checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')
+          : 'no result schema',
+      };
     return { ok: true, value: checked.data as Record<string, unknown> };
   }
 
   /** Telemetry goes to the router without holding up the answer; losing one event only blurs a ranking. */
-  private record(tool: ActingMetaTool, provider: string, measured: number, t: { success: boolean; error_code?: string } | null) {
+  private record(
+    tool: ActingMetaTool,
+    provider: string,
+    measured: number,
+    t: { success: boolean; error_code?: string } | null,
+  ) {
     if (!t) return;
     // A refused connection or an open circuit fails in microseconds; counted as such it would make the failing rail the fastest.
     const latency = t.success ? measured : Math.max(measured, this.failureLatencyMs);
@@ -575,7 +712,13 @@ function shortHash(s: string): string {
 }
 
 function skip(candidate: RailCandidate, key: string, reason: string): RailAttemptRecord {
-  return { rail_id: candidate.rail_id, provider_id: candidate.provider_id, provider_idempotency_key: key, outcome: 'skipped', reason: reason.slice(0, 300) };
+  return {
+    rail_id: candidate.rail_id,
+    provider_id: candidate.provider_id,
+    provider_idempotency_key: key,
+    outcome: 'skipped',
+    reason: reason.slice(0, 300),
+  };
 }
 
 /** What the agent may see of an attempt: how it went, never which provider. */
@@ -612,8 +755,17 @@ function failureData(
           attempts: tried,
         };
       default:
-        return { code: failure.code, message: `The provider refused the request (status ${result.status}).`, upstream_status: result.status, attempts: tried };
+        return {
+          code: failure.code,
+          message: `The provider refused the request (status ${result.status}).`,
+          upstream_status: result.status,
+          attempts: tried,
+        };
     }
   }
-  return { code: state === 'outcome_unknown' ? 'outcome_unknown' : failure.code, message: failure.message, attempts: tried };
+  return {
+    code: state === 'outcome_unknown' ? 'outcome_unknown' : failure.code,
+    message: failure.message,
+    attempts: tried,
+  };
 }

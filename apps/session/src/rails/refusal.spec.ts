@@ -1,4 +1,11 @@
-import { answerClass, missingRequirement, providerMessage, providerRefusal, refusalReason, scrubMessage } from './refusal';
+import {
+  answerClass,
+  missingRequirement,
+  providerMessage,
+  providerRefusal,
+  refusalReason,
+  scrubMessage,
+} from './refusal';
 
 describe('provider refusals', () => {
   it('classes statuses: 401/403 credentials, 408/429/5xx upstream, other 4xx refused', () => {
@@ -20,25 +27,55 @@ describe('provider refusals', () => {
 
   // Error bodies in the shapes the sandbox models answer with (each provider's own).
   it.each([
-    ['asaas minimum', { errors: [{ code: 'invalid_value', description: 'O valor mínimo para cobranças via Pix é R$ 5,00.' }] }, 'amount_below_minimum'],
+    [
+      'asaas minimum',
+      { errors: [{ code: 'invalid_value', description: 'O valor mínimo para cobranças via Pix é R$ 5,00.' }] },
+      'amount_below_minimum',
+    ],
     [
       'mercadopago document',
       { message: 'Invalid payer identification number', error: 'bad_request', status: 400, cause: [{ code: 4000 }] },
       'invalid_document',
     ],
-    ['inter balance', { title: 'Saldo insuficiente', detail: 'Saldo insuficiente para realizar o pagamento.' }, 'insufficient_funds'],
-    ['openpay duplicate', { category: 'request', error_code: 1008, description: 'The order_id has already been processed' }, 'duplicate'],
-    ['wompi method', { error: { type: 'INPUT_VALIDATION_ERROR', messages: { payment_method: ['The payment method is not enabled'] } } }, 'unsupported_method'],
-    ['culqi maximum', { object: 'error', type: 'invalid_request_error', user_message: 'El monto es mayor al máximo permitido.' }, 'amount_above_maximum'],
-    ['stp clabe', { resultado: { id: -11, descripcionError: 'Cuenta CLABE del beneficiario inválida' } }, 'invalid_recipient'],
+    [
+      'inter balance',
+      { title: 'Saldo insuficiente', detail: 'Saldo insuficiente para realizar o pagamento.' },
+      'insufficient_funds',
+    ],
+    [
+      'openpay duplicate',
+      { category: 'request', error_code: 1008, description: 'The order_id has already been processed' },
+      'duplicate',
+    ],
+    [
+      'wompi method',
+      {
+        error: { type: 'INPUT_VALIDATION_ERROR', messages: { payment_method: ['The payment method is not enabled'] } },
+      },
+      'unsupported_method',
+    ],
+    [
+      'culqi maximum',
+      { object: 'error', type: 'invalid_request_error', user_message: 'El monto es mayor al máximo permitido.' },
+      'amount_above_maximum',
+    ],
+    [
+      'stp clabe',
+      { resultado: { id: -11, descripcionError: 'Cuenta CLABE del beneficiario inválida' } },
+      'invalid_recipient',
+    ],
     ['unknown', { message: 'Something odd happened here' }, 'other'],
   ])('%s → %s', (_name, body, reason) => {
     expect(refusalReason(body, providerMessage(body))).toBe(reason);
   });
 
   it('finds the explanation, not the bare code', () => {
-    expect(providerMessage({ error: 'bad_request', message: 'payer.email must be a valid email' })).toBe('payer.email must be a valid email');
-    expect(providerMessage({ errors: [{ code: 'x', description: 'O CPF informado é inválido.' }] })).toBe('O CPF informado é inválido.');
+    expect(providerMessage({ error: 'bad_request', message: 'payer.email must be a valid email' })).toBe(
+      'payer.email must be a valid email',
+    );
+    expect(providerMessage({ errors: [{ code: 'x', description: 'O CPF informado é inválido.' }] })).toBe(
+      'O CPF informado é inválido.',
+    );
     expect(providerMessage({ error: 'bad_request' })).toBeNull();
     expect(providerMessage(null)).toBeNull();
   });
@@ -53,7 +90,12 @@ describe('provider refusals', () => {
   });
 
   it('answers provider_refused with status, reason and the scrubbed words', () => {
-    const r = providerRefusal(400, { errors: [{ description: 'Asaas: o valor mínimo é R$ 5,00 (cobrança pay_8f7a6c5d4b)' }] }, ['asaas'], []);
+    const r = providerRefusal(
+      400,
+      { errors: [{ description: 'Asaas: o valor mínimo é R$ 5,00 (cobrança pay_8f7a6c5d4b)' }] },
+      ['asaas'],
+      [],
+    );
     expect(r).toEqual({
       code: 'provider_refused',
       reason: 'amount_below_minimum',
@@ -64,7 +106,13 @@ describe('provider refusals', () => {
   });
 
   it('finds the first unmet requirement over its accepted paths', () => {
-    const req = [{ field: 'buyer.document', any_of: ['buyer.document', 'buyer.cpf', 'buyer.cnpj'], description: 'the CPF or CNPJ' }];
+    const req = [
+      {
+        field: 'buyer.document',
+        any_of: ['buyer.document', 'buyer.cpf', 'buyer.cnpj'],
+        description: 'the CPF or CNPJ',
+      },
+    ];
     expect(missingRequirement(req, { buyer: { name: 'x' } })?.field).toBe('buyer.document');
     expect(missingRequirement(req, { buyer: { document: '  ' } })?.field).toBe('buyer.document');
     expect(missingRequirement(req, { buyer: { cpf: '52998224725' } })).toBeNull();

@@ -57,7 +57,8 @@ function providerCodes(body: unknown): string {
     if (depth > 4 || !node || typeof node !== 'object') return;
     if (Array.isArray(node)) return node.slice(0, 10).forEach((n) => walk(n, depth + 1));
     for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
-      if ((typeof v === 'string' || typeof v === 'number') && /code|error|type|status_detail|reason/i.test(k)) out.push(String(v));
+      if ((typeof v === 'string' || typeof v === 'number') && /code|error|type|status_detail|reason/i.test(k))
+        out.push(String(v));
       else walk(v, depth + 1);
     }
   };
@@ -67,8 +68,14 @@ function providerCodes(body: unknown): string {
 
 /** Reason patterns in English, Portuguese and Spanish, checked in this order. */
 const REASON_PATTERNS: ReadonlyArray<[RefusalReason, RegExp]> = [
-  ['insufficient_funds', /insufficient|saldo insuficiente|fondos insuficientes|sin saldo|not enough (funds|balance)|insufficient_balance/],
-  ['duplicate', /duplicat|already (exists|been|registered|processed)|j[aá] (existe|foi|cadastrad)|ya existe|repetid|idempot/],
+  [
+    'insufficient_funds',
+    /insufficient|saldo insuficiente|fondos insuficientes|sin saldo|not enough (funds|balance)|insufficient_balance/,
+  ],
+  [
+    'duplicate',
+    /duplicat|already (exists|been|registered|processed)|j[aá] (existe|foi|cadastrad)|ya existe|repetid|idempot/,
+  ],
   [
     'amount_below_minimum',
     /(minimum|m[ií]nim[oa]|below|menor|at least|inferior)[^.]{0,40}(amount|value|valor|monto|importe)|(amount|value|valor|monto|importe)[^.]{0,40}(minimum|m[ií]nim[oa]|below|too (low|small)|menor|inferior)/,
@@ -77,7 +84,10 @@ const REASON_PATTERNS: ReadonlyArray<[RefusalReason, RegExp]> = [
     'amount_above_maximum',
     /(maximum|m[aá]xim[oa]|exceed|above|mayor|superior|limit)[^.]{0,40}(amount|value|valor|monto|importe)|(amount|value|valor|monto|importe)[^.]{0,40}(maximum|m[aá]xim[oa]|exceed|too (high|large)|mayor|superior|limit)/,
   ],
-  ['invalid_document', /\b(cpf|cnpj|rfc|curp|nit|rut|dni|ruc|cuit|cuil|tax[ _-]?id|document|documento|identification|identificaci[oó]n)\b/],
+  [
+    'invalid_document',
+    /\b(cpf|cnpj|rfc|curp|nit|rut|dni|ruc|cuit|cuil|tax[ _-]?id|document|documento|identification|identificaci[oó]n)\b/,
+  ],
   [
     'invalid_recipient',
     /recipient|beneficiar|destinat|payee|receiver|chave pix|pix key|clabe|account number|cuenta|conta|phone number|n[uú]mero de tel|invalid (to|address)|postal code|cep|c[oó]digo postal/,
@@ -141,7 +151,9 @@ export function providerRefusal(
   return {
     code: 'provider_refused',
     reason,
-    message: words ? `The provider refused the request (status ${status}): ${words}` : `The provider refused the request (status ${status}).`,
+    message: words
+      ? `The provider refused the request (status ${status}): ${words}`
+      : `The provider refused the request (status ${status}).`,
     upstream_status: status,
   };
 }
@@ -164,7 +176,10 @@ function valueAt(input: Record<string, unknown>, path: string): unknown {
 }
 
 /** The first requirement the input does not meet (an absent, null or blank value on every accepted path). */
-export function missingRequirement(requires: readonly RailRequirement[], input: Record<string, unknown>): RailRequirement | null {
+export function missingRequirement(
+  requires: readonly RailRequirement[],
+  input: Record<string, unknown>,
+): RailRequirement | null {
   for (const r of requires) {
     const paths = r.any_of?.length ? r.any_of : [r.field];
     const met = paths.some((p) => {

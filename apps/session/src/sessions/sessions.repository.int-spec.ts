@@ -19,8 +19,10 @@ describe('SessionsRepository (Postgres)', () => {
   });
   afterAll(() => db.drop());
 
-  const open = () => repo.create({ projectId: 'proj_dev', environment: 'live', userId: null, servers: ['x'], metadata: { a: 1 } });
-  const age = (id: string, minutes: number) => db.prisma.session.update({ where: { id }, data: { lastActiveAt: new Date(Date.now() - minutes * 60_000) } });
+  const open = () =>
+    repo.create({ projectId: 'proj_dev', environment: 'live', userId: null, servers: ['x'], metadata: { a: 1 } });
+  const age = (id: string, minutes: number) =>
+    db.prisma.session.update({ where: { id }, data: { lastActiveAt: new Date(Date.now() - minutes * 60_000) } });
 
   it('finds a session only with its own project and environment', async () => {
     const s = await open();
@@ -50,8 +52,10 @@ describe('SessionsRepository (Postgres)', () => {
 
   it('restarts the idle clock at most once per touch interval', async () => {
     const s = await open();
-    const seconds = (id: string, n: number) => db.prisma.session.update({ where: { id }, data: { lastActiveAt: new Date(Date.now() - n * 1000) } });
-    const stored = async () => (await db.prisma.session.findUniqueOrThrow({ where: { id: s.id } })).lastActiveAt.getTime();
+    const seconds = (id: string, n: number) =>
+      db.prisma.session.update({ where: { id }, data: { lastActiveAt: new Date(Date.now() - n * 1000) } });
+    const stored = async () =>
+      (await db.prisma.session.findUniqueOrThrow({ where: { id: s.id } })).lastActiveAt.getTime();
 
     await seconds(s.id, 5);
     const recent = await stored();

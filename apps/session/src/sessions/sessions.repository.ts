@@ -42,7 +42,8 @@ const toRow = (r: RawSession): SessionRow => ({
   closedAt: r.closed_at,
 });
 
-const COLUMN_LIST = 'id, project_id, environment, user_id, servers, metadata, status, created_at, last_active_at, closed_at';
+const COLUMN_LIST =
+  'id, project_id, environment, user_id, servers, metadata, status, created_at, last_active_at, closed_at';
 const COLUMNS = Prisma.raw(COLUMN_LIST);
 
 /** $1 id, $2 project, $3 environment, $4 idle minutes, $5 touch, $6 touch interval in seconds. */
@@ -107,9 +108,19 @@ export class SessionsRepository {
    * unless it was restarted less than `touchAfterSeconds` ago: back-to-back
    * calls then read the row without rewriting it (and without a WAL flush).
    */
-  async find(id: string, projectId: string, environment: Environment, idleMinutes: number, touch = false, touchAfterSeconds = 0): Promise<SessionRow | null> {
+  async find(
+    id: string,
+    projectId: string,
+    environment: Environment,
+    idleMinutes: number,
+    touch = false,
+    touchAfterSeconds = 0,
+  ): Promise<SessionRow | null> {
     // On every execute: a named statement, so the server plans it once per connection.
-    const { rows } = await this.sql.query<RawSession>({ ...FIND, values: [id, projectId, environment, idleMinutes, touch, touchAfterSeconds] });
+    const { rows } = await this.sql.query<RawSession>({
+      ...FIND,
+      values: [id, projectId, environment, idleMinutes, touch, touchAfterSeconds],
+    });
     return rows[0] ? toRow(rows[0]) : null;
   }
 

@@ -15,12 +15,18 @@ describe('SessionsService.create and the caller deadline (Postgres)', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     await seed(db.prisma);
-    service = new SessionsService(new SessionsRepository(db.prisma, db.sql), new ConnectionsRepository(db.prisma, db.sql), 30);
+    service = new SessionsService(
+      new SessionsRepository(db.prisma, db.sql),
+      new ConnectionsRepository(db.prisma, db.sql),
+      30,
+    );
   });
   afterAll(() => db.drop());
 
   const create = (deadline: number) =>
-    requestContext.run({ requestId: 'r', deadline, tenant: TENANT }, () => service.create({ body: { servers: [] } } as unknown as SessionCreateCommand));
+    requestContext.run({ requestId: 'r', deadline, tenant: TENANT }, () =>
+      service.create({ body: { servers: [] } } as unknown as SessionCreateCommand),
+    );
 
   it('opens no session for a caller whose deadline has passed, and says nothing was done', async () => {
     const before = await count();

@@ -1,4 +1,11 @@
-import { AppError, type SessionClosed, type SessionCreateCommand, type SessionRecord, type SessionRefCommand, type Tenant } from '@rota/contracts';
+import {
+  AppError,
+  type SessionClosed,
+  type SessionCreateCommand,
+  type SessionRecord,
+  type SessionRefCommand,
+  type Tenant,
+} from '@rota/contracts';
 import { beforeDeadline, currentTenant } from '@rota/service-kit';
 import type { ConnectionsRepository } from '../connections/connections.repository';
 import type { SessionRow, SessionsRepository } from './sessions.repository';
@@ -16,7 +23,8 @@ export function sessionRecord(row: SessionRow, idleMinutes: number): SessionReco
     created_at: row.createdAt.toISOString(),
     metadata: row.metadata,
     last_active_at: row.lastActiveAt.toISOString(),
-    expires_at: row.status === 'active' ? new Date(row.lastActiveAt.getTime() + idleMinutes * 60_000).toISOString() : null,
+    expires_at:
+      row.status === 'active' ? new Date(row.lastActiveAt.getTime() + idleMinutes * 60_000).toISOString() : null,
     closed_at: row.closedAt?.toISOString() ?? null,
   };
 }
@@ -76,7 +84,14 @@ export class SessionsService {
 
   /** The session, visible to this tenant, with idle expiry applied; 404 otherwise. */
   async find(tenant: Tenant, id: string, touch = false): Promise<SessionRow> {
-    const row = await this.sessions.find(id, tenant.project_id, tenant.environment, this.idleMinutes, touch, this.touchAfterSeconds);
+    const row = await this.sessions.find(
+      id,
+      tenant.project_id,
+      tenant.environment,
+      this.idleMinutes,
+      touch,
+      this.touchAfterSeconds,
+    );
     if (!row || (tenant.user_id !== undefined && row.userId !== tenant.user_id)) throw sessionNotFound();
     return row;
   }
@@ -88,7 +103,9 @@ export class SessionsService {
   async requireActive(tenant: Tenant, id: string): Promise<SessionRow> {
     const row = await this.find(tenant, id, true);
     if (row.status !== 'active') {
-      throw new AppError('session_not_active', `The session is ${row.status}; open a new session to run tools.`, { status: row.status });
+      throw new AppError('session_not_active', `The session is ${row.status}; open a new session to run tools.`, {
+        status: row.status,
+      });
     }
     return row;
   }

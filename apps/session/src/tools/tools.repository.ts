@@ -28,21 +28,32 @@ export class ToolsRepository {
    * projects are never found.
    */
   async findTool(serverId: string, toolName: string, projectId: string): Promise<CatalogTool | null> {
-    const rows = await this.prisma.$queryRaw<Array<{ server_id: string; tool_name: string; description: string; input_schema: unknown }>>(Prisma.sql`
+    const rows = await this.prisma.$queryRaw<
+      Array<{ server_id: string; tool_name: string; description: string; input_schema: unknown }>
+    >(Prisma.sql`
       SELECT server_id, tool_name, description, input_schema FROM mcp_tools
       WHERE server_id = ${serverId} AND tool_name = ${toolName} AND ${callableBy(projectId)}
       ORDER BY project_id NULLS LAST LIMIT 1`);
     const r = rows[0];
-    return r ? { serverId: r.server_id, toolName: r.tool_name, description: r.description, inputSchema: r.input_schema } : null;
+    return r
+      ? { serverId: r.server_id, toolName: r.tool_name, description: r.description, inputSchema: r.input_schema }
+      : null;
   }
 
   /** Every catalog tool of these providers callable by the project, by provider then name. */
   async listTools(serverIds: readonly string[], projectId: string): Promise<CatalogTool[]> {
     if (serverIds.length === 0) return [];
-    const rows = await this.prisma.$queryRaw<Array<{ server_id: string; tool_name: string; description: string }>>(Prisma.sql`
+    const rows = await this.prisma.$queryRaw<
+      Array<{ server_id: string; tool_name: string; description: string }>
+    >(Prisma.sql`
       SELECT DISTINCT ON (server_id, tool_name) server_id, tool_name, description FROM mcp_tools
       WHERE server_id IN (${Prisma.join([...serverIds])}) AND ${callableBy(projectId)}
       ORDER BY server_id, tool_name, project_id NULLS LAST`);
-    return rows.map((r) => ({ serverId: r.server_id, toolName: r.tool_name, description: r.description, inputSchema: null }));
+    return rows.map((r) => ({
+      serverId: r.server_id,
+      toolName: r.tool_name,
+      description: r.description,
+      inputSchema: null,
+    }));
   }
 }

@@ -14,7 +14,9 @@ describe('FX rates', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    server = createServer((_req, res) => res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body));
+    server = createServer((_req, res) =>
+      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body),
+    );
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(server.address() as { port: number }).port}/latest`;
   });
@@ -24,23 +26,49 @@ describe('FX rates', () => {
   });
 
   it('refreshes from an HTTP source in the rates format, keeping every digit of decimal text', async () => {
-    answer = { status: 200, body: JSON.stringify({ base: 'usd', date: '2026-11-30', rates: { BRL: 5.4321, COP: '3950.123456789012345678', USD: 1 } }) };
+    answer = {
+      status: 200,
+      body: JSON.stringify({
+        base: 'usd',
+        date: '2026-11-30',
+        rates: { BRL: 5.4321, COP: '3950.123456789012345678', USD: 1 },
+      }),
+    };
     const fx = new FxService(new FxRepository(db.prisma), new HttpFxSource(url, 'rates', 2000), quiet);
     expect(await fx.refresh()).toEqual({ fetched: 2, written: 2 });
     const { rates } = await fx.list();
     expect(rates).toEqual([
-      { base: 'USD', quote: 'BRL', rate: '5.4321', source: expect.stringMatching(/^http:127\.0\.0\.1:\d+$/), fetched_at: '2026-11-30T00:00:00.000Z' },
-      { base: 'USD', quote: 'COP', rate: '3950.123456789012345678', source: expect.any(String), fetched_at: '2026-11-30T00:00:00.000Z' },
+      {
+        base: 'USD',
+        quote: 'BRL',
+        rate: '5.4321',
+        source: expect.stringMatching(/^http:127\.0\.0\.1:\d+$/),
+        fetched_at: '2026-11-30T00:00:00.000Z',
+      },
+      {
+        base: 'USD',
+        quote: 'COP',
+        rate: '3950.123456789012345678',
+        source: expect.any(String),
+        fetched_at: '2026-11-30T00:00:00.000Z',
+      },
     ]);
   });
 
   it('keeps a rate observed later than an incoming one (a replayed or slow import cannot roll it back)', async () => {
     const fx = new FxService(new FxRepository(db.prisma), undefined, quiet);
-    expect(await fx.import({ source: 'desk', rates: [{ base: 'USD', quote: 'BRL', rate: '5.5', fetched_at: '2026-12-01T00:00:00Z' }] })).toEqual({
+    expect(
+      await fx.import({
+        source: 'desk',
+        rates: [{ base: 'USD', quote: 'BRL', rate: '5.5', fetched_at: '2026-12-01T00:00:00Z' }],
+      }),
+    ).toEqual({
       imported: 1,
       kept_newer: 0,
     });
-    expect(await fx.import({ rates: [{ base: 'USD', quote: 'BRL', rate: '4.9', fetched_at: '2026-11-01T00:00:00Z' }] })).toEqual({
+    expect(
+      await fx.import({ rates: [{ base: 'USD', quote: 'BRL', rate: '4.9', fetched_at: '2026-11-01T00:00:00Z' }] }),
+    ).toEqual({
       imported: 0,
       kept_newer: 1,
     });

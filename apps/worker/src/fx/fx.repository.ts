@@ -39,8 +39,16 @@ export class FxRepository {
   }
 
   async list(): Promise<FxRate[]> {
-    const rows = await this.prisma.$queryRaw<Array<{ base: string; quote: string; rate: string; source: string; fetched_at: Date }>>(Prisma.sql`
+    const rows = await this.prisma.$queryRaw<
+      Array<{ base: string; quote: string; rate: string; source: string; fetched_at: Date }>
+    >(Prisma.sql`
       SELECT base, quote, trim_scale(rate)::text AS rate, source, fetched_at FROM fx_rates ORDER BY base, quote`);
-    return rows.map((r) => ({ base: r.base, quote: r.quote, rate: r.rate, source: r.source, fetched_at: r.fetched_at.toISOString() }));
+    return rows.map((r) => ({
+      base: r.base,
+      quote: r.quote,
+      rate: r.rate,
+      source: r.source,
+      fetched_at: r.fetched_at.toISOString(),
+    }));
   }
 }

@@ -7,7 +7,13 @@ import type { FxSource } from './fx.source';
 export function latestPerPair(rates: FxRateInput[], source: string, now: Date): FxRow[] {
   const byPair = new Map<string, FxRow>();
   for (const r of rates) {
-    const row = { base: r.base, quote: r.quote, rate: r.rate, source, fetchedAt: r.fetched_at ? new Date(r.fetched_at) : now };
+    const row = {
+      base: r.base,
+      quote: r.quote,
+      rate: r.rate,
+      source,
+      fetchedAt: r.fetched_at ? new Date(r.fetched_at) : now,
+    };
     const held = byPair.get(`${r.base}/${r.quote}`);
     if (!held || held.fetchedAt <= row.fetchedAt) byPair.set(`${r.base}/${r.quote}`, row);
   }

@@ -28,7 +28,11 @@ export class HttpFxSource implements FxSource {
   }
 
   async fetch(): Promise<FxRateInput[]> {
-    const res = await fetch(this.url, { headers: { accept: 'application/json' }, redirect: 'error', signal: AbortSignal.timeout(this.timeoutMs) });
+    const res = await fetch(this.url, {
+      headers: { accept: 'application/json' },
+      redirect: 'error',
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
     if (!res.ok) throw new FxDocumentError(`the FX source answered HTTP ${res.status}`);
     const declared = Number(res.headers.get('content-length') ?? 0);
     if (declared > MAX_BYTES) throw new FxDocumentError(`the FX source's answer is larger than ${MAX_BYTES} bytes`);

@@ -13,7 +13,8 @@ import { HealthService } from './health.service';
 export type CredentialsProbe = (timeoutMs: number) => Promise<CredentialsCheckResult>;
 
 /** Used when the worker is built without a transport client (some tests): the check reports that nothing was asked. */
-const unreachable: CredentialsProbe = () => Promise.reject(new Error('This worker has no transport client to ask the session service.'));
+const unreachable: CredentialsProbe = () =>
+  Promise.reject(new Error('This worker has no transport client to ask the session service.'));
 
 /** The worker's health rollup from its config. */
 export function createHealthService(
@@ -39,6 +40,8 @@ export function createHealthService(
 
 /** The worker's exchange rates from its config: the HTTP source when `ROTA_FX_URL` is set. */
 export function createFxService(config: WorkerConfig, prisma: PrismaClient, log: Logger): FxService {
-  const source = config.ROTA_FX_URL ? new HttpFxSource(config.ROTA_FX_URL, config.ROTA_FX_FORMAT, config.ROTA_FX_TIMEOUT_MS) : undefined;
+  const source = config.ROTA_FX_URL
+    ? new HttpFxSource(config.ROTA_FX_URL, config.ROTA_FX_FORMAT, config.ROTA_FX_TIMEOUT_MS)
+    : undefined;
   return new FxService(new FxRepository(prisma), source, log);
 }

@@ -62,7 +62,11 @@ export class HealthRepository {
   }
 
   /** Calls of the project and environment that reached a provider within the last `hours`, and the latest of them. */
-  async providerAttempts(projectId: string, environment: 'live' | 'test', hours: number): Promise<{ attempts: number; last: Date | null }> {
+  async providerAttempts(
+    projectId: string,
+    environment: 'live' | 'test',
+    hours: number,
+  ): Promise<{ attempts: number; last: Date | null }> {
     const [row] = await this.prisma.$queryRaw<Array<{ n: bigint; last: Date | null }>>(Prisma.sql`
       SELECT count(*) AS n, max(called_at) AS last FROM session_tool_calls
       WHERE project_id = ${projectId} AND environment = ${environment}::environment
@@ -72,7 +76,9 @@ export class HealthRepository {
 
   /** Every project and environment the scheduled evaluation covers: those with a connection or a stored status. */
   async projectScopes(): Promise<HealthScopeRef[]> {
-    const rows = await this.prisma.$queryRaw<Array<{ org_id: string; project_id: string; environment: 'live' | 'test' }>>(Prisma.sql`
+    const rows = await this.prisma.$queryRaw<
+      Array<{ org_id: string; project_id: string; environment: 'live' | 'test' }>
+    >(Prisma.sql`
       SELECT p.org_id, s.project_id, s.environment FROM (
         SELECT DISTINCT project_id, environment FROM connections WHERE status = 'connected'
         UNION
@@ -83,7 +89,9 @@ export class HealthRepository {
   }
 
   async orgOf(projectId: string): Promise<string | null> {
-    const [row] = await this.prisma.$queryRaw<Array<{ org_id: string }>>(Prisma.sql`SELECT org_id FROM projects WHERE id = ${projectId}`);
+    const [row] = await this.prisma.$queryRaw<Array<{ org_id: string }>>(
+      Prisma.sql`SELECT org_id FROM projects WHERE id = ${projectId}`,
+    );
     return row?.org_id ?? null;
   }
 
@@ -140,7 +148,9 @@ export class HealthRepository {
 
   /** Records an evaluation that changed nothing: bumps `evaluated_at` and, when asked, keeps a snapshot. */
   async unchanged(scope: HealthScopeRef, status: HealthStatus, checks: unknown, snapshot: boolean): Promise<void> {
-    await this.prisma.$executeRaw(Prisma.sql`UPDATE health_states SET evaluated_at = now() WHERE scope_key = ${scope.key}`);
+    await this.prisma.$executeRaw(
+      Prisma.sql`UPDATE health_states SET evaluated_at = now() WHERE scope_key = ${scope.key}`,
+    );
     if (!snapshot) return;
     await this.prisma.$executeRaw(Prisma.sql`
       INSERT INTO health_snapshots (scope_key, project_id, environment, status, checks)
@@ -148,7 +158,10 @@ export class HealthRepository {
   }
 
   /** Snapshots of the given scopes, newest first, below the cursor id. */
-  async snapshots(scopeKeys: string[], opts: { limit: number; beforeId?: bigint; transitionsOnly: boolean }): Promise<SnapshotRow[]> {
+  async snapshots(
+    scopeKeys: string[],
+    opts: { limit: number; beforeId?: bigint; transitionsOnly: boolean },
+  ): Promise<SnapshotRow[]> {
     if (scopeKeys.length === 0) return [];
     return this.prisma.$queryRaw<SnapshotRow[]>(Prisma.sql`
       SELECT id, scope_key, project_id, environment, status, previous_status, checks, evaluated_at

@@ -18,7 +18,13 @@ import {
 } from '@rota/contracts';
 import { gauge } from '@rota/service-kit';
 import type { Logger } from 'pino';
-import { DEPLOYMENT_SCOPE, projectScope, type HealthRepository, type HealthScopeRef, type SnapshotRow } from './health.repository';
+import {
+  DEPLOYMENT_SCOPE,
+  projectScope,
+  type HealthRepository,
+  type HealthScopeRef,
+  type SnapshotRow,
+} from './health.repository';
 
 /** Telemetry counts a project idle when it has connections and no provider attempt within this many hours. */
 export const TELEMETRY_WINDOW_HOURS = 24;
@@ -47,7 +53,8 @@ type Body<T extends AnyHealthCheck> = Omit<T, 'scope' | 'ms'>;
 
 class BudgetExceeded extends Error {}
 
-const errorText = (err: unknown) => (err instanceof BudgetExceeded ? err.message : `The check failed: ${(err as Error)?.message ?? String(err)}`);
+const errorText = (err: unknown) =>
+  err instanceof BudgetExceeded ? err.message : `The check failed: ${(err as Error)?.message ?? String(err)}`;
 
 const DEPLOYMENT_CHECKS = ['database', 'credentials', 'embeddings', 'fx'] as const;
 type ProjectCheckName = 'telemetry' | 'connections';
@@ -92,7 +99,11 @@ export class HealthService {
   }
 
   /** Runs `fn` within the budget; its failure or a timeout becomes `fallback(message)`. */
-  private async run<T extends AnyHealthCheck>(scope: HealthScope, fn: () => Promise<Body<T>>, fallback: (message: string) => Body<T>): Promise<T> {
+  private async run<T extends AnyHealthCheck>(
+    scope: HealthScope,
+    fn: () => Promise<Body<T>>,
+    fallback: (message: string) => Body<T>,
+  ): Promise<T> {
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
     let body: Body<T>;
@@ -100,7 +111,10 @@ export class HealthService {
       body = await Promise.race([
         fn(),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new BudgetExceeded(`No answer within ${this.deps.budgetMs} ms.`)), this.deps.budgetMs);
+          timer = setTimeout(
+            () => reject(new BudgetExceeded(`No answer within ${this.deps.budgetMs} ms.`)),
+            this.deps.budgetMs,
+          );
         }),
       ]);
     } catch (err) {
@@ -127,9 +141,16 @@ export class HealthService {
       'deployment',
       async () => {
         const r = await this.deps.credentials(this.deps.budgetMs);
-        return r.ok ? { ok: true, status: 'up', key_id: r.key_id } : { ok: false, status: 'down', key_id: r.key_id, message: r.message };
+        return r.ok
+          ? { ok: true, status: 'up', key_id: r.key_id }
+          : { ok: false, status: 'down', key_id: r.key_id, message: r.message };
       },
-      (message) => ({ ok: false, status: 'down', key_id: null, message: `The credential store did not answer. ${message}` }),
+      (message) => ({
+        ok: false,
+        status: 'down',
+        key_id: null,
+        message: `The credential store did not answer. ${message}`,
+      }),
     );
   }
 
@@ -142,11 +163,21 @@ export class HealthService {
         const coverage = tools === 0 ? 0 : Math.round((embedded / tools) * 10_000) / 10_000;
         if (embedded === 0) {
           const message =
-            tools === 0 ? 'The catalog holds no tool: discover finds nothing.' : `No tool has a ${model} vector yet: discover ranks by text only.`;
+            tools === 0
+              ? 'The catalog holds no tool: discover finds nothing.'
+              : `No tool has a ${model} vector yet: discover ranks by text only.`;
           return { ok: false, status: 'empty', model, tools, embedded, coverage, message };
         }
         if (embedded / tools < LOW_COVERAGE) {
-          return { ok: false, status: 'low', model, tools, embedded, coverage, message: `${embedded} of ${tools} tools have a ${model} vector.` };
+          return {
+            ok: false,
+            status: 'low',
+            model,
+            tools,
+            embedded,
+            coverage,
+            message: `${embedded} of ${tools} tools have a ${model} vector.`,
+          };
         }
         return { ok: true, status: 'ok', model, tools, embedded, coverage };
       },
@@ -160,14 +191,38 @@ export class HealthService {
       'deployment',
       async () => {
         const { pairs, stale, oldest } = await this.deps.repo.fxFreshness(fxStaleHours);
-        const facts = { source_configured: configured, pairs, stale_pairs: stale, oldest_fetched_at: oldest?.toISOString() ?? null };
+        const facts = {
+          source_configured: configured,
+          pairs,
+          stale_pairs: stale,
+          oldest_fetched_at: oldest?.toISOString() ?? null,
+        };
         if (pairs === 0 && !configured) return { ok: true, status: 'not_configured', ...facts };
-        if (pairs === 0) return { ok: false, status: 'missing', ...facts, message: 'An FX source is configured and no rate is stored yet.' };
+        if (pairs === 0)
+          return {
+            ok: false,
+            status: 'missing',
+            ...facts,
+            message: 'An FX source is configured and no rate is stored yet.',
+          };
         if (stale > 0)
-          return { ok: false, status: 'stale', ...facts, message: `${stale} of ${pairs} currency pairs were fetched more than ${fxStaleHours} hours ago.` };
+          return {
+            ok: false,
+            status: 'stale',
+            ...facts,
+            message: `${stale} of ${pairs} currency pairs were fetched more than ${fxStaleHours} hours ago.`,
+          };
         return { ok: true, status: 'fresh', ...facts };
       },
-      (message) => ({ ok: false, status: 'unknown', source_configured: configured, pairs: null, stale_pairs: null, oldest_fetched_at: null, message }),
+      (message) => ({
+        ok: false,
+        status: 'unknown',
+        source_configured: configured,
+        pairs: null,
+        stale_pairs: null,
+        oldest_fetched_at: null,
+        message,
+      }),
     );
   }
 
@@ -176,7 +231,14 @@ export class HealthService {
       'project',
       async () => {
         const list = await providers;
-        if (list.length === 0) return { ok: false, status: 'none', count: 0, providers: list, message: 'No provider is connected: nothing can be called.' };
+        if (list.length === 0)
+          return {
+            ok: false,
+            status: 'none',
+            count: 0,
+            providers: list,
+            message: 'No provider is connected: nothing can be called.',
+          };
         if (list.length < 3)
           return {
             ok: false,
@@ -191,15 +253,27 @@ export class HealthService {
     );
   }
 
-  private telemetry(projectId: string, environment: 'live' | 'test', providers: Promise<string[]>): Promise<TelemetryCheck> {
+  private telemetry(
+    projectId: string,
+    environment: 'live' | 'test',
+    providers: Promise<string[]>,
+  ): Promise<TelemetryCheck> {
     return this.run<TelemetryCheck>(
       'project',
       async () => {
-        const [list, { attempts, last }] = await Promise.all([providers, this.deps.repo.providerAttempts(projectId, environment, TELEMETRY_WINDOW_HOURS)]);
+        const [list, { attempts, last }] = await Promise.all([
+          providers,
+          this.deps.repo.providerAttempts(projectId, environment, TELEMETRY_WINDOW_HOURS),
+        ]);
         const facts = { attempts_24h: attempts, last_attempt_at: last?.toISOString() ?? null };
         if (list.length === 0) return { ok: true, status: 'no_connections', ...facts };
         if (attempts === 0)
-          return { ok: false, status: 'idle', ...facts, message: `Connections exist and no provider was called in ${TELEMETRY_WINDOW_HOURS} hours.` };
+          return {
+            ok: false,
+            status: 'idle',
+            ...facts,
+            message: `Connections exist and no provider was called in ${TELEMETRY_WINDOW_HOURS} hours.`,
+          };
         return { ok: true, status: 'active', ...facts };
       },
       (message) => ({ ok: false, status: 'unknown', attempts_24h: null, last_attempt_at: null, message }),
@@ -207,15 +281,26 @@ export class HealthService {
   }
 
   private async deploymentChecks(): Promise<Pick<HealthChecks, (typeof DEPLOYMENT_CHECKS)[number]>> {
-    const [database, credentials, embeddings, fx] = await Promise.all([this.database(), this.credentials(), this.embeddings(), this.fx()]);
+    const [database, credentials, embeddings, fx] = await Promise.all([
+      this.database(),
+      this.credentials(),
+      this.embeddings(),
+      this.fx(),
+    ]);
     return { database, credentials, embeddings, fx };
   }
 
-  private async projectChecks(projectId: string, environment: 'live' | 'test'): Promise<Pick<HealthChecks, ProjectCheckName>> {
+  private async projectChecks(
+    projectId: string,
+    environment: 'live' | 'test',
+  ): Promise<Pick<HealthChecks, ProjectCheckName>> {
     const providers = this.deps.repo.connectedProviders(projectId, environment);
     // Both checks read it, each within its own budget; an early failure must not go unhandled.
     providers.catch(() => undefined);
-    const [telemetry, connections] = await Promise.all([this.telemetry(projectId, environment, providers), this.connections(providers)]);
+    const [telemetry, connections] = await Promise.all([
+      this.telemetry(projectId, environment, providers),
+      this.connections(providers),
+    ]);
     return { telemetry, connections };
   }
 
@@ -232,7 +317,8 @@ export class HealthService {
     const checks: HealthChecks = { ...deployment, ...project };
     if (deployment.database.ok) {
       await this.record(DEPLOYMENT_SCOPE, deployment, false);
-      if (tenant && project) await this.record(projectScope(tenant.org_id, tenant.project_id, tenant.environment), project, false);
+      if (tenant && project)
+        await this.record(projectScope(tenant.org_id, tenant.project_id, tenant.environment), project, false);
     }
     return {
       status: rollUpHealth(checks),
@@ -286,7 +372,10 @@ export class HealthService {
       DEPLOYMENT_SCOPE,
       stored,
       'down',
-      { type: 'system.health.degraded', payload: this.eventPayload(DEPLOYMENT_SCOPE, 'down', stored?.status ?? null, outage.checks, outage.since) },
+      {
+        type: 'system.health.degraded',
+        payload: this.eventPayload(DEPLOYMENT_SCOPE, 'down', stored?.status ?? null, outage.checks, outage.since),
+      },
       outage.checks,
     );
   }
@@ -303,9 +392,12 @@ export class HealthService {
       const type = status === 'healthy' ? 'system.health.recovered' : 'system.health.degraded';
       // A scope first seen healthy has nothing to report.
       const event =
-        !stored && status === 'healthy' ? null : ({ type, payload: this.eventPayload(scope, status, stored?.status ?? null, checks, new Date()) } as const);
+        !stored && status === 'healthy'
+          ? null
+          : ({ type, payload: this.eventPayload(scope, status, stored?.status ?? null, checks, new Date()) } as const);
       const changed = await this.deps.repo.transition(scope, stored, status, event, checks);
-      if (changed) this.deps.log.info({ scope: scope.key, from: stored?.status ?? null, to: status }, 'health status changed');
+      if (changed)
+        this.deps.log.info({ scope: scope.key, from: stored?.status ?? null, to: status }, 'health status changed');
       if (changed && event) for (const listener of this.transitionListeners) listener();
       else if (snapshot) await this.deps.repo.unchanged(scope, status, checks, snapshot);
       return changed && event !== null;
@@ -315,7 +407,13 @@ export class HealthService {
     }
   }
 
-  private eventPayload(scope: HealthScopeRef, status: HealthStatus, previous: HealthStatus | null, checks: Partial<HealthChecks>, at: Date) {
+  private eventPayload(
+    scope: HealthScopeRef,
+    status: HealthStatus,
+    previous: HealthStatus | null,
+    checks: Partial<HealthChecks>,
+    at: Date,
+  ) {
     return {
       scope: (scope.projectId ? 'project' : 'deployment') as HealthScope,
       org_id: scope.orgId,
@@ -345,7 +443,8 @@ export class HealthService {
   async history(query: HealthHistoryQuery, tenant: Tenant | undefined): Promise<HealthHistory> {
     const keys: string[] = [];
     if (query.scope !== 'project') keys.push(DEPLOYMENT_SCOPE.key);
-    if (query.scope !== 'deployment' && tenant) keys.push(projectScope(tenant.org_id, tenant.project_id, tenant.environment).key);
+    if (query.scope !== 'deployment' && tenant)
+      keys.push(projectScope(tenant.org_id, tenant.project_id, tenant.environment).key);
     const rows = await this.deps.repo.snapshots(keys, {
       limit: query.limit + 1,
       beforeId: query.cursor === undefined ? undefined : BigInt(query.cursor),

@@ -38,7 +38,10 @@ function catalog(providers: number, perProvider: number, edit: Record<string, st
       auth_type: 'api_key' as const,
       tools: Array.from({ length: perProvider }, (_, t) => {
         const name = `op_${t}`;
-        return { name, description: edit[`prov${p}/${name}`] ?? `${verbs[t % verbs.length]} record ${t} of provider ${p}.` };
+        return {
+          name,
+          description: edit[`prov${p}/${name}`] ?? `${verbs[t % verbs.length]} record ${t} of provider ${p}.`,
+        };
       }),
     })),
   };
@@ -64,7 +67,15 @@ interface Row {
 
 async function rows(prisma: PrismaClient): Promise<Row[]> {
   const raw = await prisma.$queryRawUnsafe<
-    Array<{ id: string; tool_name: string; description: string; pname: string; hash: string; model: string | null; vector: string | null }>
+    Array<{
+      id: string;
+      tool_name: string;
+      description: string;
+      pname: string;
+      hash: string;
+      model: string | null;
+      vector: string | null;
+    }>
   >(
     `SELECT t.id::text, t.tool_name, t.description, p.name AS pname, t.description_hash AS hash, t.embedding_model AS model, t.embedding::text AS vector
      FROM mcp_tools t JOIN providers p ON p.id = t.server_id ORDER BY t.id`,
@@ -78,7 +89,8 @@ async function rows(prisma: PrismaClient): Promise<Row[]> {
   }));
 }
 
-const embeddedWith = async (prisma: PrismaClient, model: string) => (await rows(prisma)).filter((r) => r.model === model && r.vector !== null).length;
+const embeddedWith = async (prisma: PrismaClient, model: string) =>
+  (await rows(prisma)).filter((r) => r.model === model && r.vector !== null).length;
 
 /** Every row carries the fake server's vector for its own text and the hash of that text. */
 function expectRightVectors(all: Row[], model: string) {
@@ -254,7 +266,11 @@ describe('catalog re-embedding worker', () => {
 
   it('when most rows are stale, drops the HNSW index, embeds, and builds the index once at the end', async () => {
     const indexed = async () =>
-      (await db.prisma.$queryRawUnsafe<unknown[]>(`SELECT 1 FROM pg_indexes WHERE indexname = 'mcp_tools_embedding_hnsw_idx'`)).length === 1;
+      (
+        await db.prisma.$queryRawUnsafe<unknown[]>(
+          `SELECT 1 FROM pg_indexes WHERE indexname = 'mcp_tools_embedding_hnsw_idx'`,
+        )
+      ).length === 1;
     expect(await indexed()).toBe(true);
     await importDoc(catalog(2, 20));
     fake.setBehaviour({ kind: 'hang' });
@@ -262,7 +278,10 @@ describe('catalog re-embedding worker', () => {
     await waitFor('the first embedding call', async () => fake.calls.length >= 1);
     expect(await indexed()).toBe(false);
     fake.setBehaviour({ kind: 'ok' });
-    await waitFor('all rows and the index', async () => (await embeddedWith(db.prisma, OPENAI_EMBEDDING_MODEL)) === 40 && (await indexed()));
+    await waitFor(
+      'all rows and the index',
+      async () => (await embeddedWith(db.prisma, OPENAI_EMBEDDING_MODEL)) === 40 && (await indexed()),
+    );
     expectRightVectors(await rows(db.prisma), OPENAI_EMBEDDING_MODEL);
     // Each row was sent once more than the hung first batch.
     expect(new Set(fake.calls.flatMap((c) => c.inputs)).size).toBe(40);
@@ -300,7 +319,10 @@ describe('catalog re-embedding worker', () => {
 
       fake.setBehaviour({ kind: 'ok' });
       await startRunner({ ROTA_WORKER_LOCK_MS: '1000' });
-      await waitFor('recovery after restart', async () => (await embeddedWith(db.prisma, OPENAI_EMBEDDING_MODEL)) === 30);
+      await waitFor(
+        'recovery after restart',
+        async () => (await embeddedWith(db.prisma, OPENAI_EMBEDDING_MODEL)) === 30,
+      );
       expectRightVectors(await rows(db.prisma), OPENAI_EMBEDDING_MODEL);
     });
   });

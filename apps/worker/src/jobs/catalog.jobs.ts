@@ -1,4 +1,12 @@
-import { addUnique, embedBatch, embedJobId, EmbeddingError, staleBatches, type Embedder, type EmbedBatchResult } from '@rota/catalog';
+import {
+  addUnique,
+  embedBatch,
+  embedJobId,
+  EmbeddingError,
+  staleBatches,
+  type Embedder,
+  type EmbedBatchResult,
+} from '@rota/catalog';
 import type { PrismaClient } from '@rota/db';
 import { DelayedError, UnrecoverableError, type Job, type JobsOptions, type Queue } from 'bullmq';
 import type { Logger } from 'pino';
@@ -42,7 +50,8 @@ export class CatalogJobs {
     const { tools, embedded } = await repo.counts(this.embedder.model);
     const staleNow = tools - embedded;
     const indexed = await repo.vectorIndexExists();
-    const bulk = indexed && this.opts.reindexThreshold > 0 && staleNow >= this.opts.reindexThreshold && staleNow * 2 >= tools;
+    const bulk =
+      indexed && this.opts.reindexThreshold > 0 && staleNow >= this.opts.reindexThreshold && staleNow * 2 >= tools;
     if (bulk) {
       this.log.info(
         { stale: staleNow, tools, model: this.embedder.model },
@@ -53,7 +62,9 @@ export class CatalogJobs {
     let stale = 0;
     let batches = 0;
     for await (const rows of staleBatches(this.prisma, this.embedder.model, this.opts.batchSize)) {
-      await addUnique(queue, 'catalog.embed', { ids: rows.map((r) => r.id) }, embedJobId(this.embedder.model, rows), { jobOptions: this.opts.jobOptions });
+      await addUnique(queue, 'catalog.embed', { ids: rows.map((r) => r.id) }, embedJobId(this.embedder.model, rows), {
+        jobOptions: this.opts.jobOptions,
+      });
       stale += rows.length;
       batches++;
       await job?.updateProgress({ stale, batches });
@@ -79,7 +90,12 @@ export class CatalogJobs {
     const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
     const schedulers = await queue.getJobSchedulersCount();
     // This job is one of the active ones; each scheduler keeps one delayed job.
-    const pending = (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.active ?? 0) - 1 + Math.max(0, (counts.delayed ?? 0) - schedulers);
+    const pending =
+      (counts.waiting ?? 0) +
+      (counts.prioritized ?? 0) +
+      (counts.active ?? 0) -
+      1 +
+      Math.max(0, (counts.delayed ?? 0) - schedulers);
     if (pending > 0 && token) {
       await job.moveToDelayed(Date.now() + REINDEX_POLL_MS, token);
       throw new DelayedError();

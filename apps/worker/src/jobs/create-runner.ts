@@ -32,19 +32,23 @@ export function createJobRunner(
     },
     log,
   );
-  return new JobRunner(new Redis(config.REDIS_URL, { maxRetriesPerRequest: null }) as never, `${config.ROTA_REDIS_PREFIX}:bull`, {
-    config,
-    sessions: new SessionsRepository(prisma),
-    catalog,
-    // The module passes the instances its controllers use; tests may omit them.
-    health: services.health ?? createHealthService(config, prisma, catalog.embedder.model, log),
-    fx: services.fx ?? createFxService(config, prisma, log),
-    webhooks: services.webhooks ?? createWebhooksService(config, prisma, log),
-    log,
-    // Only the session service opens credentials: the reconcile sweep asks it to look a call up.
-    lookupCall: services.rpc ? lookupThrough(services.rpc, config) : undefined,
-    publishSettled: services.rpc ? publishThrough(services.rpc, config) : undefined,
-  });
+  return new JobRunner(
+    new Redis(config.REDIS_URL, { maxRetriesPerRequest: null }) as never,
+    `${config.ROTA_REDIS_PREFIX}:bull`,
+    {
+      config,
+      sessions: new SessionsRepository(prisma),
+      catalog,
+      // The module passes the instances its controllers use; tests may omit them.
+      health: services.health ?? createHealthService(config, prisma, catalog.embedder.model, log),
+      fx: services.fx ?? createFxService(config, prisma, log),
+      webhooks: services.webhooks ?? createWebhooksService(config, prisma, log),
+      log,
+      // Only the session service opens credentials: the reconcile sweep asks it to look a call up.
+      lookupCall: services.rpc ? lookupThrough(services.rpc, config) : undefined,
+      publishSettled: services.rpc ? publishThrough(services.rpc, config) : undefined,
+    },
+  );
 }
 
 /** `session.calls.settled`: the session service puts the settled calls on the call log stream. */
@@ -58,6 +62,9 @@ export function lookupThrough(rpc: RpcClient, config: WorkerConfig): CallLookup 
     rpc.send(
       'session.calls.lookup',
       { tool_call_id: call.id },
-      { tenant: { org_id: call.orgId, project_id: call.projectId, environment: call.environment }, timeoutMs: 2 * config.ROTA_RPC_TIMEOUT_MS },
+      {
+        tenant: { org_id: call.orgId, project_id: call.projectId, environment: call.environment },
+        timeoutMs: 2 * config.ROTA_RPC_TIMEOUT_MS,
+      },
     );
 }

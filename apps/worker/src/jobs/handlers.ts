@@ -7,7 +7,7 @@ import type { HealthService } from '../health/health.service';
 import { deliverWebhook, dispatchEvents } from '../webhooks/jobs';
 import type { WebhooksService } from '../webhooks/webhooks.service';
 import type { CatalogJobs } from './catalog.jobs';
-import { reconcileCalls, type CallLookup, type SettledPublisher } from './calls-reconcile';
+import { finishStuckKeys, reconcileCalls, type CallLookup, type SettledPublisher } from './calls-reconcile';
 import type { SessionsRepository } from './sessions.repository';
 
 export interface JobDeps {
@@ -41,14 +41,19 @@ export const HANDLERS: HandlerTable = {
     if (expired > 0) log.info({ expired }, 'expired idle sessions');
     return { expired };
   },
-  'calls.reconcile': (_payload, { sessions, config, log, lookupCall, publishSettled }) =>
-    reconcileCalls(sessions, lookupCall, config.ROTA_RECONCILE_AFTER_S, log, publishSettled),
+  'calls.reconcile': async (_payload, { sessions, config, log, lookupCall, publishSettled }) => {
+    const settled = await reconcileCalls(sessions, lookupCall, config.ROTA_RECONCILE_AFTER_S, log, publishSettled);
+    const keys = await finishStuckKeys(sessions, log);
+    return { ...settled, keys };
+  },
   'catalog.sweep': (_payload, { catalog }, { job, queue }) => catalog.sweep(queue(QUEUES.catalog), job),
   'catalog.embed': ({ ids }, { catalog }, { job }) => catalog.embed(ids, job),
-  'catalog.reindex': (_payload, { catalog }, { job, token, queue }) => catalog.reindex(queue(QUEUES.catalog), job, token),
+  'catalog.reindex': (_payload, { catalog }, { job, token, queue }) =>
+    catalog.reindex(queue(QUEUES.catalog), job, token),
   'health.evaluate': (_payload, { health }) => health.evaluateAll(),
   'fx.refresh': (_payload, { fx }) => fx.refresh(),
-  'events.dispatch': (_payload, { webhooks, config }, { queue }) => dispatchEvents(webhooks, queue(QUEUES.webhooks), config),
+  'events.dispatch': (_payload, { webhooks, config }, { queue }) =>
+    dispatchEvents(webhooks, queue(QUEUES.webhooks), config),
   'webhooks.deliver': ({ delivery_id }, { webhooks }, { job }) => deliverWebhook(webhooks, delivery_id, job),
 };
 

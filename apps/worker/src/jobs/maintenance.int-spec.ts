@@ -95,7 +95,10 @@ describe('maintenance jobs', () => {
     expect(await reconcileCalls(repo, undefined, 120)).toEqual({ found: 0, unknown: 1 });
     const stale = await db.prisma.sessionToolCall.findUniqueOrThrow({ where: { id: 'tc_stale' } });
     expect(stale.state).toBe('outcome_unknown');
-    expect(stale.output).toMatchObject({ code: 'outcome_unknown', reconciled: { looked_up: false, outcome: 'not_supported' } });
+    expect(stale.output).toMatchObject({
+      code: 'outcome_unknown',
+      reconciled: { looked_up: false, outcome: 'not_supported' },
+    });
     expect((await db.prisma.sessionToolCall.findUniqueOrThrow({ where: { id: 'tc_fresh' } })).state).toBe('pending');
     const key = await db.prisma.idempotencyKey.findFirstOrThrow({ where: { key: 'k-stale' } });
     expect(key.state).toBe('unknown');

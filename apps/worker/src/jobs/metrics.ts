@@ -41,7 +41,8 @@ gauge({
 function observe(queue: string, outcome: 'completed' | 'failed', job: Job | undefined) {
   if (!job) return;
   jobs.inc({ queue, name: job.name, outcome });
-  if (job.processedOn && job.finishedOn) jobSeconds.observe({ queue, name: job.name, outcome }, (job.finishedOn - job.processedOn) / 1000);
+  if (job.processedOn && job.finishedOn)
+    jobSeconds.observe({ queue, name: job.name, outcome }, (job.finishedOn - job.processedOn) / 1000);
 }
 
 /** Publishes a queue's depths and its worker's job outcomes; returns what stops it. */

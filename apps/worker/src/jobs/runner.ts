@@ -25,7 +25,11 @@ export function catalogJobOptions(config: JobDeps['config']) {
 export class TracedQueue extends Queue {
   protected override addJob(name: string, data: unknown, opts?: JobsOptions): Promise<Job> {
     const carrier = opts?.telemetry?.metadata ? undefined : traceCarrier();
-    return super.addJob(name, data, carrier ? { ...opts, telemetry: { ...opts?.telemetry, metadata: JSON.stringify(carrier) } } : opts);
+    return super.addJob(
+      name,
+      data,
+      carrier ? { ...opts, telemetry: { ...opts?.telemetry, metadata: JSON.stringify(carrier) } } : opts,
+    );
   }
 }
 
@@ -35,7 +39,9 @@ export function jobTraceCarrier(job: Job): TraceCarrier | undefined {
   if (!metadata) return undefined;
   try {
     const parsed = JSON.parse(metadata) as unknown;
-    return parsed && typeof parsed === 'object' && typeof (parsed as TraceCarrier).traceparent === 'string' ? (parsed as TraceCarrier) : undefined;
+    return parsed && typeof parsed === 'object' && typeof (parsed as TraceCarrier).traceparent === 'string'
+      ? (parsed as TraceCarrier)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -77,7 +83,9 @@ export class JobRunner {
         lockDuration: config.ROTA_WORKER_LOCK_MS,
         stalledInterval: config.ROTA_WORKER_LOCK_MS,
       });
-      worker.on('failed', (job, err) => this.deps.log.warn({ job: job?.name, id: job?.id, err: err.message }, 'job failed'));
+      worker.on('failed', (job, err) =>
+        this.deps.log.warn({ job: job?.name, id: job?.id, err: err.message }, 'job failed'),
+      );
       // Connection trouble and a job whose keys Redis lost (a restart without persistence) surface here; unheard, they would print as unhandled.
       worker.on('error', (err) => this.deps.log.warn({ queue: name, err: err.message }, 'queue worker error'));
       this.workers.push(worker);
@@ -99,7 +107,10 @@ export class JobRunner {
       if (!lost) return;
       lost = false;
       this.ensureSchedulers().catch((err: Error) =>
-        this.deps.log.warn({ err: err.message }, 'could not restore the job schedulers; retrying on the next reconnection'),
+        this.deps.log.warn(
+          { err: err.message },
+          'could not restore the job schedulers; retrying on the next reconnection',
+        ),
       );
     });
     // And one sweep now, so a fresh start or a model switch does not wait a whole period.
@@ -110,16 +121,41 @@ export class JobRunner {
   async ensureSchedulers() {
     const config = this.deps.config;
     const maintenance = this.queues.get(QUEUES.maintenance)!;
-    await maintenance.upsertJobScheduler(SCHEDULERS.sessionsExpire, { every: config.ROTA_SWEEP_EVERY_MS }, { name: 'sessions.expire', data: {} });
-    await maintenance.upsertJobScheduler(SCHEDULERS.callsReconcile, { every: config.ROTA_SWEEP_EVERY_MS }, { name: 'calls.reconcile', data: {} });
+    await maintenance.upsertJobScheduler(
+      SCHEDULERS.sessionsExpire,
+      { every: config.ROTA_SWEEP_EVERY_MS },
+      { name: 'sessions.expire', data: {} },
+    );
+    await maintenance.upsertJobScheduler(
+      SCHEDULERS.callsReconcile,
+      { every: config.ROTA_SWEEP_EVERY_MS },
+      { name: 'calls.reconcile', data: {} },
+    );
     await this.queues
       .get(QUEUES.catalog)!
-      .upsertJobScheduler(SCHEDULERS.catalogSweep, { every: config.ROTA_EMBED_SWEEP_EVERY_MS }, { name: 'catalog.sweep', data: {} });
-    await maintenance.upsertJobScheduler(SCHEDULERS.healthEvaluate, { every: config.ROTA_HEALTH_INTERVAL_S * 1000 }, { name: 'health.evaluate', data: {} });
+      .upsertJobScheduler(
+        SCHEDULERS.catalogSweep,
+        { every: config.ROTA_EMBED_SWEEP_EVERY_MS },
+        { name: 'catalog.sweep', data: {} },
+      );
+    await maintenance.upsertJobScheduler(
+      SCHEDULERS.healthEvaluate,
+      { every: config.ROTA_HEALTH_INTERVAL_S * 1000 },
+      { name: 'health.evaluate', data: {} },
+    );
     await this.queues
       .get(QUEUES.webhooks)!
-      .upsertJobScheduler(SCHEDULERS.eventsDispatch, { every: config.ROTA_EVENTS_DISPATCH_EVERY_MS }, { name: 'events.dispatch', data: {} });
-    if (config.ROTA_FX_URL) await maintenance.upsertJobScheduler(FX_SCHEDULER, { every: config.ROTA_FX_REFRESH_S * 1000 }, { name: 'fx.refresh', data: {} });
+      .upsertJobScheduler(
+        SCHEDULERS.eventsDispatch,
+        { every: config.ROTA_EVENTS_DISPATCH_EVERY_MS },
+        { name: 'events.dispatch', data: {} },
+      );
+    if (config.ROTA_FX_URL)
+      await maintenance.upsertJobScheduler(
+        FX_SCHEDULER,
+        { every: config.ROTA_FX_REFRESH_S * 1000 },
+        { name: 'fx.refresh', data: {} },
+      );
     else await maintenance.removeJobScheduler(FX_SCHEDULER);
   }
 
@@ -128,7 +164,9 @@ export class JobRunner {
     this.queues
       .get(QUEUES.webhooks)
       ?.add('events.dispatch', {}, { removeOnComplete: 100 })
-      .catch((err: Error) => this.deps.log.warn({ err: err.message }, 'could not request an event dispatch; the sweep will'));
+      .catch((err: Error) =>
+        this.deps.log.warn({ err: err.message }, 'could not request an event dispatch; the sweep will'),
+      );
   }
 
   /** Sends one delivery (again, for a replay). */

@@ -10,7 +10,12 @@ const STRANDED_AFTER_S = 60;
  * repeat is a no-op while the job exists); a replay gets its own id, so a
  * kept failed job cannot block it.
  */
-export async function enqueueDelivery(queue: Queue, config: WorkerConfig, deliveryId: string, replay = false): Promise<void> {
+export async function enqueueDelivery(
+  queue: Queue,
+  config: WorkerConfig,
+  deliveryId: string,
+  replay = false,
+): Promise<void> {
   await queue.add(
     'webhooks.deliver',
     { delivery_id: deliveryId },

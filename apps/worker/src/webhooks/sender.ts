@@ -33,7 +33,10 @@ export function postWebhook(
       span.setAttribute('http.request.method', 'POST');
       try {
         const target = new URL(url);
-        span.setAttributes({ 'server.address': target.hostname, 'server.port': Number(target.port) || (target.protocol === 'https:' ? 443 : 80) });
+        span.setAttributes({
+          'server.address': target.hostname,
+          'server.port': Number(target.port) || (target.protocol === 'https:' ? 443 : 80),
+        });
       } catch {
         // An invalid URL fails the attempt; the span says so through its error.
       }
@@ -48,9 +51,18 @@ export function postWebhook(
   });
 }
 
-function attempt(url: string, headers: Record<string, string>, body: string, opts: { timeoutMs: number; allowPrivate: boolean }): Promise<SendResult> {
+function attempt(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  opts: { timeoutMs: number; allowPrivate: boolean },
+): Promise<SendResult> {
   const started = performance.now();
-  const done = (status: number | null, error: string | null): SendResult => ({ status, error, ms: Math.round(performance.now() - started) });
+  const done = (status: number | null, error: string | null): SendResult => ({
+    status,
+    error,
+    ms: Math.round(performance.now() - started),
+  });
   let target: URL;
   try {
     target = new URL(url);
@@ -65,7 +77,12 @@ function attempt(url: string, headers: Record<string, string>, body: string, opt
       target,
       {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'Rota-Webhooks/1', ...headers },
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'user-agent': 'Rota-Webhooks/1',
+          ...headers,
+        },
         lookup: checkedLookup(opts.allowPrivate),
         timeout: opts.timeoutMs,
         signal: AbortSignal.timeout(opts.timeoutMs),
@@ -82,7 +99,12 @@ function attempt(url: string, headers: Record<string, string>, body: string, opt
     );
     req.on('timeout', () => req.destroy(new Error(`no answer within ${opts.timeoutMs} ms`)));
     req.on('error', (err: Error) => {
-      const message = err instanceof AddressRefusedError ? err.message : err.name === 'AbortError' ? `no answer within ${opts.timeoutMs} ms` : err.message;
+      const message =
+        err instanceof AddressRefusedError
+          ? err.message
+          : err.name === 'AbortError'
+            ? `no answer within ${opts.timeoutMs} ms`
+            : err.message;
       resolve(done(null, message));
     });
     req.end(body);

@@ -6,7 +6,9 @@ describe('webhook signing', () => {
 
   it('signs id.timestamp.body with the secret’s bytes, as Standard Webhooks does', () => {
     const body = '{"type":"system.health.degraded"}';
-    const expected = createHmac('sha256', Buffer.from('MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'base64')).update(`evt_1.1700000000.${body}`).digest('base64');
+    const expected = createHmac('sha256', Buffer.from('MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'base64'))
+      .update(`evt_1.1700000000.${body}`)
+      .digest('base64');
     expect(signWebhook(secret, 'evt_1', 1700000000, body)).toBe(`v1,${expected}`);
   });
 

@@ -41,7 +41,9 @@ export class WebhooksController {
   }
 
   @MessagePattern('worker.webhooks.deliveries')
-  deliveries(@Payload(new ZodPipe(WebhookDeliveriesCommand)) cmd: WebhookDeliveriesCommand): Promise<WebhookDeliveryList> {
+  deliveries(
+    @Payload(new ZodPipe(WebhookDeliveriesCommand)) cmd: WebhookDeliveriesCommand,
+  ): Promise<WebhookDeliveryList> {
     return this.webhooks.deliveries(cmd, maybeTenant());
   }
 

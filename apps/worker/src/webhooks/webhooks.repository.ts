@@ -54,7 +54,9 @@ export interface DeliveryWork {
 }
 
 const ownerSql = (o: WebhookOwner) =>
-  o.projectId === null ? Prisma.sql`project_id IS NULL` : Prisma.sql`project_id = ${o.projectId} AND environment = ${o.environment}::environment`;
+  o.projectId === null
+    ? Prisma.sql`project_id IS NULL`
+    : Prisma.sql`project_id = ${o.projectId} AND environment = ${o.environment}::environment`;
 
 /** Webhook subscriptions, deliveries and the outbox fan-out. */
 export class WebhooksRepository {
@@ -94,11 +96,16 @@ export class WebhooksRepository {
     const n = await this.prisma.$executeRaw(Prisma.sql`
       UPDATE webhook_subscriptions SET deleted_at = now() WHERE id = ${id} AND ${ownerSql(owner)} AND deleted_at IS NULL`);
     if (n === 0) return false;
-    await this.prisma.$executeRaw(Prisma.sql`DELETE FROM webhook_deliveries WHERE subscription_id = ${id} AND status IN ('pending', 'retrying')`);
+    await this.prisma.$executeRaw(
+      Prisma.sql`DELETE FROM webhook_deliveries WHERE subscription_id = ${id} AND status IN ('pending', 'retrying')`,
+    );
     return true;
   }
 
-  deliveries(subscriptionId: string, opts: { status?: WebhookDeliveryStatus; limit: number; id?: string }): Promise<DeliveryRow[]> {
+  deliveries(
+    subscriptionId: string,
+    opts: { status?: WebhookDeliveryStatus; limit: number; id?: string },
+  ): Promise<DeliveryRow[]> {
     return this.prisma.$queryRaw<DeliveryRow[]>(Prisma.sql`
       SELECT d.id, d.subscription_id, d.event_id, e.type AS event_type, d.status, d.attempts, d.created_at, d.delivered_at
       FROM webhook_deliveries d JOIN events e ON e.id = d.event_id

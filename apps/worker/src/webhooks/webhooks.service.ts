@@ -34,10 +34,15 @@ const deliveries = counter({
   help: 'Webhook delivery attempts by outcome: delivered (2xx), failed (anything else, retried), dead (the last attempt failed).',
   labelNames: ['outcome'],
 });
-const attemptSeconds = histogram({ name: 'rota_webhook_attempt_duration_seconds', help: 'Time a webhook receiver took to answer one attempt.' });
+const attemptSeconds = histogram({
+  name: 'rota_webhook_attempt_duration_seconds',
+  help: 'Time a webhook receiver took to answer one attempt.',
+});
 
 function ownerOf(tenant: Tenant | undefined): WebhookOwner {
-  return tenant ? { orgId: tenant.org_id, projectId: tenant.project_id, environment: tenant.environment } : { orgId: null, projectId: null, environment: null };
+  return tenant
+    ? { orgId: tenant.org_id, projectId: tenant.project_id, environment: tenant.environment }
+    : { orgId: null, projectId: null, environment: null };
 }
 
 const view = (r: SubscriptionRow): WebhookView => ({
@@ -65,7 +70,11 @@ export class WebhooksService {
   constructor(private readonly deps: WebhooksDeps) {}
 
   private box(): SecretBox {
-    if (!this.deps.box) throw new AppError('unavailable', 'Webhooks are not configured on this deployment: the worker needs ROTA_WEBHOOK_KEY.');
+    if (!this.deps.box)
+      throw new AppError(
+        'unavailable',
+        'Webhooks are not configured on this deployment: the worker needs ROTA_WEBHOOK_KEY.',
+      );
     return this.deps.box;
   }
 
@@ -92,19 +101,22 @@ export class WebhooksService {
   }
 
   async delete(id: string, tenant: Tenant | undefined): Promise<WebhookDeleted> {
-    if (!(await this.deps.repo.delete(ownerOf(tenant), id))) throw new AppError('webhook_not_found', 'No webhook with this id.');
+    if (!(await this.deps.repo.delete(ownerOf(tenant), id)))
+      throw new AppError('webhook_not_found', 'No webhook with this id.');
     return { id, deleted: true };
   }
 
   async deliveries(cmd: WebhookDeliveriesCommand, tenant: Tenant | undefined): Promise<WebhookDeliveryList> {
-    if (!(await this.deps.repo.exists(ownerOf(tenant), cmd.id))) throw new AppError('webhook_not_found', 'No webhook with this id.');
+    if (!(await this.deps.repo.exists(ownerOf(tenant), cmd.id)))
+      throw new AppError('webhook_not_found', 'No webhook with this id.');
     const rows = await this.deps.repo.deliveries(cmd.id, { status: cmd.query.status, limit: cmd.query.limit });
     return { deliveries: rows.map(deliveryView) };
   }
 
   /** Puts a delivery back to `pending`; the caller enqueues its job. */
   async replay(id: string, deliveryId: string, tenant: Tenant | undefined): Promise<WebhookDelivery> {
-    if (!(await this.deps.repo.exists(ownerOf(tenant), id))) throw new AppError('webhook_not_found', 'No webhook with this id.');
+    if (!(await this.deps.repo.exists(ownerOf(tenant), id)))
+      throw new AppError('webhook_not_found', 'No webhook with this id.');
     const [row] = await this.deps.repo.deliveries(id, { id: deliveryId, limit: 1 });
     if (!row) throw new AppError('webhook_delivery_not_found', 'No delivery with this id for this webhook.');
     await this.deps.repo.requeue(deliveryId);
@@ -135,14 +147,22 @@ export class WebhooksService {
     const work = await this.deps.repo.work(deliveryId);
     if (!work || work.deleted || work.status === 'delivered' || work.status === 'dead') return 'skipped';
     const secret = this.box().open(Buffer.from(work.secret_sealed), work.subscription_id);
-    const body = JSON.stringify({ id: work.event_id, type: work.event_type, timestamp: work.event_created_at.toISOString(), data: work.payload });
+    const body = JSON.stringify({
+      id: work.event_id,
+      type: work.event_type,
+      timestamp: work.event_created_at.toISOString(),
+      data: work.payload,
+    });
     const timestamp = Math.floor(Date.now() / 1000);
     const headers = {
       'webhook-id': work.event_id,
       'webhook-timestamp': String(timestamp),
       'webhook-signature': signWebhook(secret, work.event_id, timestamp, body),
     };
-    const result = await postWebhook(work.url, headers, body, { timeoutMs: this.deps.timeoutMs, allowPrivate: this.deps.allowPrivate });
+    const result = await postWebhook(work.url, headers, body, {
+      timeoutMs: this.deps.timeoutMs,
+      allowPrivate: this.deps.allowPrivate,
+    });
     attemptSeconds.observe(result.ms / 1000);
     const ok = result.status !== null && result.status >= 200 && result.status < 300;
     const error = ok ? null : (result.error ?? `the receiver answered HTTP ${result.status}`);
@@ -154,7 +174,11 @@ export class WebhooksService {
     );
     if (!recorded) return 'skipped';
     deliveries.inc({ outcome: outcome === 'retry' ? 'failed' : outcome });
-    if (outcome === 'dead') this.deps.log.warn({ delivery: deliveryId, event: work.event_id, error }, 'webhook delivery is dead after its last attempt');
+    if (outcome === 'dead')
+      this.deps.log.warn(
+        { delivery: deliveryId, event: work.event_id, error },
+        'webhook delivery is dead after its last attempt',
+      );
     return outcome;
   }
 }

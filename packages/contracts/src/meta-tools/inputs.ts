@@ -12,7 +12,8 @@ import { ENVIRONMENTS } from '../tenant';
  */
 
 const text = (description: string) => z.string().describe(description);
-const choice = <const T extends readonly [string, ...string[]]>(values: T, description: string) => z.enum(values).describe(description);
+const choice = <const T extends readonly [string, ...string[]]>(values: T, description: string) =>
+  z.enum(values).describe(description);
 /** Any JSON object; its fields are the tool's business. */
 const openObject = (description: string) => z.record(z.string(), z.unknown()).describe(description);
 const objectList = (description: string) => z.array(z.record(z.string(), z.unknown())).describe(description);
@@ -31,13 +32,24 @@ const discover = z.object({
     .refine((s) => s.trim() !== '', DISCOVER_NEEDS_TEXT)
     .describe('What you want to get done, in plain words.'),
   query: z.string().max(2000).describe('Alias of use_case, accepted for older clients.').optional(),
-  category: z.string().min(1).max(64).describe('Optional provider category to narrow the search, for example payments or logistics.').optional(),
+  category: z
+    .string()
+    .min(1)
+    .max(64)
+    .describe('Optional provider category to narrow the search, for example payments or logistics.')
+    .optional(),
   country: z
     .string()
     .regex(/^([A-Za-z]{2}|\*)$/, 'country must be an ISO 3166-1 alpha-2 code or *')
     .describe('ISO 3166-1 alpha-2 country code, or * for any country.')
     .optional(),
-  limit: z.number().int().min(1).max(DISCOVER_MAX_LIMIT).default(DISCOVER_DEFAULT_LIMIT).describe('How many matches to return.'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(DISCOVER_MAX_LIMIT)
+    .default(DISCOVER_DEFAULT_LIMIT)
+    .describe('How many matches to return.'),
 });
 
 /** Published inputs by tool name, in published order. */
@@ -62,8 +74,14 @@ export const META_TOOL_INPUTS = {
   }),
   codespar_checkout: z.object({
     items: z.array(z.record(z.string(), z.unknown())).min(1).describe('Cart lines: name, quantity and unit price.'),
-    paymentMethod: choice(['pix', 'boleto', 'card'], 'Restrict the page to one payment method; all are offered when omitted.').optional(),
-    amount: z.number().describe('Total in major units (for example 59.90), when it should not be derived from the items.').optional(),
+    paymentMethod: choice(
+      ['pix', 'boleto', 'card'],
+      'Restrict the page to one payment method; all are offered when omitted.',
+    ).optional(),
+    amount: z
+      .number()
+      .describe('Total in major units (for example 59.90), when it should not be derived from the items.')
+      .optional(),
     currency: text('ISO 4217 currency code, for example BRL.').optional(),
     description: text('Shown to the buyer on the payment page.').optional(),
     buyer: openObject('Who is paying: name, e-mail, document.').optional(),
@@ -72,7 +90,10 @@ export const META_TOOL_INPUTS = {
   }),
   codespar_pay: z.object({
     action: choice(['pay', 'status'], 'Make a payment, or check one already made.'),
-    method: choice(['pix', 'card', 'boleto', 'wire', 'spei'], 'The rail to pay through. spei (Mexican interbank transfer) is a Rota extension.').optional(),
+    method: choice(
+      ['pix', 'card', 'boleto', 'wire', 'spei'],
+      'The rail to pay through. spei (Mexican interbank transfer) is a Rota extension.',
+    ).optional(),
     amount: z.number().int().min(1).describe('Amount in minor units (cents).').optional(),
     currency: text('ISO 4217 currency code.').optional(),
     country: text('ISO 3166-1 alpha-2 country of the payee.').optional(),
@@ -89,7 +110,10 @@ export const META_TOOL_INPUTS = {
     linha_digitavel: text('The digitable line of a boleto to pay.').optional(),
   }),
   codespar_wallet: z.object({
-    action: choice(['balance', 'statement', 'receive'], 'Read the balance, list movements, or create a top-up request.'),
+    action: choice(
+      ['balance', 'statement', 'receive'],
+      'Read the balance, list movements, or create a top-up request.',
+    ),
     consumer_id: text('Whose wallet, when the workspace holds several.').optional(),
     amount: z.number().int().min(1).describe('Top-up amount in minor units, for action receive.').optional(),
     description: text('Note shown on the top-up request.').optional(),
@@ -114,7 +138,9 @@ export const META_TOOL_INPUTS = {
     action: z
       .enum(['charge', 'refund'])
       .default('charge')
-      .describe('Rota extension: charge (the default) collects; refund returns all or part (amount) of the charge named by charge_id.'),
+      .describe(
+        'Rota extension: charge (the default) collects; refund returns all or part (amount) of the charge named by charge_id.',
+      ),
     charge_id: text('Rota extension: the charge to refund, with action refund.').optional(),
     amount: z.number().describe('Amount in major units (for example 150.00).'),
     currency: text('ISO 4217 currency code, for example BRL or MXN.'),
@@ -129,7 +155,10 @@ export const META_TOOL_INPUTS = {
     metadata: openObject('Free-form key/value pairs echoed back on events.').optional(),
   }),
   codespar_invoice: z.object({
-    action: z.enum(['issue', 'status', 'amend']).default('issue').describe('Issue a document, check it, or amend or cancel it.'),
+    action: z
+      .enum(['issue', 'status', 'amend'])
+      .default('issue')
+      .describe('Issue a document, check it, or amend or cancel it.'),
     type: choice(['nfe', 'nfse', 'invoice'], 'Which document: NF-e (goods), NFS-e (services) or a generic invoice.'),
     recipient: openObject('Who the document is issued to, with their tax id.').optional(),
     items: objectList('Lines of goods or services being invoiced.').optional(),
@@ -140,7 +169,10 @@ export const META_TOOL_INPUTS = {
   }),
   codespar_ship: z.object({
     action: choice(['label', 'track', 'quote'], 'Buy a label, track a parcel, or quote prices.'),
-    service_level: choice(['fastest', 'cheapest', 'standard'], 'Which trade-off to pick when several carriers qualify.').optional(),
+    service_level: choice(
+      ['fastest', 'cheapest', 'standard'],
+      'Which trade-off to pick when several carriers qualify.',
+    ).optional(),
     origin: openObject('Where the parcel leaves from (postal code and address).').optional(),
     destination: openObject('Where the parcel goes (postal code and address).').optional(),
     items: objectList('Parcels or goods with weight and dimensions.').optional(),
@@ -163,13 +195,19 @@ export const META_TOOL_INPUTS = {
   }),
   codespar_kyc: z.object({
     buyer: openObject('The person or company being checked: name, document, country.'),
-    check_type: choice(['identity', 'document', 'risk-score', 'sanctions', 'onboarding', 'onboarding-business', 'status'], 'Which check to run.'),
+    check_type: choice(
+      ['identity', 'document', 'risk-score', 'sanctions', 'onboarding', 'onboarding-business', 'status'],
+      'Which check to run.',
+    ),
     verification_id: text('The verification to look up, with check_type status.').optional(),
     document_number: text('The tax or identity number to validate.').optional(),
     consumer_id: text('The shopper being checked, when known.').optional(),
   }),
   codespar_ledger: z.object({
-    action: choice(['entry', 'balance', 'account', 'receipt', 'receipts'], 'Post an entry, read a balance, create an account, or issue or list receipts.'),
+    action: choice(
+      ['entry', 'balance', 'account', 'receipt', 'receipts'],
+      'Post an entry, read a balance, create an account, or issue or list receipts.',
+    ),
     type: choice(['deposit', 'savings', 'external'], 'Kind of account, for action account.').optional(),
     asset: text('Asset code of the amounts, for example BRL.').optional(),
     scale: z.number().int().min(0).describe('Decimal places of the asset.').optional(),
@@ -183,7 +221,10 @@ export const META_TOOL_INPUTS = {
     name: text('Display name of a new account.').optional(),
   }),
   codespar_issue: z.object({
-    action: choice(['card-virtual', 'card-physical', 'card-control', 'card-get'], 'Create a virtual or physical card, change its state, or read it.'),
+    action: choice(
+      ['card-virtual', 'card-physical', 'card-control', 'card-get'],
+      'Create a virtual or physical card, change its state, or read it.',
+    ),
     control: choice(['freeze', 'unfreeze', 'cancel'], 'The state change, for action card-control.').optional(),
     cardholder_id: text('The person the card is for.').optional(),
     program_id: text('The card programme to issue under.').optional(),

@@ -72,7 +72,8 @@ function tidy(node: Node): Node {
   const out: Node = { ...node };
   if (out.type === 'object' && out.properties === undefined && isEmptyNode(out.additionalProperties)) {
     delete out.additionalProperties;
-    if (isNode(out.propertyNames) && out.propertyNames.type === 'string' && Object.keys(out.propertyNames).length === 1) delete out.propertyNames;
+    if (isNode(out.propertyNames) && out.propertyNames.type === 'string' && Object.keys(out.propertyNames).length === 1)
+      delete out.propertyNames;
   }
   if (out.type === 'integer') {
     if (out.maximum === Number.MAX_SAFE_INTEGER) delete out.maximum;

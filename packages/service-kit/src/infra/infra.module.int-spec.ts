@@ -37,12 +37,23 @@ class FeatureModule {}
 
 describe('InfraModule', () => {
   it('provides the config and connections, connects the transport at boot, and closes everything once, in order, on shutdown', async () => {
-    const config = loadConfig(BaseConfig, { ...process.env, ROTA_REDIS_PREFIX: testPrefix('infra'), LOG_LEVEL: 'silent' });
+    const config = loadConfig(BaseConfig, {
+      ...process.env,
+      ROTA_REDIS_PREFIX: testPrefix('infra'),
+      LOG_LEVEL: 'silent',
+    });
     const app = await NestFactory.createApplicationContext(
       {
         module: class AppModule {},
         imports: [
-          InfraModule.forRoot({ app: 'infra-test', config, prisma: () => prisma, sqlPool: () => pool, redis: { maxRetriesPerRequest: 1 }, rpc: true }),
+          InfraModule.forRoot({
+            app: 'infra-test',
+            config,
+            prisma: () => prisma,
+            sqlPool: () => pool,
+            redis: { maxRetriesPerRequest: 1 },
+            rpc: true,
+          }),
           FeatureModule,
         ],
       },
@@ -55,7 +66,9 @@ describe('InfraModule', () => {
     expect(app.get(SQL_POOL)).toBe(pool);
     expect(await feature.redis.ping()).toBe('PONG');
     // Connected at boot: a call to a service nobody serves times out instead of failing as not connected.
-    await expect(feature.rpc.send('search.ping', {}, { timeoutMs: 200 })).rejects.toMatchObject({ code: 'upstream_timeout' });
+    await expect(feature.rpc.send('search.ping', {}, { timeoutMs: 200 })).rejects.toMatchObject({
+      code: 'upstream_timeout',
+    });
 
     const rpcClose = feature.rpc.close.bind(feature.rpc);
     feature.rpc.close = async () => {

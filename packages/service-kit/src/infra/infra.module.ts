@@ -1,4 +1,14 @@
-import { Global, Inject, Injectable, Module, Optional, type DynamicModule, type OnApplicationShutdown, type OnModuleInit, type Provider } from '@nestjs/common';
+import {
+  Global,
+  Inject,
+  Injectable,
+  Module,
+  Optional,
+  type DynamicModule,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+  type Provider,
+} from '@nestjs/common';
 import Redis, { type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import type { BaseConfig } from '../config';
@@ -128,7 +138,12 @@ export class InfraModule {
     if (opts.rpc) {
       providers.push({
         provide: RpcClient,
-        useFactory: () => new RpcClient({ url: config.REDIS_URL, prefix: config.ROTA_REDIS_PREFIX, timeoutMs: config.ROTA_RPC_TIMEOUT_MS }),
+        useFactory: () =>
+          new RpcClient({
+            url: config.REDIS_URL,
+            prefix: config.ROTA_REDIS_PREFIX,
+            timeoutMs: config.ROTA_RPC_TIMEOUT_MS,
+          }),
       });
       exported.push(RpcClient);
     }

@@ -39,7 +39,8 @@ function parseValue(text: string, line: number): number {
   if (/^nan$/i.test(text)) return NaN;
   const inf = /^([+-]?)inf(inity)?$/i.exec(text);
   if (inf) return inf[1] === '-' ? -Infinity : Infinity;
-  if (!/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(text)) throw new ExpositionError(line, `"${text}" is not a sample value`);
+  if (!/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(text))
+    throw new ExpositionError(line, `"${text}" is not a sample value`);
   return Number(text);
 }
 
@@ -114,7 +115,8 @@ export function parsePrometheusText(text: string): MetricFamily[] {
       const [, kind, name, rest = ''] = m;
       if (!METRIC_NAME.test(name!)) throw new ExpositionError(line, `bad metric name "${name}"`);
       let f = families.get(name!);
-      if (f && f.samples.length > 0 && kind === 'TYPE') throw new ExpositionError(line, `TYPE of ${name} comes after its samples`);
+      if (f && f.samples.length > 0 && kind === 'TYPE')
+        throw new ExpositionError(line, `TYPE of ${name} comes after its samples`);
       if (!f) {
         f = { name: name!, type: 'untyped', samples: [] };
         families.set(name!, f);
@@ -141,14 +143,17 @@ export function parsePrometheusText(text: string): MetricFamily[] {
     const parts = rest.trim().split(/ +/);
     if (parts.length > 2) throw new ExpositionError(line, 'trailing text after the value and timestamp');
     const value = parseValue(parts[0]!, line);
-    if (parts[1] !== undefined && !/^-?\d+$/.test(parts[1])) throw new ExpositionError(line, `bad timestamp "${parts[1]}"`);
+    if (parts[1] !== undefined && !/^-?\d+$/.test(parts[1]))
+      throw new ExpositionError(line, `bad timestamp "${parts[1]}"`);
     let family = familyOf(name, families);
     if (!family) {
       family = { name, type: 'untyped', samples: [] };
       families.set(name, family);
     }
-    if (family.type === 'histogram' && name === family.name) throw new ExpositionError(line, `histogram ${family.name} has a sample without a suffix`);
-    if (family.type === 'histogram' && name.endsWith('_bucket') && labels.le === undefined) throw new ExpositionError(line, 'a histogram bucket lacks "le"');
+    if (family.type === 'histogram' && name === family.name)
+      throw new ExpositionError(line, `histogram ${family.name} has a sample without a suffix`);
+    if (family.type === 'histogram' && name.endsWith('_bucket') && labels.le === undefined)
+      throw new ExpositionError(line, 'a histogram bucket lacks "le"');
     if (family.name !== current) {
       if (closed.has(family.name)) throw new ExpositionError(line, `samples of ${family.name} are not contiguous`);
       if (current) closed.add(current);
@@ -185,6 +190,7 @@ function checkHistogram(f: MetricFamily) {
     }
     const last = sorted[sorted.length - 1];
     if (!last || last[0] !== Infinity) throw new Error(`histogram ${f.name}${key}: no +Inf bucket`);
-    if (g.count !== undefined && g.count !== last[1]) throw new Error(`histogram ${f.name}${key}: +Inf bucket differs from _count`);
+    if (g.count !== undefined && g.count !== last[1])
+      throw new Error(`histogram ${f.name}${key}: +Inf bucket differs from _count`);
   }
 }

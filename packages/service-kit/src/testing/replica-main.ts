@@ -75,7 +75,13 @@ class FixtureController {
   @MessagePattern('fixture.context')
   context() {
     const store = requestContext.getStore();
-    return { replica, requestId: store?.requestId, deadline: store?.deadline, tenant: store?.tenant ?? null, publicUrl: store?.publicUrl ?? null };
+    return {
+      replica,
+      requestId: store?.requestId,
+      deadline: store?.deadline,
+      tenant: store?.tenant ?? null,
+      publicUrl: store?.publicUrl ?? null,
+    };
   }
 
   @MessagePattern('fixture.fail')

@@ -86,7 +86,12 @@ export class RedisStreamsClient extends ClientProxy {
       retryStrategy: (n: number) => Math.min(50 * n, 300),
     };
     this.pub = new Redis(this.options.url, { ...common, enableAutoPipelining: true, connectionName: 'rota-rpc-pub' });
-    this.sub = new Redis(this.options.url, { ...common, commandTimeout: undefined, autoResubscribe: false, connectionName: 'rota-rpc-sub' });
+    this.sub = new Redis(this.options.url, {
+      ...common,
+      commandTimeout: undefined,
+      autoResubscribe: false,
+      connectionName: 'rota-rpc-sub',
+    });
     this.pub.on('error', () => undefined);
     this.sub.on('error', () => undefined);
     this.sub.on('message', (_channel: string, message: string) => this.onReply(message));
@@ -148,7 +153,12 @@ export class RedisStreamsClient extends ClientProxy {
     const acts = this.acts(pattern);
     const timer = setTimeout(() => {
       if (!this.pending.delete(id)) return;
-      callback(errPacket(unansweredCode(acts, 'deadline'), `The ${serviceOf(pattern)} service did not answer within ${timeoutMs} ms.`));
+      callback(
+        errPacket(
+          unansweredCode(acts, 'deadline'),
+          `The ${serviceOf(pattern)} service did not answer within ${timeoutMs} ms.`,
+        ),
+      );
     }, timeoutMs);
     this.pending.set(id, { callback, timer, acts });
     const deadline = Date.now() + timeoutMs;
@@ -173,20 +183,22 @@ export class RedisStreamsClient extends ClientProxy {
       fields.push('c', env.trace.traceparent);
       if (env.trace.tracestate) fields.push('s', env.trace.tracestate);
     }
-    this.pub!.xadd(this.keys.stream(serviceOf(pattern)), 'MAXLEN', '~', this.maxLen, '*', ...fields).catch((err: unknown) => {
-      // A send Redis may still apply (a command timeout, a connection that
-      // dropped with the XADD in flight) leaves the request pending: its
-      // reply can still come, and otherwise the deadline answers it. A
-      // command timeout is often no Redis trouble at all but this process's
-      // own event loop held up past the timeout, with the reply already
-      // waiting on the socket. Losing the reply channel fails it sooner.
-      if (!neverWritten(err)) return;
-      const p = this.pending.get(id);
-      if (!p) return;
-      this.pending.delete(id);
-      clearTimeout(p.timer);
-      callback(errPacket(unansweredCode(acts, 'never_started'), 'The service transport is unavailable.'));
-    });
+    this.pub!.xadd(this.keys.stream(serviceOf(pattern)), 'MAXLEN', '~', this.maxLen, '*', ...fields).catch(
+      (err: unknown) => {
+        // A send Redis may still apply (a command timeout, a connection that
+        // dropped with the XADD in flight) leaves the request pending: its
+        // reply can still come, and otherwise the deadline answers it. A
+        // command timeout is often no Redis trouble at all but this process's
+        // own event loop held up past the timeout, with the reply already
+        // waiting on the socket. Losing the reply channel fails it sooner.
+        if (!neverWritten(err)) return;
+        const p = this.pending.get(id);
+        if (!p) return;
+        this.pending.delete(id);
+        clearTimeout(p.timer);
+        callback(errPacket(unansweredCode(acts, 'never_started'), 'The service transport is unavailable.'));
+      },
+    );
     return () => {
       const p = this.pending.get(id);
       if (p) {

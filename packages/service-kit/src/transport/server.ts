@@ -185,10 +185,18 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
   }
 
   listen(callback: (...optionalParams: unknown[]) => unknown) {
-    const common = { lazyConnect: false, maxRetriesPerRequest: null, retryStrategy: (n: number) => Math.min(50 * n, 500) };
+    const common = {
+      lazyConnect: false,
+      maxRetriesPerRequest: null,
+      retryStrategy: (n: number) => Math.min(50 * n, 500),
+    };
     this.reader = new Redis(this.options.url, { ...common, connectionName: `rota-${this.options.service}-reader` });
     // Auto-pipelining folds the replies and acks of one tick into a single write.
-    const writer = new Redis(this.options.url, { ...common, enableAutoPipelining: true, connectionName: `rota-${this.options.service}-writer` });
+    const writer = new Redis(this.options.url, {
+      ...common,
+      enableAutoPipelining: true,
+      connectionName: `rota-${this.options.service}-writer`,
+    });
     writer.defineCommand('rotaStart', { lua: START_SCRIPT });
     writer.defineCommand('rotaReap', { numberOfKeys: 2, lua: REAP_SCRIPT });
     this.writer = writer as ScriptedRedis;
@@ -231,7 +239,8 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
       await this.writer?.del(this.keys.heartbeat(this.options.service, this.consumer));
       // Deleting a consumer drops its pending entries for good; leave those
       // (handlers that outlived the drain) for a peer to answer.
-      const pending = (await this.writer?.xpending(this.stream, this.options.service, '-', '+', 1, this.consumer)) as unknown[] | undefined;
+      const pending = (await this.writer?.xpending(this.stream, this.options.service, '-', '+', 1, this.consumer)) as
+        unknown[] | undefined;
       if (this.inFlight.size === 0 && pending?.length === 0) {
         await this.writer?.xgroup('DELCONSUMER', this.stream, this.options.service, this.consumer);
       }
@@ -372,7 +381,8 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
     // Continues the caller's trace (entries from callers that send none start their own).
     const parent = contextFromCarrier(f.c ? { traceparent: f.c, tracestate: f.s } : undefined);
     const span = trace.getTracer(this.tracerName).startSpan(pattern, { kind: SpanKind.SERVER }, parent);
-    if (span.isRecording()) span.setAttributes({ 'rpc.system': 'rota', 'rpc.method': pattern, 'rota.request_id': requestId });
+    if (span.isRecording())
+      span.setAttributes({ 'rpc.system': 'rota', 'rpc.method': pattern, 'rota.request_id': requestId });
     // Unknown patterns share one label value, so a stray entry cannot add series.
     let patternLabel = 'unknown';
     if (!reply.err) {
@@ -401,8 +411,12 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
     span.end();
     this.handled++;
     const outcome = reply.err?.code ?? 'ok';
-    this.metrics.seconds.observe({ service: this.options.service, pattern: patternLabel, outcome }, (performance.now() - started) / 1000);
-    if (reply.err) this.metrics.errors.inc({ service: this.options.service, pattern: patternLabel, code: reply.err.code });
+    this.metrics.seconds.observe(
+      { service: this.options.service, pattern: patternLabel, outcome },
+      (performance.now() - started) / 1000,
+    );
+    if (reply.err)
+      this.metrics.errors.inc({ service: this.options.service, pattern: patternLabel, code: reply.err.code });
     this.log.debug({ request_id: requestId, pattern: pattern, ok: !reply.err, code: reply.err?.code }, 'handled');
     // Reply, acknowledgement and state removal leave in the same tick, so the
     // writer's auto-pipelining sends them in one write, in this order. A peer
@@ -422,7 +436,10 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
 
   private async ack(entryId: string) {
     try {
-      await Promise.all([this.writer!.xack(this.stream, this.options.service, entryId), this.writer!.xdel(this.stream, entryId)]);
+      await Promise.all([
+        this.writer!.xack(this.stream, this.options.service, entryId),
+        this.writer!.xdel(this.stream, entryId),
+      ]);
     } catch {
       // Redis gone: the entry vanishes with it, or is reclaimed later.
     }
@@ -483,7 +500,12 @@ export class RedisStreamsServer extends Server implements CustomTransportStrateg
         if (!name || name === this.consumer) continue;
         const alive = await this.writer.exists(this.keys.heartbeat(this.options.service, name));
         if (alive) continue;
-        const pending = (await this.writer.xpending(this.stream, this.options.service, '-', '+', 100, name)) as [string, string, number, number][];
+        const pending = (await this.writer.xpending(this.stream, this.options.service, '-', '+', 100, name)) as [
+          string,
+          string,
+          number,
+          number,
+        ][];
         for (const [entryId, , idle] of pending) await this.reap([entryId], Math.max(0, idle - 1));
         if (pending.length === 0 && Number(info.pending ?? 0) === 0) {
           await this.writer.xgroup('DELCONSUMER', this.stream, this.options.service, name);

@@ -18,10 +18,22 @@ interface Replica {
   handled: number;
 }
 
-function startReplica(name: string, redisUrl: string, prefix: string, extraEnv: Record<string, string> = {}): Promise<Replica> {
+function startReplica(
+  name: string,
+  redisUrl: string,
+  prefix: string,
+  extraEnv: Record<string, string> = {},
+): Promise<Replica> {
   return new Promise((resolve, reject) => {
     const proc = fork(REPLICA_MAIN, [], {
-      env: { ...process.env, REDIS_URL: redisUrl, ROTA_REDIS_PREFIX: prefix, REPLICA_NAME: name, LOG_LEVEL: 'silent', ...extraEnv },
+      env: {
+        ...process.env,
+        REDIS_URL: redisUrl,
+        ROTA_REDIS_PREFIX: prefix,
+        REPLICA_NAME: name,
+        LOG_LEVEL: 'silent',
+        ...extraEnv,
+      },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
     const r: Replica = { proc, name, handled: 0 };
@@ -103,9 +115,14 @@ describe('Redis Streams transport', () => {
 
     it('answers 1,000 requests exactly once each, shared by both replicas', async () => {
       const before = { a: a.handled, b: b.handled };
-      const answers = await Promise.all(Array.from({ length: 1000 }, (_, n) => call<{ replica: string; n: number }>(client, 'fixture.echo', { n })));
+      const answers = await Promise.all(
+        Array.from({ length: 1000 }, (_, n) => call<{ replica: string; n: number }>(client, 'fixture.echo', { n })),
+      );
       expect(answers.map((x) => x.n).sort((x, y) => x - y)).toEqual(Array.from({ length: 1000 }, (_, n) => n));
-      const byReplica = answers.reduce<Record<string, number>>((acc, x) => ({ ...acc, [x.replica]: (acc[x.replica] ?? 0) + 1 }), {});
+      const byReplica = answers.reduce<Record<string, number>>(
+        (acc, x) => ({ ...acc, [x.replica]: (acc[x.replica] ?? 0) + 1 }),
+        {},
+      );
       expect(byReplica.a).toBeGreaterThan(0);
       expect(byReplica.b).toBeGreaterThan(0);
       expect((byReplica.a ?? 0) + (byReplica.b ?? 0)).toBe(1000);
@@ -115,7 +132,11 @@ describe('Redis Streams transport', () => {
     });
 
     it('carries service errors as {code, message, details} and hides internals', async () => {
-      await expect(call(client, 'fixture.fail', {})).rejects.toMatchObject({ code: 'conflict', message: 'fixture conflict', details: { hint: 'x' } });
+      await expect(call(client, 'fixture.fail', {})).rejects.toMatchObject({
+        code: 'conflict',
+        message: 'fixture conflict',
+        details: { hint: 'x' },
+      });
       const crash = await call(client, 'fixture.crash', {}).catch((e: AppError) => e);
       expect(crash).toBeInstanceOf(AppError);
       expect((crash as AppError).code).toBe('internal');
@@ -131,13 +152,16 @@ describe('Redis Streams transport', () => {
       const tenant: Tenant = { org_id: 'org_1', project_id: 'prj_1', environment: 'test' };
       const before = Date.now();
       const seen = await firstValueFrom(
-        client.send<{ requestId: string; deadline: number; tenant: Tenant | null; publicUrl: string | null }>('fixture.context', {
-          payload: {},
-          requestId: 'ctx-1',
-          timeoutMs: 5000,
-          tenant,
-          publicUrl: 'https://rota.example.com',
-        }),
+        client.send<{ requestId: string; deadline: number; tenant: Tenant | null; publicUrl: string | null }>(
+          'fixture.context',
+          {
+            payload: {},
+            requestId: 'ctx-1',
+            timeoutMs: 5000,
+            tenant,
+            publicUrl: 'https://rota.example.com',
+          },
+        ),
       );
       expect(seen).toMatchObject({ requestId: 'ctx-1', tenant, publicUrl: 'https://rota.example.com' });
       expect(seen.deadline).toBeGreaterThanOrEqual(before + 5000);
@@ -146,11 +170,15 @@ describe('Redis Streams transport', () => {
     });
 
     it('answers a database lost inside a handler unavailable, or outcome_unknown where the pattern acts', async () => {
-      await expect(call(client, 'fixture.act', { key: 'db-lost-1', loseDatabase: true })).rejects.toMatchObject({ code: 'unavailable' });
+      await expect(call(client, 'fixture.act', { key: 'db-lost-1', loseDatabase: true })).rejects.toMatchObject({
+        code: 'unavailable',
+      });
       const acting = actingClient(url, prefix);
       await acting.connect();
       try {
-        await expect(call(acting, 'fixture.act', { key: 'db-lost-2', loseDatabase: true })).rejects.toMatchObject({ code: 'outcome_unknown' });
+        await expect(call(acting, 'fixture.act', { key: 'db-lost-2', loseDatabase: true })).rejects.toMatchObject({
+          code: 'outcome_unknown',
+        });
       } finally {
         await acting.close();
       }
@@ -176,7 +204,10 @@ describe('Redis Streams transport', () => {
   it('lets no request hang past its deadline when a replica dies mid-flight', async () => {
     const prefix = testPrefix('kill');
     // Each replica holds at most 10 requests, so 20 in flight must be split 10/10.
-    const [a, b] = await Promise.all([startReplica('a', url, prefix, { CONCURRENCY: '10' }), startReplica('b', url, prefix, { CONCURRENCY: '10' })]);
+    const [a, b] = await Promise.all([
+      startReplica('a', url, prefix, { CONCURRENCY: '10' }),
+      startReplica('b', url, prefix, { CONCURRENCY: '10' }),
+    ]);
     const client = new RedisStreamsClient({ url, prefix });
     await client.connect();
     try {
@@ -279,7 +310,9 @@ describe('Redis Streams transport', () => {
       await client.connect();
       try {
         const keys = Array.from({ length: 20 }, (_, n) => `stall-${n}`);
-        const calls = keys.map((key) => settle(call<{ replica: string }>(client, 'fixture.act', { key, ms: 400 }, 10_000)));
+        const calls = keys.map((key) =>
+          settle(call<{ replica: string }>(client, 'fixture.act', { key, ms: 400 }, 10_000)),
+        );
         await sleep(150);
         a.proc.kill('SIGSTOP');
         // Long enough for b to declare a dead and answer everything a held.
@@ -354,7 +387,10 @@ describe('Redis Streams transport', () => {
     });
 
     /** A private Redis with one replica and an acting client, for tests that freeze Redis; always resumed and stopped. */
-    async function withOwnRedis(name: string, fn: (ctx: { own: OwnRedis; prefix: string; client: RedisStreamsClient; probe: Redis }) => Promise<void>) {
+    async function withOwnRedis(
+      name: string,
+      fn: (ctx: { own: OwnRedis; prefix: string; client: RedisStreamsClient; probe: Redis }) => Promise<void>,
+    ) {
       const own = await OwnRedis.start();
       const prefix = testPrefix(name);
       const replica = await startReplica('solo', own.url, prefix);

@@ -22,7 +22,16 @@ import type { ConnectionsRepository } from '../connections.repository';
 import { connectionView, type ConnectionsService } from '../connections.service';
 import { checkCredentials, connectMethod, credentialFields } from './fields';
 import type { FlowRow, ManageRepository } from './manage.repository';
-import { hashNonce, newNonce, pkcePair, signState, stateTenant, STATE_KEY_PURPOSE, verifyState, type StatePayload } from './state';
+import {
+  hashNonce,
+  newNonce,
+  pkcePair,
+  signState,
+  stateTenant,
+  STATE_KEY_PURPOSE,
+  verifyState,
+  type StatePayload,
+} from './state';
 
 /** The callback route, under the gateway's public address. */
 export const OAUTH_CALLBACK_PATH = '/v1/connections/oauth/callback';
@@ -54,7 +63,12 @@ export interface ManageRefusal {
   record: boolean;
 }
 
-export const refuse = (code: ExecuteFailureCode, message: string, details?: Record<string, unknown>, record = true): ManageRefusal => ({
+export const refuse = (
+  code: ExecuteFailureCode,
+  message: string,
+  details?: Record<string, unknown>,
+  record = true,
+): ManageRefusal => ({
   ok: false,
   code,
   message,
@@ -105,7 +119,11 @@ export class ConnectFlowService {
 
   get redirectUri(): string {
     const base = currentPublicUrl()?.replace(/\/+$/, '') ?? this.options.publicUrl;
-    if (!base) throw new AppError('unavailable', 'The redirect URI is unknown: set ROTA_PUBLIC_URL to the address browsers reach the gateway at.');
+    if (!base)
+      throw new AppError(
+        'unavailable',
+        'The redirect URI is unknown: set ROTA_PUBLIC_URL to the address browsers reach the gateway at.',
+      );
     return `${base}${OAUTH_CALLBACK_PATH}`;
   }
 
@@ -121,11 +139,20 @@ export class ConnectFlowService {
     const method = connectMethod(auth);
     const base = { action: 'connect_start' as const, environment: tenant.environment, server_id: provider.id, method };
     if (method === 'none') {
-      return { ...base, context_id: null, fields: [], expires_at: null, next_step: `${provider.id} needs no credentials: it can be called as it is.` };
+      return {
+        ...base,
+        context_id: null,
+        fields: [],
+        expires_at: null,
+        next_step: `${provider.id} needs no credentials: it can be called as it is.`,
+      };
     }
     const baseUrl = provider.baseUrls[tenant.environment];
     if (!baseUrl) {
-      return refuse('provider_not_callable', `The catalog gives ${provider.id} no ${tenant.environment} base URL, so it cannot be connected there.`);
+      return refuse(
+        'provider_not_callable',
+        `The catalog gives ${provider.id} no ${tenant.environment} base URL, so it cannot be connected there.`,
+      );
     }
     const expiresAt = new Date(this.now().getTime() + CONNECT_CONTEXT_TTL_SECONDS * 1000);
 
@@ -183,7 +210,14 @@ export class ConnectFlowService {
     url.searchParams.set('code_challenge', pkce.challenge);
     url.searchParams.set('code_challenge_method', 'S256');
     const secret = this.keyring.seal(
-      Buffer.from(JSON.stringify({ code_verifier: pkce.verifier, client_id: client.client_id, client_secret: client.client_secret }), 'utf8'),
+      Buffer.from(
+        JSON.stringify({
+          code_verifier: pkce.verifier,
+          client_id: client.client_id,
+          client_secret: client.client_secret,
+        }),
+        'utf8',
+      ),
       flowAad(id),
     );
     await this.repo.createFlow({
@@ -210,61 +244,106 @@ export class ConnectFlowService {
     };
   }
 
-  async finish(a: { tenant: Tenant; contextId: string; credentials: unknown }): Promise<ManageConnectFinishData | ManageRefusal> {
+  async finish(a: {
+    tenant: Tenant;
+    contextId: string;
+    credentials: unknown;
+  }): Promise<ManageConnectFinishData | ManageRefusal> {
     const flow = await this.repo.flow(a.contextId, a.tenant);
     // Another tenant's flow reads exactly like one that never existed.
-    if (!flow) return refuse('connect_context_invalid', 'No connect context with this id here. Start again with connect_start.', { context_id: a.contextId });
-    return flow.method === 'authorization' ? this.authorizationStatus(flow) : this.finishWithCredentials(flow, a.credentials);
+    if (!flow)
+      return refuse(
+        'connect_context_invalid',
+        'No connect context with this id here. Start again with connect_start.',
+        { context_id: a.contextId },
+      );
+    return flow.method === 'authorization'
+      ? this.authorizationStatus(flow)
+      : this.finishWithCredentials(flow, a.credentials);
   }
 
   private async authorizationStatus(flow: FlowRow): Promise<ManageConnectFinishData | ManageRefusal> {
     if (flow.status === 'connected') return this.finished(flow);
     if (flow.status === 'failed') {
-      return refuse('connect_failed', `The authorization did not complete (${flow.error ?? 'unspecified'}). Start again with connect_start.`, {
-        context_id: flow.id,
-        reason: flow.error,
-      });
+      return refuse(
+        'connect_failed',
+        `The authorization did not complete (${flow.error ?? 'unspecified'}). Start again with connect_start.`,
+        {
+          context_id: flow.id,
+          reason: flow.error,
+        },
+      );
     }
     if (flow.expired)
-      return refuse('connect_context_invalid', 'This connect context expired before the user came back. Start again with connect_start.', {
-        context_id: flow.id,
-      });
+      return refuse(
+        'connect_context_invalid',
+        'This connect context expired before the user came back. Start again with connect_start.',
+        {
+          context_id: flow.id,
+        },
+      );
     return refuse(
       'connect_pending',
       flow.status === 'pending'
         ? 'The user has not come back from the authorization page yet. Send them to authorization_url, then call connect_finish again.'
         : 'The provider’s answer is being exchanged right now; call connect_finish again in a moment.',
-      { context_id: flow.id, ...(flow.status === 'pending' && flow.authorizationUrl ? { authorization_url: flow.authorizationUrl } : {}) },
+      {
+        context_id: flow.id,
+        ...(flow.status === 'pending' && flow.authorizationUrl ? { authorization_url: flow.authorizationUrl } : {}),
+      },
     );
   }
 
-  private async finishWithCredentials(flow: FlowRow, credentials: unknown): Promise<ManageConnectFinishData | ManageRefusal> {
+  private async finishWithCredentials(
+    flow: FlowRow,
+    credentials: unknown,
+  ): Promise<ManageConnectFinishData | ManageRefusal> {
     if (flow.status !== 'pending' || flow.expired) {
-      return refuse('connect_context_invalid', 'This connect context was already used or has expired. Start again with connect_start.', {
-        context_id: flow.id,
-      });
+      return refuse(
+        'connect_context_invalid',
+        'This connect context was already used or has expired. Start again with connect_start.',
+        {
+          context_id: flow.id,
+        },
+      );
     }
     const provider = await this.repo.provider(flow.serverId, flow.tenant.project_id);
-    if (!provider?.http) return refuse('provider_not_callable', `The catalog no longer says how to call ${flow.serverId}.`);
+    if (!provider?.http)
+      return refuse('provider_not_callable', `The catalog no longer says how to call ${flow.serverId}.`);
     const checked = checkCredentials(credentialFields(provider.http.auth), credentials);
-    if (!checked.ok) return refuse('invalid_args', 'The credentials do not match the fields this provider takes.', { issues: checked.issues }, false);
+    if (!checked.ok)
+      return refuse(
+        'invalid_args',
+        'The credentials do not match the fields this provider takes.',
+        { issues: checked.issues },
+        false,
+      );
     // Spent once: a second connect_finish with the same context (or a concurrent one) gets nothing.
     const claimed = await this.repo.claim(flow.id, flow.tenant, null);
     if (!claimed)
-      return refuse('connect_context_invalid', 'This connect context was already used or has expired. Start again with connect_start.', {
-        context_id: flow.id,
-      });
+      return refuse(
+        'connect_context_invalid',
+        'This connect context was already used or has expired. Start again with connect_start.',
+        {
+          context_id: flow.id,
+        },
+      );
     const row = await this.storeConnection(claimed, checked.value);
     return this.finished({ ...claimed, status: 'connected', connectionId: row.id });
   }
 
   private async finished(flow: FlowRow): Promise<ManageConnectFinishData | ManageRefusal> {
     const connections = await this.connectionRows.list(flow.tenant.project_id, flow.tenant.environment);
-    const row = connections.find((c) => c.id === flow.connectionId) ?? connections.find((c) => c.serverId === flow.serverId);
+    const row =
+      connections.find((c) => c.id === flow.connectionId) ?? connections.find((c) => c.serverId === flow.serverId);
     if (!row)
-      return refuse('connect_context_invalid', 'The connection this context made has been deleted since. Start again with connect_start.', {
-        context_id: flow.id,
-      });
+      return refuse(
+        'connect_context_invalid',
+        'The connection this context made has been deleted since. Start again with connect_start.',
+        {
+          context_id: flow.id,
+        },
+      );
     return {
       action: 'connect_finish',
       environment: flow.tenant.environment,
@@ -299,16 +378,25 @@ export class ConnectFlowService {
     if (!checked.ok) {
       throw new AppError(
         'oauth_state_invalid',
-        checked.reason === 'expired' ? 'This authorization link has expired; start the connection again.' : 'The state is not one this deployment issued.',
+        checked.reason === 'expired'
+          ? 'This authorization link has expired; start the connection again.'
+          : 'The state is not one this deployment issued.',
       );
     }
     const p = checked.payload;
     const tenant = stateTenant(p);
     const flow = await this.repo.claim(p.c, tenant, hashNonce(p.n));
     if (!flow || flow.method !== 'authorization' || flow.serverId !== p.s || !flow.secret) {
-      throw new AppError('oauth_state_invalid', 'This authorization was already completed, has expired, or was never started here.');
+      throw new AppError(
+        'oauth_state_invalid',
+        'This authorization was already completed, has expired, or was never started here.',
+      );
     }
-    const outcome = (status: 'connected' | 'failed', message: string, error?: OAuthCallbackOutcome['error']): OAuthCallbackOutcome => ({
+    const outcome = (
+      status: 'connected' | 'failed',
+      message: string,
+      error?: OAuthCallbackOutcome['error'],
+    ): OAuthCallbackOutcome => ({
       status,
       server_id: flow.serverId,
       environment: tenant.environment,
@@ -324,20 +412,30 @@ export class ConnectFlowService {
 
     if (cmd.error !== undefined || cmd.code === undefined) {
       const reason = cmd.error !== undefined ? providerErrorCode(cmd.error) : 'no_code';
-      return fail('oauth_authorization_failed', reason, `${flow.serverId} did not authorize the connection (${reason}). Nothing was stored.`);
+      return fail(
+        'oauth_authorization_failed',
+        reason,
+        `${flow.serverId} did not authorize the connection (${reason}). Nothing was stored.`,
+      );
     }
 
     let secret: { code_verifier: string; client_id: string; client_secret: string };
     let exchanged: Awaited<ReturnType<ConnectFlowService['exchange']>>;
     try {
-      secret = JSON.parse(this.keyring.open(flow.secret.ciphertext, flow.secret.keyId, flowAad(flow.id)).toString('utf8')) as typeof secret;
+      secret = JSON.parse(
+        this.keyring.open(flow.secret.ciphertext, flow.secret.keyId, flowAad(flow.id)).toString('utf8'),
+      ) as typeof secret;
       exchanged = await this.exchange(flow, secret, cmd.code);
     } catch (err) {
       await this.repo.finish(flow.id, { status: 'failed', error: 'internal' }).catch(() => undefined);
       throw err;
     }
     if (exchanged.kind === 'refused') {
-      return fail('oauth_authorization_failed', exchanged.error, `${flow.serverId} refused the authorization code (${exchanged.error}). Nothing was stored.`);
+      return fail(
+        'oauth_authorization_failed',
+        exchanged.error,
+        `${flow.serverId} refused the authorization code (${exchanged.error}). Nothing was stored.`,
+      );
     }
     if (exchanged.kind === 'failed') {
       return fail(
@@ -364,7 +462,10 @@ export class ConnectFlowService {
         exchanged.expiresIn,
       )
       .catch(() => undefined);
-    return outcome('connected', `${flow.serverId} is connected in the ${tenant.environment} environment. You can close this window.`);
+    return outcome(
+      'connected',
+      `${flow.serverId} is connected in the ${tenant.environment} environment. You can close this window.`,
+    );
   }
 
   /** The authorization code grant with the PKCE verifier, through the provider's address-checked client. */
@@ -373,7 +474,9 @@ export class ConnectFlowService {
     secret: { code_verifier: string; client_id: string; client_secret: string },
     code: string,
   ): Promise<
-    { kind: 'tokens'; accessToken: string; refreshToken?: string; expiresIn: number } | { kind: 'refused'; error: string } | { kind: 'failed'; reason: string }
+    | { kind: 'tokens'; accessToken: string; refreshToken?: string; expiresIn: number }
+    | { kind: 'refused'; error: string }
+    | { kind: 'failed'; reason: string }
   > {
     const provider = await this.repo.provider(flow.serverId, flow.tenant.project_id);
     const auth = provider?.http?.auth;
@@ -385,7 +488,10 @@ export class ConnectFlowService {
       redirect_uri: flow.redirectUri ?? this.redirectUri,
       code_verifier: secret.code_verifier,
     });
-    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+    const headers: Record<string, string> = {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/json',
+    };
     if (auth.client_auth === 'client_secret_post') {
       form.set('client_id', secret.client_id);
       form.set('client_secret', secret.client_secret);
@@ -414,8 +520,12 @@ export class ConnectFlowService {
     }
     if (result.kind !== 'response') return { kind: 'failed', reason: result.reason };
     if (result.bytesIn > MAX_TOKEN_BODY) return { kind: 'failed', reason: 'response_too_large' };
-    const body = (result.body !== null && typeof result.body === 'object' ? result.body : {}) as Record<string, unknown>;
-    if (result.status === 400 || result.status === 401 || result.status === 403) return { kind: 'refused', error: providerErrorCode(body.error) };
+    const body = (result.body !== null && typeof result.body === 'object' ? result.body : {}) as Record<
+      string,
+      unknown
+    >;
+    if (result.status === 400 || result.status === 401 || result.status === 403)
+      return { kind: 'refused', error: providerErrorCode(body.error) };
     const tokenType = body.token_type;
     if (
       result.status < 200 ||

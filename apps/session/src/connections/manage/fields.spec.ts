@@ -5,10 +5,19 @@ const auth = (a: unknown) => ProviderAuth.parse(a);
 
 describe('what connecting a provider takes', () => {
   it('sends OAuth2 providers with an authorization page through it, and the rest through fields', () => {
-    expect(connectMethod(auth({ type: 'oauth2', grant: 'client_credentials', token_url: '/oauth/token', authorize_url: '/oauth/authorize' }))).toBe(
-      'authorization',
+    expect(
+      connectMethod(
+        auth({
+          type: 'oauth2',
+          grant: 'client_credentials',
+          token_url: '/oauth/token',
+          authorize_url: '/oauth/authorize',
+        }),
+      ),
+    ).toBe('authorization');
+    expect(connectMethod(auth({ type: 'oauth2', grant: 'client_credentials', token_url: '/oauth/token' }))).toBe(
+      'credentials',
     );
-    expect(connectMethod(auth({ type: 'oauth2', grant: 'client_credentials', token_url: '/oauth/token' }))).toBe('credentials');
     expect(connectMethod(auth({ type: 'api_key', name: 'access_token' }))).toBe('credentials');
     expect(connectMethod(auth({ type: 'none' }))).toBe('none');
   });
@@ -28,7 +37,11 @@ describe('what connecting a provider takes', () => {
         ],
       }),
     ).toEqual(['id', 'secret']);
-    expect(names({ type: 'oauth2', grant: 'authorization_code', token_url: '/t' })).toEqual(['client_id', 'client_secret', 'refresh_token']);
+    expect(names({ type: 'oauth2', grant: 'authorization_code', token_url: '/t' })).toEqual([
+      'client_id',
+      'client_secret',
+      'refresh_token',
+    ]);
     expect(names({ type: 'hmac', header: 'X-Signature', key_header: 'X-Api-Key' })).toEqual(['secret', 'key_id']);
     expect(names({ type: 'jwt', algorithm: 'RS256' })).toEqual(['private_key']);
     expect(names({ type: 'certificate' })).toEqual(['certificate', 'private_key', 'ca?']);
@@ -36,11 +49,18 @@ describe('what connecting a provider takes', () => {
 
   it('takes exactly the named fields, as strings, and says which ones are wrong without repeating values', () => {
     const fields = credentialFields(auth({ type: 'basic' }));
-    expect(checkCredentials(fields, { username: 'u', password: '' })).toEqual({ ok: true, value: { username: 'u', password: '' } });
+    expect(checkCredentials(fields, { username: 'u', password: '' })).toEqual({
+      ok: true,
+      value: { username: 'u', password: '' },
+    });
     const bad = checkCredentials(fields, { password: 7, extra: 'sk_live_secret' });
     expect(bad.ok).toBe(false);
     if (!bad.ok) {
-      expect(bad.issues.map((i) => i.path.join('.'))).toEqual(['credentials.username', 'credentials.password', 'credentials.extra']);
+      expect(bad.issues.map((i) => i.path.join('.'))).toEqual([
+        'credentials.username',
+        'credentials.password',
+        'credentials.extra',
+      ]);
       expect(JSON.stringify(bad.issues)).not.toContain('sk_live_secret');
     }
     expect(checkCredentials(fields, undefined).ok).toBe(false);

@@ -20,18 +20,28 @@ export function credentialFields(auth: ProviderAuth): ConnectField[] {
     case 'none':
       return [];
     case 'api_key':
-      return [field(auth.credential, `The API key, sent in the ${auth.in === 'header' ? 'header' : 'query parameter'} ${auth.name}.`)];
+      return [
+        field(
+          auth.credential,
+          `The API key, sent in the ${auth.in === 'header' ? 'header' : 'query parameter'} ${auth.name}.`,
+        ),
+      ];
     case 'bearer':
       return [field(auth.credential, 'The access token, sent as a bearer token.')];
     case 'basic':
-      return [field('username', 'The user name of HTTP basic authentication.'), field('password', 'The password of HTTP basic authentication (may be empty).')];
+      return [
+        field('username', 'The user name of HTTP basic authentication.'),
+        field('password', 'The password of HTTP basic authentication (may be empty).'),
+      ];
     case 'two_header':
       return auth.headers.map((h) => field(h.credential, `Sent in the header ${h.name}.`));
     case 'oauth2':
       return [
         field('client_id', 'The OAuth client id of your application at the provider.'),
         field('client_secret', 'The OAuth client secret of that application.'),
-        ...(auth.grant === 'authorization_code' ? [field('refresh_token', 'A refresh token the provider issued to that application.')] : []),
+        ...(auth.grant === 'authorization_code'
+          ? [field('refresh_token', 'A refresh token the provider issued to that application.')]
+          : []),
       ];
     case 'hmac':
       return [
@@ -46,12 +56,18 @@ export function credentialFields(auth: ProviderAuth): ConnectField[] {
       return [
         field('certificate', 'The client certificate (PEM).'),
         field('private_key', 'Its private key (PEM).'),
-        field('ca', 'The CA chain the provider’s server certificate is checked against (PEM), when it is not a public one.', false),
+        field(
+          'ca',
+          'The CA chain the provider’s server certificate is checked against (PEM), when it is not a public one.',
+          false,
+        ),
       ];
   }
 }
 
-export type CredentialsCheck = { ok: true; value: ConnectionCredentials } | { ok: false; issues: Array<{ path: Array<string | number>; message: string }> };
+export type CredentialsCheck =
+  | { ok: true; value: ConnectionCredentials }
+  | { ok: false; issues: Array<{ path: Array<string | number>; message: string }> };
 
 /**
  * The credentials `connect_finish` received, held to the fields the connect
@@ -60,7 +76,10 @@ export type CredentialsCheck = { ok: true; value: ConnectionCredentials } | { ok
  */
 export function checkCredentials(fields: readonly ConnectField[], given: unknown): CredentialsCheck {
   if (given === undefined || given === null || typeof given !== 'object' || Array.isArray(given)) {
-    return { ok: false, issues: [{ path: ['credentials'], message: `send credentials with ${fields.map((f) => f.name).join(', ')}` }] };
+    return {
+      ok: false,
+      issues: [{ path: ['credentials'], message: `send credentials with ${fields.map((f) => f.name).join(', ')}` }],
+    };
   }
   const issues: Array<{ path: Array<string | number>; message: string }> = [];
   const known = new Set(fields.map((f) => f.name));
@@ -70,11 +89,19 @@ export function checkCredentials(fields: readonly ConnectField[], given: unknown
     // A basic-auth password may be empty; every other required field needs a value.
     const empty = v === undefined || (v === '' && f.name !== 'password');
     if (f.required && empty) issues.push({ path: ['credentials', f.name], message: 'is required' });
-    else if (v !== undefined && typeof v !== 'string') issues.push({ path: ['credentials', f.name], message: 'must be a string' });
+    else if (v !== undefined && typeof v !== 'string')
+      issues.push({ path: ['credentials', f.name], message: 'must be a string' });
   }
-  for (const name of Object.keys(values)) if (!known.has(name)) issues.push({ path: ['credentials', name], message: 'is not a field this provider takes' });
+  for (const name of Object.keys(values))
+    if (!known.has(name)) issues.push({ path: ['credentials', name], message: 'is not a field this provider takes' });
   if (issues.length > 0) return { ok: false, issues };
-  const parsed = ConnectionCredentials.safeParse(Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)));
-  if (!parsed.success) return { ok: false, issues: parsed.error.issues.map((i) => ({ path: ['credentials', ...i.path.map(String)], message: i.message })) };
+  const parsed = ConnectionCredentials.safeParse(
+    Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)),
+  );
+  if (!parsed.success)
+    return {
+      ok: false,
+      issues: parsed.error.issues.map((i) => ({ path: ['credentials', ...i.path.map(String)], message: i.message })),
+    };
   return { ok: true, value: parsed.data };
 }

@@ -53,7 +53,10 @@ const toFlow = (r: RawFlow): FlowRow => ({
   serverId: r.server_id,
   method: r.method,
   status: r.status,
-  secret: r.secret_ciphertext && r.secret_key_id ? { ciphertext: Buffer.from(r.secret_ciphertext), keyId: r.secret_key_id } : null,
+  secret:
+    r.secret_ciphertext && r.secret_key_id
+      ? { ciphertext: Buffer.from(r.secret_ciphertext), keyId: r.secret_key_id }
+      : null,
   redirectUri: r.redirect_uri,
   authorizationUrl: r.authorization_url,
   returnTo: r.return_to,
@@ -67,7 +70,8 @@ const toFlow = (r: RawFlow): FlowRow => ({
 const KEEP_EXPIRED = Prisma.sql`interval '1 day'`;
 
 /** A tenant's own rows only: every flow lookup is scoped by org, project and environment. */
-const ofTenant = (t: Tenant) => Prisma.sql`org_id = ${t.org_id} AND project_id = ${t.project_id} AND environment = ${t.environment}::environment`;
+const ofTenant = (t: Tenant) =>
+  Prisma.sql`org_id = ${t.org_id} AND project_id = ${t.project_id} AND environment = ${t.environment}::environment`;
 
 /** Connect flows, shopper profiles and the catalog facts connecting needs. The only code that touches them. */
 @Injectable()
@@ -100,7 +104,9 @@ export class ManageRepository {
     const t = f.tenant;
     await this.prisma.$transaction([
       // Long-expired flows of the project go as new ones arrive; nothing else reads them.
-      this.prisma.$executeRaw(Prisma.sql`DELETE FROM connect_flows WHERE project_id = ${t.project_id} AND expires_at < now() - ${KEEP_EXPIRED}`),
+      this.prisma.$executeRaw(
+        Prisma.sql`DELETE FROM connect_flows WHERE project_id = ${t.project_id} AND expires_at < now() - ${KEEP_EXPIRED}`,
+      ),
       this.prisma.$executeRaw(Prisma.sql`
         INSERT INTO connect_flows (id, org_id, project_id, environment, server_id, method, session_id, state_nonce_hash,
                                    secret_ciphertext, secret_key_id, redirect_uri, authorization_url, return_to, expires_at)
@@ -112,7 +118,9 @@ export class ManageRepository {
 
   /** A flow of this tenant, whatever its status; null when the id names none of its flows. */
   async flow(id: string, tenant: Tenant): Promise<FlowRow | null> {
-    const rows = await this.prisma.$queryRaw<RawFlow[]>(Prisma.sql`SELECT ${FLOW_COLUMNS} FROM connect_flows WHERE id = ${id} AND ${ofTenant(tenant)}`);
+    const rows = await this.prisma.$queryRaw<RawFlow[]>(
+      Prisma.sql`SELECT ${FLOW_COLUMNS} FROM connect_flows WHERE id = ${id} AND ${ofTenant(tenant)}`,
+    );
     return rows[0] ? toFlow(rows[0]) : null;
   }
 
@@ -132,7 +140,10 @@ export class ManageRepository {
   }
 
   /** The end of a claimed flow. */
-  async finish(id: string, outcome: { status: 'connected'; connectionId: string } | { status: 'failed'; error: string }): Promise<void> {
+  async finish(
+    id: string,
+    outcome: { status: 'connected'; connectionId: string } | { status: 'failed'; error: string },
+  ): Promise<void> {
     const connectionId = outcome.status === 'connected' ? outcome.connectionId : null;
     const error = outcome.status === 'failed' ? outcome.error : null;
     await this.prisma.$executeRaw(Prisma.sql`
@@ -141,7 +152,11 @@ export class ManageRepository {
       WHERE id = ${id} AND status = 'exchanging'`);
   }
 
-  async profile(projectId: string, environment: Environment, consumerId: string): Promise<{ profile: Record<string, unknown>; updatedAt: Date } | null> {
+  async profile(
+    projectId: string,
+    environment: Environment,
+    consumerId: string,
+  ): Promise<{ profile: Record<string, unknown>; updatedAt: Date } | null> {
     const rows = await this.prisma.$queryRaw<Array<{ profile: Record<string, unknown>; updated_at: Date }>>(Prisma.sql`
       SELECT profile, updated_at FROM shopper_profiles
       WHERE project_id = ${projectId} AND environment = ${environment}::environment AND consumer_id = ${consumerId}`);

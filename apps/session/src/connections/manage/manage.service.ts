@@ -41,7 +41,9 @@ export function redactCredentialsInPlace(input: Record<string, unknown>): void {
   const c = input.credentials;
   if (c === undefined) return;
   input.credentials =
-    c !== null && typeof c === 'object' && !Array.isArray(c) ? Object.fromEntries(Object.keys(c as object).map((k) => [k, REDACTED])) : REDACTED;
+    c !== null && typeof c === 'object' && !Array.isArray(c)
+      ? Object.fromEntries(Object.keys(c as object).map((k) => [k, REDACTED]))
+      : REDACTED;
 }
 
 type Issue = { path: Array<string | number>; message: string; code: 'custom' };
@@ -51,7 +53,9 @@ const issue = (path: Array<string | number>, message: string): Issue => ({ path,
 function secretPaths(value: unknown, path: Array<string | number> = []): Array<Array<string | number>> {
   if (Array.isArray(value)) return value.flatMap((v, i) => secretPaths(v, [...path, i]));
   if (value === null || typeof value !== 'object') return [];
-  return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => (SECRET_FIELD.test(k) ? [[...path, k]] : secretPaths(v, [...path, k])));
+  return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) =>
+    SECRET_FIELD.test(k) ? [[...path, k]] : secretPaths(v, [...path, k]),
+  );
 }
 
 /** An absolute http(s) URL without user information, or the reason it is not one. */
@@ -96,7 +100,11 @@ export class ManageConnectionsService {
     return { success: true, data: result, error: null, record: true };
   }
 
-  private dispatch(action: string, input: Record<string, unknown>, ctx: ManageContext): Promise<object | ManageRefusal> {
+  private dispatch(
+    action: string,
+    input: Record<string, unknown>,
+    ctx: ManageContext,
+  ): Promise<object | ManageRefusal> {
     switch (action) {
       case 'status':
       case 'list':
@@ -113,22 +121,37 @@ export class ManageConnectionsService {
         return this.getProfile(input, ctx);
       default:
         // The published enum already refused anything else.
-        return Promise.resolve(refuse('invalid_args', `Unknown action "${action}".`, { issues: [issue(['action'], 'is not an action of this tool')] }, false));
+        return Promise.resolve(
+          refuse(
+            'invalid_args',
+            `Unknown action "${action}".`,
+            { issues: [issue(['action'], 'is not an action of this tool')] },
+            false,
+          ),
+        );
     }
   }
 
-  private async listOrStatus(action: 'list' | 'status', input: Record<string, unknown>, ctx: ManageContext): Promise<ManageConnectionsData | ManageRefusal> {
+  private async listOrStatus(
+    action: 'list' | 'status',
+    input: Record<string, unknown>,
+    ctx: ManageContext,
+  ): Promise<ManageConnectionsData | ManageRefusal> {
     // Only the key's own environment gets this far (execute refuses the other one).
     const environment = ctx.tenant.environment;
     const serverId = typeof input.server_id === 'string' ? input.server_id : undefined;
     let providers: ProviderState[];
     if (action === 'status' && serverId) {
       providers = await this.providerStates(ctx.tenant, [serverId]);
-      if (providers.length === 0) return refuse('unknown_server', `No provider has the id "${serverId}".`, { server_id: serverId });
+      if (providers.length === 0)
+        return refuse('unknown_server', `No provider has the id "${serverId}".`, { server_id: serverId });
     } else if (action === 'status') {
       providers = await this.providerStates(ctx.tenant, ctx.servers);
     } else {
-      const [connected, named] = await Promise.all([this.providerStates(ctx.tenant, null), this.providerStates(ctx.tenant, ctx.servers)]);
+      const [connected, named] = await Promise.all([
+        this.providerStates(ctx.tenant, null),
+        this.providerStates(ctx.tenant, ctx.servers),
+      ]);
       const byId = new Map([...connected, ...named].map((p) => [p.id, p]));
       providers = [...byId.values()].sort((a, b) => a.id.localeCompare(b.id));
     }
@@ -150,7 +173,13 @@ export class ManageConnectionsService {
   /** The provider `server_id` names, callable by the catalog, or why not. */
   private async provider(input: Record<string, unknown>, ctx: ManageContext) {
     const serverId = typeof input.server_id === 'string' ? input.server_id : '';
-    if (!serverId) return refuse('invalid_args', 'server_id is required for this action.', { issues: [issue(['server_id'], 'is required')] }, false);
+    if (!serverId)
+      return refuse(
+        'invalid_args',
+        'server_id is required for this action.',
+        { issues: [issue(['server_id'], 'is required')] },
+        false,
+      );
     const provider = await this.repo.provider(serverId, ctx.tenant.project_id);
     if (!provider) return refuse('unknown_server', `No provider has the id "${serverId}".`, { server_id: serverId });
     if (!provider.http) {
@@ -163,14 +192,18 @@ export class ManageConnectionsService {
     return provider;
   }
 
-  private async initiate(input: Record<string, unknown>, ctx: ManageContext): Promise<ManageInitiateData | ManageRefusal> {
+  private async initiate(
+    input: Record<string, unknown>,
+    ctx: ManageContext,
+  ): Promise<ManageInitiateData | ManageRefusal> {
     const provider = await this.provider(input, ctx);
     if ('ok' in provider) return provider;
     const auth = provider.http!.auth;
     const method = connectMethod(auth);
     const [state] = await this.providerStates(ctx.tenant, [provider.id]);
     const status = connectionStatus(provider.authType, state?.connectedAt != null);
-    const again = status === 'connected' ? ' It is connected already; connecting again replaces the stored credentials.' : '';
+    const again =
+      status === 'connected' ? ' It is connected already; connecting again replaces the stored credentials.' : '';
     const next: Record<typeof method, string> = {
       none: `${provider.id} needs no credentials: it can be called as it is.`,
       authorization: `Call codespar_manage_connections action "connect_start" with server_id "${provider.id}" to get the page where the user approves access.${again}`,
@@ -192,13 +225,15 @@ export class ManageConnectionsService {
   private async connectStart(input: Record<string, unknown>, ctx: ManageContext) {
     const returnTo = typeof input.return_to === 'string' ? input.return_to : null;
     const problem = returnTo === null ? null : returnToProblem(returnTo);
-    if (problem) return refuse('invalid_args', `return_to ${problem}.`, { issues: [issue(['return_to'], problem)] }, false);
+    if (problem)
+      return refuse('invalid_args', `return_to ${problem}.`, { issues: [issue(['return_to'], problem)] }, false);
     let client: OAuthClient | null = null;
     if (input.credentials !== undefined) {
       const c = ConnectionCredentials.safeParse(input.credentials);
       const keys = c.success ? Object.keys(c.data).sort() : [];
       if (!c.success || keys.join(',') !== 'client_id,client_secret') {
-        const message = 'with connect_start, credentials holds only the OAuth client of your application: client_id and client_secret, both strings';
+        const message =
+          'with connect_start, credentials holds only the OAuth client of your application: client_id and client_secret, both strings';
         return refuse('invalid_args', message, { issues: [issue(['credentials'], message)] }, false);
       }
       client = { client_id: c.data.client_id!, client_secret: c.data.client_secret! };
@@ -211,7 +246,12 @@ export class ManageConnectionsService {
   private async connectFinish(input: Record<string, unknown>, ctx: ManageContext) {
     const contextId = typeof input.context_id === 'string' ? input.context_id : '';
     if (!/^[A-Za-z0-9_-]{1,200}$/.test(contextId)) {
-      return refuse('invalid_args', 'context_id is required: the one connect_start returned.', { issues: [issue(['context_id'], 'is required')] }, false);
+      return refuse(
+        'invalid_args',
+        'context_id is required: the one connect_start returned.',
+        { issues: [issue(['context_id'], 'is required')] },
+        false,
+      );
     }
     return this.flows.finish({ tenant: ctx.tenant, contextId, credentials: input.credentials });
   }
@@ -223,11 +263,20 @@ export class ManageConnectionsService {
     return refuse('invalid_args', message, { issues: [issue(['consumer_id'], message)] }, false);
   }
 
-  private async saveProfile(input: Record<string, unknown>, ctx: ManageContext): Promise<ShopperProfileData | ManageRefusal> {
+  private async saveProfile(
+    input: Record<string, unknown>,
+    ctx: ManageContext,
+  ): Promise<ShopperProfileData | ManageRefusal> {
     const consumerId = this.consumerId(input);
     if (typeof consumerId !== 'string') return consumerId;
     const profile = input.profile;
-    if (profile === undefined || profile === null || typeof profile !== 'object' || Array.isArray(profile) || Object.keys(profile).length === 0) {
+    if (
+      profile === undefined ||
+      profile === null ||
+      typeof profile !== 'object' ||
+      Array.isArray(profile) ||
+      Object.keys(profile).length === 0
+    ) {
       return refuse(
         'invalid_args',
         'profile is required: the fields to save.',
@@ -273,7 +322,10 @@ export class ManageConnectionsService {
     return this.profileData('save_profile', ctx.tenant.environment, consumerId, saved);
   }
 
-  private async getProfile(input: Record<string, unknown>, ctx: ManageContext): Promise<ShopperProfileData | ManageRefusal> {
+  private async getProfile(
+    input: Record<string, unknown>,
+    ctx: ManageContext,
+  ): Promise<ShopperProfileData | ManageRefusal> {
     const consumerId = this.consumerId(input);
     if (typeof consumerId !== 'string') return consumerId;
     const found = await this.repo.profile(ctx.tenant.project_id, ctx.tenant.environment, consumerId);
@@ -286,6 +338,12 @@ export class ManageConnectionsService {
     consumerId: string,
     found: { profile: Record<string, unknown>; updatedAt: Date } | null,
   ): ShopperProfileData {
-    return { action, environment, consumer_id: consumerId, profile: found?.profile ?? null, updated_at: found?.updatedAt.toISOString() ?? null };
+    return {
+      action,
+      environment,
+      consumer_id: consumerId,
+      profile: found?.profile ?? null,
+      updated_at: found?.updatedAt.toISOString() ?? null,
+    };
   }
 }

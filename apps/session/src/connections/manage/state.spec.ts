@@ -5,7 +5,17 @@ describe('OAuth2 connect state', () => {
   const key = randomBytes(32);
   const keys = (id: string) => (id === 'k1' ? key : null);
   const now = 1_800_000_000;
-  const payload: StatePayload = { v: 1, c: 'cfl_1', n: newNonce(), o: 'org_a', p: 'proj_a', e: 'test', s: 'mercadopago', x: now + 900, k: 'k1' };
+  const payload: StatePayload = {
+    v: 1,
+    c: 'cfl_1',
+    n: newNonce(),
+    o: 'org_a',
+    p: 'proj_a',
+    e: 'test',
+    s: 'mercadopago',
+    x: now + 900,
+    k: 'k1',
+  };
 
   it('verifies what it signed and names the tenant', () => {
     const checked = verifyState(signState(payload, key), keys, now);
@@ -21,7 +31,10 @@ describe('OAuth2 connect state', () => {
 
   it('refuses another key, an unknown key id, an expired state and malformed text', () => {
     expect(verifyState(signState(payload, randomBytes(32)), keys, now)).toEqual({ ok: false, reason: 'bad_signature' });
-    expect(verifyState(signState({ ...payload, k: 'gone' }, key), keys, now)).toEqual({ ok: false, reason: 'unknown_key' });
+    expect(verifyState(signState({ ...payload, k: 'gone' }, key), keys, now)).toEqual({
+      ok: false,
+      reason: 'unknown_key',
+    });
     expect(verifyState(signState(payload, key), keys, payload.x)).toEqual({ ok: false, reason: 'expired' });
     for (const bad of ['', 'abc', 'a.b.c', 'not base64!.x', `${Buffer.from('[]').toString('base64url')}.AAAA`]) {
       expect(verifyState(bad, keys, now)).toEqual({ ok: false, reason: 'malformed' });

@@ -54,7 +54,9 @@ export function signState(payload: StatePayload, key: Buffer): string {
   return `${body}.${b64url(mac(key, body))}`;
 }
 
-export type StateCheck = { ok: true; payload: StatePayload } | { ok: false; reason: 'malformed' | 'unknown_key' | 'bad_signature' | 'expired' };
+export type StateCheck =
+  | { ok: true; payload: StatePayload }
+  | { ok: false; reason: 'malformed' | 'unknown_key' | 'bad_signature' | 'expired' };
 
 /**
  * Verifies a state: shape, signature (in constant time), then expiry. The
@@ -63,7 +65,8 @@ export type StateCheck = { ok: true; payload: StatePayload } | { ok: false; reas
  */
 export function verifyState(state: string, keyFor: (keyId: string) => Buffer | null, nowS: number): StateCheck {
   const parts = state.split('.');
-  if (parts.length !== 2 || !/^[A-Za-z0-9_-]+$/.test(parts[0]!) || !/^[A-Za-z0-9_-]+$/.test(parts[1]!)) return { ok: false, reason: 'malformed' };
+  if (parts.length !== 2 || !/^[A-Za-z0-9_-]+$/.test(parts[0]!) || !/^[A-Za-z0-9_-]+$/.test(parts[1]!))
+    return { ok: false, reason: 'malformed' };
   const [body, sig] = parts as [string, string];
   let payload: StatePayload;
   try {
@@ -75,7 +78,9 @@ export function verifyState(state: string, keyFor: (keyId: string) => Buffer | n
     payload === null ||
     typeof payload !== 'object' ||
     payload.v !== 1 ||
-    ![payload.c, payload.n, payload.o, payload.p, payload.s, payload.k].every((x) => typeof x === 'string' && x.length > 0 && x.length <= 200) ||
+    ![payload.c, payload.n, payload.o, payload.p, payload.s, payload.k].every(
+      (x) => typeof x === 'string' && x.length > 0 && x.length <= 200,
+    ) ||
     (payload.e !== 'live' && payload.e !== 'test') ||
     !Number.isInteger(payload.x)
   ) {
@@ -85,7 +90,8 @@ export function verifyState(state: string, keyFor: (keyId: string) => Buffer | n
   if (!key) return { ok: false, reason: 'unknown_key' };
   const expected = mac(key, body);
   const given = Buffer.from(sig, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'bad_signature' };
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    return { ok: false, reason: 'bad_signature' };
   if (payload.x <= nowS) return { ok: false, reason: 'expired' };
   return { ok: true, payload };
 }
