@@ -100,7 +100,12 @@ describe('seed rails', () => {
     const catalog = JSON.parse(readFileSync(file, 'utf8')) as {
       servers: Array<{
         id: string;
-        tools: Array<{ name: string; http_method?: string; parameters?: { query?: string[] } }>;
+        tools: Array<{
+          name: string;
+          http_method?: string;
+          endpoint_template?: string;
+          parameters?: { query?: string[] };
+        }>;
       }>;
     };
     let declared = 0;
@@ -117,22 +122,24 @@ describe('seed rails', () => {
           input: {},
           action,
         })) as Record<string, unknown>;
-        for (const name of Object.keys(input)) expect(tool?.parameters?.query).toContain(name);
+        // Every field the lookup sends is a query parameter of the tool or a placeholder of its path.
+        const pathParams = [...(tool?.endpoint_template ?? '').matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+        for (const name of Object.keys(input))
+          expect([...(tool?.parameters?.query ?? []), ...pathParams]).toContain(name);
         // An external reference lookup asks for exactly what the binding's request sets from the idempotency key.
         if (b.lookup.by === 'external_reference') expect(Object.values(input)).toContain('rota-k1');
         const made = { id: 123, external_reference: 'rota-k1', status: 'pending' };
-        const found = await jsonata(b.lookup.found).evaluate({
-          response: { status: 200, body: { results: [made], data: [made] } },
-          input: {},
-          action,
+        // Search answers come as a bare list (Openpay) or a list under `results` / `data` (Mercado Pago and others).
+        const shapes = (items: unknown[]) => [items, { results: items }, { data: items }];
+        const findIn = async (body: unknown) =>
+          (await jsonata(b.lookup!.found).evaluate({ response: { status: 200, body }, input: {}, action })) ?? null;
+        const found = await Promise.all(shapes([made]).map(findIn));
+        expect({ rail: rail.id, found: found.some((f) => JSON.stringify(f) === JSON.stringify(made)) }).toEqual({
+          rail: rail.id,
+          found: true,
         });
-        expect({ rail: rail.id, found }).toEqual({ rail: rail.id, found: made });
-        const none = await jsonata(b.lookup.found).evaluate({
-          response: { status: 200, body: { results: [], data: [] } },
-          input: {},
-          action,
-        });
-        expect(none ?? null).toBeNull();
+        const none = await Promise.all(shapes([]).map(findIn));
+        expect({ rail: rail.id, none: none.filter((f) => f !== null) }).toEqual({ rail: rail.id, none: [] });
       }
     expect(declared).toBeGreaterThan(0);
   });
