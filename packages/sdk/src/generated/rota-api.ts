@@ -1541,6 +1541,8 @@ export interface components {
             };
             duration: number;
             proxy_call_id: string;
+            /** @constant */
+            reconciled?: true;
         };
         MockView: {
             id: string;
