@@ -21,11 +21,22 @@ export async function saveConnection(api: Api, server: string, credentials: Reco
  * Points a global provider's test base URL somewhere else (a closed port) or
  * back at the sandbox. Global rows are `owner = ''` (their `project_id` is
  * NULL); returns how many rows changed, which a test expects to be 1.
+ *
+ * Credentials are bound to the origin they were stored for, so a test that
+ * moves the provider (to make it refuse connections, say) also moves its test
+ * connections, as if each had been stored again for the new address; without
+ * that, the call would stop at the origin check and never dial.
  */
-export function setTestBaseUrl(stack: Stack, provider: string, url: string): Promise<number> {
-  return stack.db.prisma.$executeRawUnsafe(
+export async function setTestBaseUrl(stack: Stack, provider: string, url: string): Promise<number> {
+  const changed = await stack.db.prisma.$executeRawUnsafe(
     `UPDATE providers SET base_urls = jsonb_set(base_urls, '{test}', to_jsonb($1::text)) WHERE id = $2 AND owner = ''`,
     url,
     provider,
   );
+  await stack.db.prisma.$executeRawUnsafe(
+    `UPDATE connections SET origin = $1 WHERE server_id = $2 AND environment = 'test'`,
+    new URL(url).origin,
+    provider,
+  );
+  return changed;
 }
