@@ -84,6 +84,9 @@ describe('Python SDK (pytest) against the stack', () => {
       ROTA_TEST_LIVE_KEY: live.key,
       ROTA_TEST_KEY: test.key,
       ROTA_TEST_SANDBOX_URL: sandbox.url,
+      // The sandbox's control API listens apart from the providers and asks for its own token.
+      ROTA_TEST_SANDBOX_CONTROL_URL: sandbox.controlUrl ?? '',
+      ROTA_TEST_SANDBOX_CONTROL_TOKEN: sandbox.controlToken ?? '',
       PYTHONDONTWRITEBYTECODE: '1',
     };
     const r = await run('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'tests'], env);

@@ -16,6 +16,10 @@ def env(name: str) -> str:
 
 
 def sandbox_counters() -> Dict[str, Any]:
-    with urllib.request.urlopen(f"{env('ROTA_TEST_SANDBOX_URL')}/_control/counters", timeout=10) as res:
+    req = urllib.request.Request(
+        f"{env('ROTA_TEST_SANDBOX_CONTROL_URL')}/_control/counters",
+        headers={"Authorization": f"Bearer {env('ROTA_TEST_SANDBOX_CONTROL_TOKEN')}"},
+    )
+    with urllib.request.urlopen(req, timeout=10) as res:
         counters: Dict[str, Any] = json.loads(res.read())
         return counters
