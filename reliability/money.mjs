@@ -302,8 +302,14 @@ export async function money(stack, report, { sandbox, ci }) {
   let stop = false;
   const concurrency = ci ? 6 : 12;
   const maxPayments = Number(process.env.RELIABILITY_PAYMENTS ?? (ci ? 600 : 20_000));
+  // Each phase starts its share of the payments, so a fast machine cannot spend them all before the first fault.
+  const perPhase = Math.max(1, Math.ceil(maxPayments / phases.length));
+  const startedIn = new Map();
   const next = () => {
     if (stop || payments.length >= maxPayments) return null;
+    const started = startedIn.get(ctx.phase) ?? 0;
+    if (started >= perPhase) return 'wait';
+    startedIn.set(ctx.phase, started + 1);
     const i = payments.length;
     const key = `money-${i}-${Date.now().toString(36)}`;
     const p = {
@@ -322,7 +328,10 @@ export async function money(stack, report, { sandbox, ci }) {
   ctx.phase = 'none';
   const load = Promise.all(
     Array.from({ length: concurrency }, async () => {
-      for (let p = next(); p; p = next()) await pay(stack, ctx, p);
+      for (let p = next(); p; p = next()) {
+        if (p === 'wait') await sleep(50);
+        else await pay(stack, ctx, p);
+      }
     }),
   );
   for (const phase of phases) {
@@ -355,11 +364,13 @@ export async function money(stack, report, { sandbox, ci }) {
   }
 
   // What the provider holds, per payment: every charge made under the payment's provider key (its externalReference).
+  // The sandbox keeps each tenant's objects apart: ask in this project's space, under the tag Rota sends.
+  const { SANDBOX_TENANT_HEADER, tenantTag } = dist('packages/providers/dist/index.js');
   const charges = new Map();
   for (const p of payments) {
     const r = await send(sandbox.url, {
       path: `/asaas/v3/payments?limit=100&externalReference=${p.providerKey}`,
-      headers: { access_token: 'sandbox-asaas-key' },
+      headers: { access_token: 'sandbox-asaas-key', [SANDBOX_TENANT_HEADER]: tenantTag(tenant) },
     });
     charges.set(
       p.id,
